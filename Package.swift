@@ -1,0 +1,37 @@
+// swift-tools-version:6.1
+// phosra-gate: a network-level web filter for families (see README.md).
+// Pure modules at the bottom (no sockets, no files), feature modules above, one
+// composition root (Gateway) and a thin executable. Nothing points upward.
+import PackageDescription
+
+let package = Package(
+    name: "phosra-gate",
+    products: [
+        .executable(name: "phosra-gate", targets: ["phosra-gate"]),
+    ],
+    targets: [
+        // Names, list entries, list files and the matchers behind one interface. Pure.
+        .target(name: "DomainMatch"),
+        // IANA zoneinfo (TZif) and POSIX TZ rules: wall clock of an instant and back.
+        .target(name: "Zoneinfo"),
+        // System calls through one wrapper (errno + call in the error) and small file helpers.
+        .target(name: "SystemIO"),
+        // CompiledPolicy model, categories, time rules, safe search and decide(). Pure.
+        .target(name: "Policy", dependencies: ["DomainMatch", "Zoneinfo"]),
+        // The configuration file format and the flags that mirror it → typed options.
+        .target(name: "Config", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
+        // Category list folders on disk and their manifest.
+        .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
+        // Composition root: options → engine → commands.
+        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO"]),
+        .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
+
+        .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch"]),
+        .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo"]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config"]),
+        .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists"]),
+        .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

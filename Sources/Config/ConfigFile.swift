@@ -1,0 +1,120 @@
+import SystemIO
+
+/// The configuration file (SPEC §8): `key = value` lines, `#` comments, values bare or
+/// `"quoted"`, `[profile NAME]` sections. Unknown keys and bad values are errors naming
+/// file, line and key.
+public enum ConfigFile {
+    public static let defaultPath = "/etc/phosra-gate/phosra-gate.conf"
+
+    public static func load(_ path: String) throws(ConfigError) -> Settings {
+        let bytes: [UInt8]
+        do {
+            bytes = try Files.read(path, limit: 1 << 20)
+        } catch {
+            throw ConfigError(.file(path: path, line: 0), key: nil, error.reason)
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), path: path)
+    }
+
+    public static func parse(_ text: String, path: String) throws(ConfigError) -> Settings {
+        var settings = Settings()
+        var profileIndex: Int?
+        var seen: [String: Int] = [:]
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = offset + 1
+            let origin = ConfigError.Origin.file(path: path, line: number)
+            let line = try stripComment(rawLine, origin: origin).trimmingCharacters(in: " \t\r")
+            if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                let name = try sectionName(line, origin: origin)
+                guard !settings.profiles.contains(where: { $0.name == name }) else {
+                    throw ConfigError(origin, key: nil, "profile \"\(name)\" is defined twice")
+                }
+                settings.profiles.append((name, SettingTable()))
+                profileIndex = settings.profiles.count - 1
+                seen = [:]
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigError(origin, key: nil, "expected `key = value`")
+            }
+            let name = line[..<equals].trimmingCharacters(in: " \t")
+            guard let key = ConfigKey.named(name) else { throw ConfigError(origin, key: name, "unknown key") }
+            if profileIndex == nil, !key.global {
+                throw ConfigError(origin, key: name, "only allowed inside a [profile NAME] section")
+            }
+            if profileIndex != nil, !key.perProfile {
+                throw ConfigError(origin, key: name, "not allowed inside a [profile] section")
+            }
+            if let first = seen[name] { throw ConfigError(origin, key: name, "set twice (first on line \(first))") }
+            seen[name] = number
+            let raw = try unquote(line[line.index(after: equals)...].trimmingCharacters(in: " \t"), origin: origin, key: name)
+            let value: ConfigValue
+            switch ConfigValue.parse(raw, as: key.kind) {
+            case .success(let parsed): value = parsed
+            case .failure(let problem): throw ConfigError(origin, key: name, problem.text)
+            }
+            let setting = Setting(value: value, origin: origin)
+            if let index = profileIndex {
+                settings.profiles[index].settings.set(name, setting)
+            } else {
+                settings.global.set(name, setting)
+            }
+        }
+        return settings
+    }
+
+    /// Cuts a `#` comment that is not inside quotes.
+    private static func stripComment(_ line: Substring, origin: ConfigError.Origin) throws(ConfigError) -> Substring {
+        var quoted = false
+        var escaped = false
+        for index in line.indices {
+            let character = line[index]
+            if escaped { escaped = false; continue }
+            if character == "\\" && quoted { escaped = true; continue }
+            if character == "\"" { quoted.toggle() }
+            if character == "#" && !quoted { return line[..<index] }
+        }
+        if quoted { throw ConfigError(origin, key: nil, "unterminated quote") }
+        return line
+    }
+
+    private static func sectionName(_ line: String, origin: ConfigError.Origin) throws(ConfigError) -> String {
+        guard line.hasSuffix("]") else { throw ConfigError(origin, key: nil, "section header must end with ]") }
+        let inner = line.dropFirst().dropLast().trimmingCharacters(in: " \t")
+        let parts = inner.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0] == "profile" else {
+            throw ConfigError(origin, key: nil, "unknown section [\(inner)] (only [profile NAME])")
+        }
+        let name = parts[1].trimmingCharacters(in: " \t\"")
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+            throw ConfigError(origin, key: nil, "profile name \"\(name)\" may hold only letters, digits, -, _ and .")
+        }
+        return name
+    }
+
+    /// A `"quoted"` value with `\"` and `\\` escapes, or the bare text.
+    private static func unquote(_ text: String, origin: ConfigError.Origin, key: String) throws(ConfigError) -> String {
+        guard text.hasPrefix("\"") else { return text }
+        var result = ""
+        var escaped = false
+        var rest = text.dropFirst()
+        while let character = rest.first {
+            rest = rest.dropFirst()
+            if escaped {
+                result.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                guard rest.allSatisfy({ $0 == " " || $0 == "\t" }) else {
+                    throw ConfigError(origin, key: key, "text after a closing quote")
+                }
+                return result
+            } else {
+                result.append(character)
+            }
+        }
+        throw ConfigError(origin, key: key, "unterminated quote")
+    }
+}

@@ -1,0 +1,71 @@
+/// A DNS name as the matcher sees it: lowercase bytes in dotted form, no trailing dot.
+///
+/// Built once at the boundary (`QueryName.parse` for text, `init(wireLabels:)` for the DNS
+/// wire) so nothing downstream re-checks or re-lowercases. Labels are counted from the
+/// right: `suffix(labels: 2)` of `www.example.com` is `example.com`.
+public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Lowercase name bytes, labels joined by `.`; never empty, never a trailing dot.
+    public let bytes: [UInt8]
+    /// Number of labels (dots + 1).
+    public let labelCount: Int
+
+    /// Wraps bytes already known to be a lowercase dotted name (no empty labels).
+    /// Callers outside this module go through `QueryName.parse` or `init(wireLabels:)`.
+    init(validatedBytes: [UInt8]) {
+        bytes = validatedBytes
+        var dots = 0
+        for byte in validatedBytes where byte == UInt8(ascii: ".") { dots += 1 }
+        labelCount = dots + 1
+    }
+
+    /// A name from the DNS wire: decided on its lowercased bytes, never rejected for its
+    /// characters (SPEC §1.1). Returns nil only for the root name (no labels).
+    public init?(wireLabels labels: [[UInt8]]) {
+        guard !labels.isEmpty else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(labels.reduce(labels.count) { $0 + $1.count })
+        for (index, label) in labels.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ".")) }
+            for byte in label { out.append(byte.asciiLowercased) }
+        }
+        self.init(validatedBytes: out)
+    }
+
+    public var description: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The last `labels` labels of this name (`labels` in `1...labelCount`).
+    public func suffix(labels: Int) -> DomainName {
+        precondition(labels >= 1 && labels <= labelCount, "suffix(labels:) out of range")
+        if labels == labelCount { return self }
+        var seen = 0
+        var index = bytes.count
+        while index > 0 {
+            index -= 1
+            if bytes[index] == UInt8(ascii: ".") {
+                seen += 1
+                if seen == labels { break }
+            }
+        }
+        return DomainName(validatedBytes: Array(bytes[(index + 1)...]))
+    }
+
+    /// True when `self` is `other` or lies below it, on label boundaries only
+    /// (`badexample.com` is not below `example.com`; SPEC §1.3).
+    public func isSubdomain(of other: DomainName) -> Bool {
+        guard other.bytes.count <= bytes.count else { return false }
+        let start = bytes.count - other.bytes.count
+        guard bytes[start...].elementsEqual(other.bytes) else { return false }
+        return start == 0 || bytes[start - 1] == UInt8(ascii: ".")
+    }
+
+    public static func < (lhs: DomainName, rhs: DomainName) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+}
+
+extension UInt8 {
+    @inline(__always)
+    var asciiLowercased: UInt8 {
+        (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z")) ? self | 0x20 : self
+    }
+}

@@ -1,0 +1,44 @@
+/// For each list a matcher holds, the label count of the most specific entry covering a
+/// name (0 = no entry covers it). The rule itself is the name's suffix of that many
+/// labels, so a match needs no stored string (SPEC §1.4).
+public struct MatchDepths: Sendable, Equatable {
+    public static let capacity = 16
+    private var depths: InlineArray<16, UInt8>
+
+    public init() { depths = InlineArray(repeating: 0) }
+
+    @inline(__always)
+    public subscript(list: Int) -> Int {
+        get { Int(depths[list]) }
+        set { depths[list] = UInt8(truncatingIfNeeded: newValue) }
+    }
+
+    public static func == (lhs: MatchDepths, rhs: MatchDepths) -> Bool {
+        (0..<capacity).allSatisfy { lhs.depths[$0] == rhs.depths[$0] }
+    }
+}
+
+/// A set of suffix lists answered in one pass over a name's labels.
+///
+/// Implementations: `SetMatcher` (simple, for small lists and as the reference) and the
+/// label trie. Both are immutable once built and safe to share across threads.
+public protocol NameMatcher: Sendable {
+    /// Lists held, numbered `0..<listCount` (at most `MatchDepths.capacity`).
+    var listCount: Int { get }
+    /// Fills `depths[list]` for every list; must not allocate.
+    func match(_ name: DomainName, into depths: inout MatchDepths)
+}
+
+extension NameMatcher {
+    public func match(_ name: DomainName) -> MatchDepths {
+        var depths = MatchDepths()
+        match(name, into: &depths)
+        return depths
+    }
+
+    /// The most specific entry of `list` covering `name`, as a name.
+    public func entry(in list: Int, covering name: DomainName) -> DomainName? {
+        let depth = match(name)[list]
+        return depth == 0 ? nil : name.suffix(labels: depth)
+    }
+}

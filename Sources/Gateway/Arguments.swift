@@ -1,0 +1,79 @@
+import Config
+
+/// A command line split into flags and operands. Flags are `--name value`,
+/// `--name=value`, or a bare `--name` for booleans; `--` ends the flags.
+struct Arguments {
+    /// Flags the command itself understands; everything else must be a config key.
+    enum Own { case value, boolean }
+
+    private(set) var own: [String: String] = [:]
+    private(set) var operands: [String] = []
+    private(set) var settings = Settings()
+
+    /// `commandFlags` are the command's own; config-key flags go into `settings` (they
+    /// are applied over the config file later, so a flag wins).
+    init(_ words: [String], commandFlags: [String: Own]) throws(ConfigError) {
+        var index = 0
+        var flagsEnded = false
+        var configFlags: [(String, String?)] = []
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if flagsEnded || !word.hasPrefix("--") || word == "-" {
+                operands.append(word)
+                continue
+            }
+            if word == "--" {
+                flagsEnded = true
+                continue
+            }
+            var name = word
+            var inline: String?
+            if let equals = word.firstIndex(of: "=") {
+                name = String(word[..<equals])
+                inline = String(word[word.index(after: equals)...])
+            }
+            let isBoolean: Bool
+            if let kind = commandFlags[name] {
+                isBoolean = kind == .boolean
+            } else if let key = ConfigKey.flagNamed(name), key.global {
+                isBoolean = key.kind == .boolean
+            } else {
+                throw ConfigError(.flag(name), key: nil, "unknown flag")
+            }
+            var value = inline
+            if value == nil {
+                if isBoolean {
+                    // `--block-bypass false` reads naturally; take the next word only
+                    // when it is a boolean word.
+                    if index < words.count, Arguments.booleanWords.contains(words[index].lowercased()) {
+                        value = words[index]
+                        index += 1
+                    }
+                } else {
+                    guard index < words.count else { throw ConfigError(.flag(name), key: nil, "needs a value") }
+                    value = words[index]
+                    index += 1
+                }
+            }
+            if let kind = commandFlags[name] {
+                if kind == .boolean, let text = value, !Arguments.booleanWords.contains(text.lowercased()) {
+                    throw ConfigError(.flag(name), key: nil, "\"\(text)\" is not true or false")
+                }
+                own[name] = value ?? "true"
+            } else {
+                configFlags.append((name, value))
+            }
+        }
+        for (flag, value) in configFlags { try settings.applyFlag(flag, value: value) }
+    }
+
+    static let booleanWords: Set<String> = ["true", "false", "yes", "no", "on", "off", "1", "0"]
+
+    func flag(_ name: String) -> String? { own[name] }
+
+    func isSet(_ name: String) -> Bool {
+        guard let value = own[name] else { return false }
+        return ["true", "yes", "on", "1"].contains(value.lowercased())
+    }
+}

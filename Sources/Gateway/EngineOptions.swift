@@ -1,0 +1,66 @@
+import Blocklists
+import Config
+import DomainMatch
+import Policy
+import SystemIO
+import Zoneinfo
+
+/// Settings turned into the parts of a decision engine, with errors that name the flag
+/// or file line they came from. Shared by every command that decides.
+enum EngineOptions {
+    /// The configuration file (explicit, or the default one when it exists) under the
+    /// command's flags.
+    static func settings(configFlag: String?, flags: Settings) throws(GatewayError) -> Settings {
+        var file = Settings()
+        do {
+            if let path = configFlag {
+                file = try ConfigFile.load(path)
+            } else if Files.exists(ConfigFile.defaultPath) {
+                file = try ConfigFile.load(ConfigFile.defaultPath)
+            }
+        } catch {
+            throw .config(error)
+        }
+        return file.overridden(by: flags)
+    }
+
+    static func decisionOptions(_ settings: Settings) -> DecisionOptions {
+        var options = DecisionOptions()
+        options.alwaysAllow = settings.list("always_allow")
+        options.downtimeAllow = settings.list("downtime_allow")
+        options.blockBypass = settings.boolean("block_bypass")
+        options.api = settings.string("api")
+        return options
+    }
+
+    static func zone(_ settings: Settings) throws(GatewayError) -> ZoneRules {
+        let name = settings.string("timezone")
+        guard !name.isEmpty else { return ZoneRules.system() }
+        do {
+            return try ZoneRules.load(named: name)
+        } catch {
+            throw .config(settings.error("timezone", error.description))
+        }
+    }
+
+    static func lists(_ settings: Settings) throws(GatewayError) -> ListFolder {
+        var path = settings.string("lists")
+        if path.isEmpty {
+            guard let found = ListsLocator.defaultFolder() else {
+                throw .lists("no lists folder found (./blocklists, the checkout's, \(ListsLocator.installed)); pass --lists DIR")
+            }
+            path = found
+        }
+        do {
+            return try ListFolder.load(path)
+        } catch {
+            throw .config(settings.error("lists", error.description))
+        }
+    }
+
+    static func policy(_ settings: Settings) throws(GatewayError) -> CompiledPolicy {
+        let path = settings.string("policy")
+        guard !path.isEmpty else { throw .flag("--policy", "a CompiledPolicy file is required") }
+        return try PolicyFile.load(path)
+    }
+}

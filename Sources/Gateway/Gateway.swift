@@ -1,0 +1,41 @@
+import Glibc
+
+/// The composition root: picks the command and wires options to the modules.
+public enum Gateway {
+    public static let version = "0.1.0"
+
+    static let usage = """
+        usage: phosra-gate COMMAND [options]
+
+        commands:
+          check     explain what the gateway decides for names (see: phosra-gate check --help)
+          version   print the version
+        """
+
+    /// Runs `arguments` (without the program name) and returns the exit status.
+    public static func main(_ arguments: [String]) -> Int32 {
+        let console = StandardConsole()
+        guard let command = arguments.first else {
+            console.err(usage)
+            return 1
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "check":
+            if rest.contains("--help") || rest.contains("-h") {
+                console.out(CheckCommand.usage)
+                return 0
+            }
+            return CheckCommand.run(rest, console: console)
+        case "version", "--version":
+            console.out("phosra-gate \(version)")
+            return 0
+        case "help", "--help", "-h":
+            console.out(usage)
+            return 0
+        default:
+            console.err("phosra-gate: unknown command \"\(command)\"\n\(usage)")
+            return 1
+        }
+    }
+}

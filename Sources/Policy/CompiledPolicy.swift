@@ -1,0 +1,67 @@
+import FoundationEssentials
+
+/// The parts of a CompiledPolicy (phosra-api.md §3) that a gateway enforces, decoded
+/// tolerantly: unknown keys ignored, every key optional with the server's own default,
+/// `null` read as empty, strings kept exactly as sent (they are normalised when the
+/// rules are built). A value of the wrong JSON type is an error naming its path.
+public struct CompiledPolicy: Equatable, Sendable {
+    public var version: Int = 0
+    public var childID: String = ""
+    public var policyID: String = ""
+    public var status: String = ""
+    public var childAge: Int = 0
+    /// Kept as sent: it has 0–9 fractional digits and nothing here needs it as a time.
+    public var generatedAt: String = ""
+    public var screenTime = ScreenTime()
+    public var webFilter = WebFilter()
+
+    public init() {}
+
+    public struct ScreenTime: Equatable, Sendable {
+        public var dailyLimitMinutes: Int = 0
+        /// Absent and empty are the same: no downtime.
+        public var downtimeWindows: [DowntimeWindow] = []
+        /// nil when the key is absent (no `time_scheduled_hours` rule).
+        public var schedule: Schedule?
+        public init() {}
+    }
+
+    public struct DowntimeWindow: Equatable, Sendable {
+        /// nil when absent; absent or empty means every day.
+        public var daysOfWeek: [String]?
+        public var startTime: String = ""
+        public var endTime: String = ""
+        public init(daysOfWeek: [String]? = nil, startTime: String = "", endTime: String = "") {
+            self.daysOfWeek = daysOfWeek
+            self.startTime = startTime
+            self.endTime = endTime
+        }
+    }
+
+    public struct Schedule: Equatable, Sendable {
+        public var weekday = Span()
+        public var weekend = Span()
+        public init(weekday: Span = Span(), weekend: Span = Span()) {
+            self.weekday = weekday
+            self.weekend = weekend
+        }
+    }
+
+    public struct Span: Equatable, Sendable {
+        public var start: String = ""
+        public var end: String = ""
+        public init(start: String = "", end: String = "") {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    public struct WebFilter: Equatable, Sendable {
+        public var level: String = ""
+        public var safeSearch = false
+        public var blockedDomains: [String] = []
+        public var allowedDomains: [String] = []
+        public var blockedCategories: [String] = []
+        public init() {}
+    }
+}

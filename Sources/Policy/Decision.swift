@@ -1,0 +1,56 @@
+/// What to do with a name.
+public enum Action: String, Sendable, Equatable {
+    case allow, block, rewrite
+}
+
+/// Why: the reason vocabulary of SPEC §3, the same everywhere (EDE text,
+/// `X-Phosra-Block`, hits, metrics, logs).
+public enum Reason: String, Sendable, Equatable, CaseIterable {
+    case system
+    case downtime
+    case schedule
+    case blockedDomain = "blocked_domain"
+    case circumvention
+    case category
+    case safeSearch = "safe_search"
+    case allowedDomain = "allowed_domain"
+    case `default`
+    // Proxy-only refusals (§5).
+    case ipLiteral = "ip_literal"
+    case port
+    case sni
+}
+
+/// The outcome of `decide`: an action, its reason, the matched rule (normalised entry),
+/// the category id and the rewrite target, each nil when not applicable.
+public struct Decision: Equatable, Sendable, CustomStringConvertible {
+    public let action: Action
+    public let reason: Reason
+    public let rule: String?
+    public let category: Category?
+    public let target: String?
+
+    public init(_ action: Action, _ reason: Reason, rule: String? = nil, category: Category? = nil, target: String? = nil) {
+        self.action = action
+        self.reason = reason
+        self.rule = rule
+        self.category = category
+        self.target = target
+    }
+
+    /// The reason as text: `blocked_domain:<rule>`, `category:<id>`,
+    /// `circumvention:<rule>`, `sni:<name>`, or the bare reason.
+    public var reasonText: String {
+        switch reason {
+        case .blockedDomain, .circumvention, .sni: return "\(reason.rawValue):\(rule ?? "")"
+        case .category: return "category:\(category?.id ?? "")"
+        default: return reason.rawValue
+        }
+    }
+
+    public var description: String {
+        var text = "\(action.rawValue) \(reasonText)"
+        if let target { text += " → \(target)" }
+        return text
+    }
+}

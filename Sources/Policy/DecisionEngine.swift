@@ -1,0 +1,98 @@
+import DomainMatch
+import Zoneinfo
+
+/// "What happens to this name, for this client, now?" (SPEC §3) — asked by the DNS proxy
+/// and the HTTP proxy alike. Knows nothing of sockets. Immutable: a new policy, list set
+/// or configuration is a new engine, built aside and swapped whole.
+public struct DecisionEngine<Categories: NameMatcher>: Sendable {
+    public let system: SystemRules
+    public let categories: CategorySet<Categories>
+    public let zone: ZoneRules
+    public let profiles: ProfileTable
+
+    public init(system: SystemRules, categories: CategorySet<Categories>, zone: ZoneRules, profiles: ProfileTable) {
+        self.system = system
+        self.categories = categories
+        self.zone = zone
+        self.profiles = profiles
+    }
+
+    /// Decides `name` for `client` at `instant` (unix seconds).
+    public func decide(_ name: DomainName, client: Client, at instant: Int64) -> Decision {
+        decide(name, rules: profiles.rules(for: client), local: zone.localDateTime(at: instant))
+    }
+
+    /// The rules of §3 in order; the first that applies wins.
+    public func decide(_ name: DomainName, rules: PolicyRules, local: LocalDateTime) -> Decision {
+        let ip = IPAddress.dottedQuad(name)
+        let own = system.matcher.match(name)
+
+        // 1. The API and `always_allow` first: a gateway that cannot reach its API, or a
+        //    parent's must-have site, must never be cut off.
+        if let rule = entry(name, own[SystemRules.systemList], ip, system.systemIPs) {
+            return Decision(.allow, .system, rule: rule)
+        }
+        // 2. Time before lists: in downtime nothing but `downtime_allow` gets through, not
+        //    even a parent-allowed site.
+        if entry(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) == nil,
+           let cutoff = rules.time.cutoff(at: local) {
+            return Decision(.block, cutoff == .downtime ? .downtime : .schedule)
+        }
+        // 3. The parent's own lists: the most specific entry wins, allow on a tie.
+        let parent = rules.parent.match(name)
+        let allowDepth = depth(name, parent[PolicyRules.allowList], ip, rules.allowedIPs)
+        let blockDepth = depth(name, parent[PolicyRules.blockList], ip, rules.blockedIPs)
+        if blockDepth > allowDepth {
+            return Decision(.block, .blockedDomain, rule: name.suffix(labels: blockDepth).description)
+        }
+        let allowRule = allowDepth > 0 ? name.suffix(labels: allowDepth).description : nil
+
+        // 4. Circumvention: a parent allow lifts it only when at least as specific, so
+        //    allowing icloud.com does not reopen mask.icloud.com.
+        let listed = categories.matcher.match(name)
+        if system.options.blockBypass {
+            let builtIn = own[SystemRules.bypassList]
+            let proxy = rules.selectsProxy ? listed[Category.proxy.rawValue] : 0
+            let deepest = max(builtIn, proxy)
+            if deepest > 0, allowDepth < deepest {
+                return Decision(.block, .circumvention, rule: name.suffix(labels: deepest).description,
+                                category: proxy > builtIn ? .proxy : nil)
+            }
+        }
+        // 5. Categories, in §2's order, unless the parent allowed the name.
+        if allowRule == nil {
+            for category in rules.categories where listed[category.rawValue] > 0 {
+                return Decision(.block, .category, rule: name.suffix(labels: listed[category.rawValue]).description,
+                                category: category)
+            }
+        }
+        // 6. Safe search, also for parent-allowed names.
+        if rules.safeSearch, let target = SafeSearch.target(for: name, strictYouTube: rules.strictYouTube) {
+            return Decision(.rewrite, .safeSearch, target: target)
+        }
+        // 7. Allowed.
+        if let allowRule { return Decision(.allow, .allowedDomain, rule: allowRule) }
+        return Decision(.allow, .default)
+    }
+
+    /// The label depth of a list hit, where an IP literal name counts as its full depth.
+    private func depth(_ name: DomainName, _ listed: Int, _ ip: IPAddress?, _ ips: Set<IPAddress>) -> Int {
+        if let ip, ips.contains(ip) { return name.labelCount }
+        return listed
+    }
+
+    private func entry(_ name: DomainName, _ listed: Int, _ ip: IPAddress?, _ ips: Set<IPAddress>) -> String? {
+        let found = depth(name, listed, ip, ips)
+        return found == 0 ? nil : name.suffix(labels: found).description
+    }
+}
+
+extension IPAddress {
+    /// The address a name spells, when it is a dotted quad (`1.2.3.4`); IP entries in
+    /// lists match such names.
+    static func dottedQuad(_ name: DomainName) -> IPAddress? {
+        guard name.labelCount == 4, let last = name.bytes.last, last >= UInt8(ascii: "0"), last <= UInt8(ascii: "9")
+        else { return nil }
+        return IPAddress(name.description)
+    }
+}

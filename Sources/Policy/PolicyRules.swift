@@ -1,0 +1,75 @@
+import DomainMatch
+
+/// One profile's policy, compiled for deciding: the parent's lists in a small matcher of
+/// their own (a policy change never rebuilds the category lists), the selected
+/// categories, the time rules and the safe-search switch. Immutable; swapped whole.
+public struct PolicyRules: Sendable {
+    static let allowList = 0, blockList = 1
+
+    public let version: Int
+    public let policyID: String
+    public let level: FilterLevel
+    /// `blocked_categories` ∪ the level's, without `proxy`, in §2's order.
+    public let categories: [Category]
+    /// Whether the level or `blocked_categories` select `proxy` (circumvention, §3 step 4).
+    public let selectsProxy: Bool
+    public let safeSearch: Bool
+    public let time: TimeRules
+    public let notes: PolicyNotes
+    let parent: SetMatcher
+    let allowedIPs: Set<IPAddress>
+    let blockedIPs: Set<IPAddress>
+
+    public init(_ policy: CompiledPolicy) {
+        var notes = PolicyNotes()
+        let web = policy.webFilter
+        level = FilterLevel(web.level)
+        if case .unknown(let raw) = level { notes.unknownLevel = raw }
+
+        var selected = Set(level.categories)
+        for name in web.blockedCategories {
+            if let category = Category(name: name) {
+                selected.insert(category)
+            } else {
+                notes.unknownCategories.append(name)
+            }
+        }
+        selectsProxy = selected.contains(.proxy)
+        categories = Category.allCases.filter { $0 != .proxy && selected.contains($0) }
+
+        var allowed = ParsedList(), blocked = ParsedList()
+        for raw in web.blockedDomains {
+            if case .failure(let why) = blocked.add(raw, kind: .block) {
+                notes.skippedBlocked.append(.init(entry: raw, reason: why.description))
+            }
+        }
+        for raw in web.allowedDomains {
+            if case .failure(let why) = allowed.add(raw, kind: .allow) {
+                notes.skippedAllowed.append(.init(entry: raw, reason: why.description))
+            }
+        }
+        parent = SetMatcher(lists: [allowed.names, blocked.names])
+        allowedIPs = allowed.ips
+        blockedIPs = blocked.ips
+        safeSearch = web.safeSearch
+        time = TimeRules.compile(policy.screenTime, notes: &notes)
+        version = policy.version
+        policyID = policy.policyID
+        self.notes = notes
+    }
+
+    /// The rules of profile `none` (SPEC §6) and of `initial_policy = none`: unfiltered
+    /// but for circumvention.
+    public static let unfiltered = PolicyRules(CompiledPolicy())
+
+    /// `initial_policy = strict` (SPEC §7.2): level strict, safe search on, no time rules.
+    public static let initialStrict: PolicyRules = {
+        var policy = CompiledPolicy()
+        policy.webFilter.level = "strict"
+        policy.webFilter.safeSearch = true
+        return PolicyRules(policy)
+    }()
+
+    /// YouTube's strict restricted mode only for level strict (§3.2).
+    var strictYouTube: Bool { level == .strict }
+}

@@ -1,0 +1,4 @@
+import Gateway
+import Glibc
+
+exit(Gateway.main(Array(CommandLine.arguments.dropFirst())))

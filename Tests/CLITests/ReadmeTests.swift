@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import Config
+
+/// What the README promises is what ships: its commands run, its key table is complete,
+/// its example configuration parses.
+@Suite struct ReadmeTests {
+    static let readme = (try? String(contentsOf: GateProcess.checkout.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+
+    /// The `sh` blocks of the "Set up" section: exactly two one-line commands.
+    static var setupCommands: [String] {
+        guard let start = readme.range(of: "## Set up"), let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)
+        else { return [] }
+        let section = readme[start.upperBound..<end.lowerBound]
+        return section.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "\n```").first }
+    }
+
+    @Test func exactlyTwoOneLineSetupCommands() {
+        let commands = Self.setupCommands
+        #expect(commands.count == 2)
+        #expect(commands.allSatisfy { !$0.contains("\n") })
+        #expect(commands.last == "scripts/install-deps --test && swift test")
+        let ci = (try? String(contentsOf: GateProcess.checkout.appendingPathComponent(".ci/run"), encoding: .utf8)) ?? ""
+        #expect(ci.contains("'scripts/install-deps --test && swift test'"))
+    }
+
+    @Test func theMainCommandRunsAsWritten() throws {
+        guard let main = Self.setupCommands.first, let range = main.range(of: ".build/release/phosra-gate ") else {
+            Issue.record("no main command")
+            return
+        }
+        let arguments = main[range.upperBound...].split(separator: " ").map(String.init)
+        let result = try GateProcess.run(arguments, cwd: GateProcess.checkout)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.count == arguments.filter { !$0.hasPrefix("--") && !$0.contains("/") && !$0.contains(":") && $0 != "check" && $0 != "UTC" }.count)
+        #expect(result.stdout.contains("www.reddit.com: block blocked_domain:reddit.com"))
+        #expect(result.stdout.contains("pornhub.com: block category:adult"))
+    }
+
+    @Test func everyConfigKeyIsDocumented() {
+        for key in ConfigKey.all {
+            #expect(Self.readme.contains("| `\(key.name)` |"), "README lacks \(key.name)")
+        }
+    }
+
+    @Test func theExampleConfigurationParses() throws {
+        let path = GateProcess.checkout.appendingPathComponent("examples/phosra-gate.conf").path
+        let settings = try ConfigFile.load(path)
+        #expect(settings.string("timezone") == "Europe/Berlin")
+        #expect(settings.list("always_allow") == ["school.example.edu", "10.0.0.5"])
+    }
+}

@@ -1,0 +1,21 @@
+import Testing
+@testable import DomainMatch
+
+@Suite struct IPAddressTests {
+    @Test(arguments: [
+        ("1.2.3.4", "1.2.3.4"), ("0.0.0.0", "0.0.0.0"), ("255.255.255.255", "255.255.255.255"),
+        ("::1", "::1"), ("::", "::"), ("2001:DB8::1", "2001:db8::1"),
+        ("2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"), ("fe80::1:2", "fe80::1:2"),
+        ("::ffff:192.0.2.1", "::ffff:c000:201"), ("1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8"),
+        ("2001:db8::", "2001:db8::"), ("0:0:0:0:0:0:0:1", "::1"), ("1:0:2:3:4:5:6:7", "1:0:2:3:4:5:6:7"),
+    ])
+    func parsesAndPrintsCanonically(input: String, expected: String) {
+        #expect(IPAddress(input)?.description == expected)
+    }
+
+    @Test(arguments: ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4 ", "a.b.c.d", ":::",
+                      "1::2::3", "1:2:3:4:5:6:7:8:9", "12345::", ":1::", "1:", "::1.2.3", "[::1]", "1.2.3.-4"])
+    func rejects(input: String) {
+        #expect(IPAddress(input) == nil)
+    }
+}
