@@ -20,6 +20,8 @@ let package = Package(
         .target(name: "Policy", dependencies: ["DomainMatch", "Zoneinfo"]),
         // The configuration file format and the flags that mirror it → typed options.
         .target(name: "Config", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
+        // DNS message parse/serialize (RFC 1035, 6891, 8914, 9460). Pure.
+        .target(name: "DNSWire"),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // Composition root: options → engine → commands.
@@ -28,9 +30,10 @@ let package = Package(
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo"]),
+        .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
-        .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists"]),
+        .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo"]),
     ],
     swiftLanguageModes: [.v6]

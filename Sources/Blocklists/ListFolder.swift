@@ -16,70 +16,62 @@ public enum ListFolderError: Error, Equatable, Sendable, CustomStringConvertible
     }
 }
 
-/// The text lists of one folder, per category: one subfolder per category id (or
-/// synonym), every `*.txt` in it a list file (§1.5).
-public struct ListFolder: Sendable {
-    public let path: String
-    public var names: [Category: [DomainName]] = [:]
-    public var ips: [Category: Set<IPAddress>] = [:]
-    public var stats: [Category: ListStats] = [:]
-    /// Inputs as read, for a cache key: path, size and modification time.
-    public var files: [(path: String, size: Int64, modified: Int64)] = []
-    public var warnings: [String] = []
+/// The list files of one folder, found but not yet read: one subfolder per category id
+/// (or synonym), every `*.txt` in it a list file (§1.5). Their paths, sizes and
+/// modification times key the compiled-list cache.
+public struct ListInputs: Sendable, Equatable {
+    public struct File: Sendable, Equatable {
+        public let category: Category
+        public let path: String
+        public let size: Int64
+        public let modified: Int64
+    }
 
-    /// Reads every list of the folder at `path`.
-    public static func load(_ path: String) throws(ListFolderError) -> ListFolder {
+    public let path: String
+    public let files: [File]
+    public let warnings: [String]
+
+    public static func scan(_ path: String) throws(ListFolderError) -> ListInputs {
         guard Files.isDirectory(path) else {
             if Files.exists(path) { throw .notADirectory(path: path) }
             throw .unreadable(SystemError("stat", errno: 2, subject: path))
         }
-        var folder = ListFolder(path: path)
         let entries: [String]
         do { entries = try Files.list(path) } catch { throw .unreadable(error) }
+        var files: [File] = []
+        var warnings: [String] = []
         for entry in entries where Files.isDirectory(path + "/" + entry) {
+            let directory = path + "/" + entry
             guard let category = Category(name: entry) else {
-                folder.warnings.append("\(path)/\(entry): not a category id or synonym; ignored")
+                warnings.append("\(directory): not a category id or synonym; ignored")
                 continue
             }
-            folder.loadCategory(category, directory: path + "/" + entry)
-        }
-        return folder
-    }
-
-    private mutating func loadCategory(_ category: Category, directory: String) {
-        let files: [String]
-        do {
-            files = try Files.list(directory).filter { $0.hasSuffix(".txt") }
-        } catch {
-            warnings.append("\(directory): \(error)")
-            return
-        }
-        for file in files {
-            let filePath = directory + "/" + file
             do {
-                let info = try Files.status(filePath)
-                guard info.isRegularFile else { continue }
-                let bytes = try Files.read(filePath)
-                self.files.append((filePath, info.size, info.modifiedNanoseconds))
-                var names = self.names[category] ?? []
-                var ips = self.ips[category] ?? []
-                let fileStats = ListFile.parse(bytes) { entry in
-                    switch entry {
-                    case .name(let name): names.append(name)
-                    case .ip(let address): ips.insert(address)
+                for name in try Files.list(directory) where name.hasSuffix(".txt") {
+                    let file = directory + "/" + name
+                    guard let info = try? Files.status(file) else {
+                        warnings.append("\(file): cannot be read; skipped")
+                        continue
                     }
+                    guard info.isRegularFile else { continue }
+                    files.append(File(category: category, path: file, size: info.size, modified: info.modifiedNanoseconds))
                 }
-                self.names[category] = names
-                self.ips[category] = ips
-                stats[category, default: ListStats()].add(fileStats)
             } catch {
-                warnings.append("\(filePath): \(error); skipped")
+                warnings.append("\(directory): \(error)")
             }
         }
+        return ListInputs(path: path, files: files, warnings: warnings)
     }
 
-    /// Category lists for the decision engine through the simple matcher.
-    public func categorySet() -> CategorySet<SetMatcher> {
-        CategorySet(lists: names)
+    /// Categories that have at least one list file.
+    public var present: Set<Category> { Set(files.map(\.category)) }
+
+    public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
+
+    /// Identifies these inputs for the cache: format version, paths, sizes and times.
+    public var key: UInt64 {
+        var text = "trie-v\(TrieLayout.version)\n"
+        for file in files { text += "\(file.category.id)\t\(file.path)\t\(file.size)\t\(file.modified)\n" }
+        return Array(text.utf8).withUnsafeBytes { TrieChecksum.compute($0) }
     }
 }

@@ -21,8 +21,9 @@ public struct ListStats: Equatable, Sendable {
 
     public static let maxExamples = 5
 
-    mutating func note(_ line: some StringProtocol, _ why: String) {
-        if examples.count < Self.maxExamples { examples.append("\(line): \(why)") }
+    mutating func note(_ line: UnsafeRawBufferPointer, _ why: String) {
+        guard examples.count < Self.maxExamples else { return }
+        examples.append("\(String(decoding: line, as: UTF8.self)): \(why)")
     }
 
     /// Adds another file's counts (a category folder may hold several files).

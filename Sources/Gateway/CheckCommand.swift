@@ -39,12 +39,14 @@ enum CheckCommand {
             instant = Int64(time(nil))
         }
         let policy = try EngineOptions.policy(settings)
-        let folder = try EngineOptions.lists(settings)
+        let inputs = try EngineOptions.listInputs(settings)
+        var warnings = inputs.warnings
+        let lists = EngineOptions.categoryLists(inputs, settings: settings, writeBack: false, warnings: &warnings)
         let rules = PolicyRules(policy)
         let engine = DecisionEngine(system: SystemRules(EngineOptions.decisionOptions(settings)),
-                                    categories: folder.categorySet(), zone: zone,
+                                    categories: lists.categorySet, zone: zone,
                                     profiles: ProfileTable(single: rules))
-        for warning in folder.warnings { console.err("warning: \(warning)") }
+        for warning in warnings { console.err("warning: \(warning)") }
         for skipped in engine.system.skipped { console.err("warning: skipped \(skipped)") }
         for note in rules.notes.lines { console.err("note: \(note)") }
 

@@ -43,7 +43,8 @@ enum EngineOptions {
         }
     }
 
-    static func lists(_ settings: Settings) throws(GatewayError) -> ListFolder {
+    /// The list files of the configured (or default) folder, not yet read.
+    static func listInputs(_ settings: Settings) throws(GatewayError) -> ListInputs {
         var path = settings.string("lists")
         if path.isEmpty {
             guard let found = ListsLocator.defaultFolder() else {
@@ -52,10 +53,19 @@ enum EngineOptions {
             path = found
         }
         do {
-            return try ListFolder.load(path)
+            return try ListInputs.scan(path)
         } catch {
             throw .config(settings.error("lists", error.description))
         }
+    }
+
+    /// The category lists: the compiled cache in the state directory when it matches the
+    /// inputs, else built from the text. `writeBack` stores a fresh build there.
+    static func categoryLists(_ inputs: ListInputs, settings: Settings, writeBack: Bool,
+                              warnings: inout [String]) -> CategoryLists {
+        let stateDirectory = settings.string("state_dir")
+        let usable = Files.isDirectory(stateDirectory) ? stateDirectory : nil
+        return ListCache.open(inputs, stateDirectory: usable, writeBack: writeBack && usable != nil, warnings: &warnings)
     }
 
     static func policy(_ settings: Settings) throws(GatewayError) -> CompiledPolicy {

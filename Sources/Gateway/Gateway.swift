@@ -8,7 +8,9 @@ public enum Gateway {
         usage: phosra-gate COMMAND [options]
 
         commands:
-          check     explain what the gateway decides for names (see: phosra-gate check --help)
+          check       explain what the gateway decides for names (see: phosra-gate check --help)
+          blocklists  list | compile: the category lists and their compiled file
+          bench       matcher: the matcher's speed and memory (SPEC §10)
           version   print the version
         """
 
@@ -27,6 +29,19 @@ public enum Gateway {
                 return 0
             }
             return CheckCommand.run(rest, console: console)
+        case "blocklists":
+            return BlocklistsCommand.run(rest, console: console)
+        case "bench":
+            switch rest.first {
+            case "matcher":
+                if rest.contains("--help") { console.out(BenchMatcherCommand.usage); return 0 }
+                return BenchMatcherCommand.run(Array(rest.dropFirst()), console: console)
+            case "matcher-child":
+                return MatcherChild.run(Array(rest.dropFirst()), console: console)
+            default:
+                console.err("usage: phosra-gate bench matcher [options]")
+                return 1
+            }
         case "version", "--version":
             console.out("phosra-gate \(version)")
             return 0

@@ -16,7 +16,7 @@ public struct PolicyRules: Sendable {
     public let safeSearch: Bool
     public let time: TimeRules
     public let notes: PolicyNotes
-    let parent: SetMatcher
+    let parent: LabelTrie
     let allowedIPs: Set<IPAddress>
     let blockedIPs: Set<IPAddress>
 
@@ -48,7 +48,7 @@ public struct PolicyRules: Sendable {
                 notes.skippedAllowed.append(.init(entry: raw, reason: why.description))
             }
         }
-        parent = SetMatcher(lists: [allowed.names, blocked.names])
+        parent = LabelTrie(lists: [allowed.names, blocked.names])
         allowedIPs = allowed.ips
         blockedIPs = blocked.ips
         safeSearch = web.safeSearch

@@ -22,7 +22,7 @@ public struct SystemRules: Sendable {
     static let systemList = 0, downtimeAllowList = 1, bypassList = 2
 
     public let options: DecisionOptions
-    let matcher: SetMatcher
+    let matcher: LabelTrie
     let systemIPs: Set<IPAddress>
     let downtimeAllowIPs: Set<IPAddress>
     /// Entries that could not be used, with why, for a warning.
@@ -44,7 +44,7 @@ public struct SystemRules: Sendable {
                 skipped.append("downtime_allow \"\(raw)\": \(why)")
             }
         }
-        matcher = SetMatcher(lists: [system.names, downtimeAllow.names, BypassList.entries])
+        matcher = LabelTrie(lists: [system.names, downtimeAllow.names, BypassList.entries])
         systemIPs = system.ips
         downtimeAllowIPs = downtimeAllow.ips
         self.skipped = skipped

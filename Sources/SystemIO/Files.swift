@@ -110,3 +110,46 @@ extension FileStatus {
         mode = info.st_mode
     }
 }
+
+extension Files {
+    /// Reads a file in chunks of `chunkSize`, handing each to `body` (the buffer is only
+    /// valid during the call), so a large list never sits in memory whole.
+    public static func forEachChunk(_ path: String, chunkSize: Int = 1 << 20,
+                                    _ body: (UnsafeRawBufferPointer) -> Void) throws(SystemError) {
+        let fd = try systemCall("open", subject: path) { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { close(fd) }
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { chunk.deallocate() }
+        while true {
+            let count = try systemCall("read", subject: path) { Glibc.read(fd, chunk.baseAddress, chunk.count) }
+            if count == 0 { return }
+            body(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+        }
+    }
+
+    /// Like `writeAtomically(_:_:mode:)`, from raw memory.
+    public static func writeAtomically(_ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t = 0o644) throws(SystemError) {
+        let temporary = path + ".tmp.\(getpid())"
+        let fd = try systemCall("open", subject: temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
+        var done = false
+        defer {
+            close(fd)
+            if !done { unlink(temporary) }
+        }
+        var offset = 0
+        while offset < bytes.count {
+            offset += try systemCall("write", subject: temporary) { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+        }
+        _ = try systemCall("fsync", subject: temporary) { fsync(fd) }
+        _ = try systemCall("rename", subject: path) { rename(temporary, path) }
+        done = true
+    }
+
+    /// Creates a directory and its parents (like `mkdir -p`).
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
+        if isDirectory(path) { return }
+        let parent = directory(of: path)
+        if parent != path, parent != ".", parent != "/" { try makeDirectories(parent, mode: mode) }
+        if mkdir(path, mode) != 0, Glibc.errno != EEXIST { throw SystemError("mkdir", errno: Glibc.errno, subject: path) }
+    }
+}

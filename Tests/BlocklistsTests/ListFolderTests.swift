@@ -28,17 +28,23 @@ import Policy
             "README.txt": "top.level.example\n",
         ])
         defer { try? FileManager.default.removeItem(at: root) }
-        let folder = try ListFolder.load(root.path)
-        #expect(folder.names[.adult]?.map(\.description).sorted() == ["a.example", "b.example", "c.example"])
-        #expect(folder.names[.social]?.map(\.description) == ["d.example"])
-        #expect(folder.ips[.social] == [IPAddress("203.0.113.9")!])
-        #expect(folder.stats[.adult]?.skippedInvalid == 1)
-        #expect(folder.stats[.social]?.skippedReserved == 1)
-        #expect(folder.files.count == 3)
-        #expect(folder.warnings == ["\(root.path)/shopping: not a category id or synonym; ignored"])
-        let set = folder.categorySet()
+        let inputs = try ListInputs.scan(root.path)
+        #expect(inputs.files.map(\.category) == [.adult, .adult, .social])
+        #expect(inputs.warnings == ["\(root.path)/shopping: not a category id or synonym; ignored"])
+        var warnings: [String] = []
+        let lists = CategoryLists.build(inputs, warnings: &warnings)
+        #expect(warnings.isEmpty)
+        #expect(lists.trie.nameCount == 4)
+        #expect(lists.stats[.adult]?.skippedInvalid == 1)
+        #expect(lists.stats[.adult]?.names == 3)
+        #expect(lists.stats[.social]?.skippedReserved == 1)
+        #expect(lists.stats[.social]?.ipEntries == 1)
+        let set = lists.categorySet
         #expect(set.present == [.adult, .social])
-        #expect(set.matcher.entry(in: Category.adult.rawValue, covering: try QueryName.parse("x.c.example"))?.description == "c.example")
+        for (name, category) in [("x.c.example", Category.adult), ("b.example", .adult), ("www.d.example", .social)] {
+            #expect(set.matcher.entry(in: category.rawValue, covering: try QueryName.parse(name)) != nil, "\(name)")
+        }
+        #expect(set.matcher.match(try QueryName.parse("shop.example")) == MatchDepths())
     }
 
     @Test func unreadableFilesAreWarningsNotFatal() throws {
@@ -47,36 +53,38 @@ import Policy
         try FileManager.default.createDirectory(at: root.appendingPathComponent("gambling/dir.txt"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("gambling/dangling.txt").path,
                                                    withDestinationPath: "/nonexistent/list.txt")
-        let folder = try ListFolder.load(root.path)
-        #expect(folder.names[.gambling]?.count == 1)
-        #expect(folder.warnings.count == 1)
-        #expect(folder.warnings.first?.contains("dangling.txt") == true)
+        let inputs = try ListInputs.scan(root.path)
+        var warnings = inputs.warnings
+        let lists = CategoryLists.build(inputs, warnings: &warnings)
+        #expect(lists.trie.nameCount == 1)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("dangling.txt") == true)
     }
 
     @Test func aMissingOrPlainFileFolderIsAnError() throws {
-        #expect(throws: ListFolderError.self) { try ListFolder.load("/nonexistent/lists") }
+        #expect(throws: ListFolderError.self) { try ListInputs.scan("/nonexistent/lists") }
         let root = try makeFolder(["file": "x"])
         defer { try? FileManager.default.removeItem(at: root) }
         #expect(throws: ListFolderError.notADirectory(path: root.appendingPathComponent("file").path)) {
-            try ListFolder.load(root.appendingPathComponent("file").path)
+            try ListInputs.scan(root.appendingPathComponent("file").path)
         }
     }
 
     @Test func theShippedListsAreCleanAndComplete() throws {
-        let folder = try ListFolder.load(Self.checkout.appendingPathComponent("blocklists").path)
-        #expect(folder.warnings.isEmpty)
-        #expect(Set(folder.names.keys) == Set(Category.allCases))
+        let inputs = try ListInputs.scan(Self.checkout.appendingPathComponent("blocklists").path)
+        #expect(inputs.warnings.isEmpty)
+        #expect(inputs.present == Set(Category.allCases))
+        var warnings: [String] = []
+        let lists = CategoryLists.build(inputs, warnings: &warnings)
         for category in Category.allCases {
-            let stats = try #require(folder.stats[category])
+            let stats = try #require(lists.stats[category])
             #expect(stats.skipped == 0, "\(category): \(stats.examples)")
             #expect(stats.names >= 20, "\(category) has \(stats.names) names")
         }
-        // Never a safe-search host, the API or shared infrastructure.
-        let all = folder.names.values.flatMap { $0 }
-        for forbidden in ["google.com", "youtube.com", "bing.com", "duckduckgo.com", "phosra-api.fly.dev", "cloudflare.com",
-                          "amazonaws.com", "wikipedia.org", "khanacademy.org", "apple.com", "microsoft.com"] {
-            let name = try QueryName.parse(forbidden)
-            #expect(!all.contains { name.isSubdomain(of: $0) }, "\(forbidden) is covered by a shipped list")
+        // Never a safe-search host, the API or shared infrastructure, nor anything below them.
+        for forbidden in ["google.com", "www.google.com", "youtube.com", "bing.com", "duckduckgo.com", "phosra-api.fly.dev",
+                          "cloudflare.com", "amazonaws.com", "wikipedia.org", "khanacademy.org", "apple.com", "microsoft.com"] {
+            #expect(lists.trie.match(try QueryName.parse(forbidden)) == MatchDepths(), "\(forbidden) is covered by a shipped list")
         }
     }
 

@@ -63,3 +63,57 @@ import Testing
         #expect(stats.skipped > 0)
     }
 }
+
+@Suite struct ListFileScannerTests {
+    /// Every token the fast path accepts gets the same verdict from the general path.
+    @Test func fastPathAgreesWithTheGeneralPath() {
+        var random = SeededRandom(state: 99)
+        let alphabet = Array("aZ0-_..*".utf8) + Array("bcxyz19".utf8)
+        var scratch = [UInt8](repeating: 0, count: 256)
+        var checked = 0
+        for _ in 0..<50_000 {
+            let length = Int.random(in: 0...20, using: &random)
+            var token = (0..<length).map { _ in alphabet.randomElement(using: &random)! }
+            if Bool.random(using: &random) { token = Array("*.".utf8) + token }
+            let general = ListEntry.parse(String(decoding: token, as: UTF8.self), kind: .block)
+            guard let fast = token.withUnsafeBytes({ FastName.check($0, into: &scratch) }) else { continue }
+            checked += 1
+            switch (fast, general) {
+            case (.success(let count), .success(.name(let name))):
+                #expect(Array(scratch[0..<count]) == name.bytes, "\(String(decoding: token, as: UTF8.self))")
+            case (.failure(let a), .failure(let b)):
+                #expect(a == b, "\(String(decoding: token, as: UTF8.self))")
+            default:
+                Issue.record("\(String(decoding: token, as: UTF8.self)): fast \(fast), general \(general)")
+            }
+        }
+        #expect(checked > 20_000)
+    }
+
+    /// Lines cut anywhere by chunk boundaries read the same as the whole file.
+    @Test func chunkBoundariesDoNotMatter() {
+        let text = Array("""
+            a.example\n0.0.0.0 b.example c.example # hosts\n||d.example^\r\nBücher.de\nbad..x\n!c\n
+            """.utf8) + Array("e.example".utf8)
+        func read(chunk: Int) -> ([String], ListStats) {
+            var scanner = ListFileScanner()
+            var names: [String] = []
+            let sink: (ListItem) -> Void = { if case .name(let name) = $0 { names.append(String(decoding: name, as: UTF8.self)) } }
+            var start = 0
+            while start < text.count {
+                let end = min(text.count, start + chunk)
+                text[start..<end].withUnsafeBytes { scanner.feed($0, sink: sink) }
+                start = end
+            }
+            let stats = scanner.finish(sink: sink)
+            return (names, stats)
+        }
+        let (whole, stats) = read(chunk: text.count)
+        #expect(whole == ["a.example", "b.example", "c.example", "d.example", "xn--bcher-kva.de", "e.example"])
+        for chunk in 1...17 {
+            let (names, chunkStats) = read(chunk: chunk)
+            #expect(names == whole, "chunk \(chunk)")
+            #expect(chunkStats == stats, "chunk \(chunk)")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// Writes a message section by section, straight into one buffer, with compression.
+///
+/// The builder behind `DNSMessage.serialized` and the cheap way to make synthesized
+/// answers (block, NODATA, errors) without building a `DNSMessage` first. Sections must be
+/// added in wire order (questions, answer, authority, additional): adding to an earlier
+/// section after a later one is a programming error and traps. OPT is written by `finish`,
+/// last, as RFC 6891 expects of a pseudo-record.
+public struct DNSMessageWriter: Sendable {
+    /// Written by `finish` with the counts of what was actually added.
+    public var header: DNSHeader
+    public var edns: EDNS?
+    private var writer: DNSWriter
+    private var current: DNSSection = .question
+    private var counts: (question: Int, answer: Int, authority: Int, additional: Int) = (0, 0, 0, 0)
+    private let compress: Bool
+
+    /// - Parameter capacity: bytes to reserve; 512 covers nearly every answer in one allocation.
+    public init(header: DNSHeader, edns: EDNS? = nil, capacity: Int = 512, compress: Bool = true) {
+        self.header = header
+        self.edns = edns
+        self.compress = compress
+        writer = DNSWriter(capacity: capacity)
+        writer.writeHeader(header)
+    }
+
+    public mutating func addQuestion(_ question: DNSQuestion) {
+        precondition(current == .question, "questions must come before records")
+        writer.writeQuestion(question, compress: compress)
+        counts.question += 1
+    }
+
+    /// Appends `record` to `section` (answer, authority or additional).
+    public mutating func addRecord(_ record: ResourceRecord, to section: DNSSection) {
+        precondition(section >= .answer && section >= current, "records must be added in section order")
+        current = section
+        writer.writeRecord(record, compress: compress)
+        switch section {
+        case .answer: counts.answer += 1
+        case .authority: counts.authority += 1
+        default: counts.additional += 1
+        }
+    }
+
+    /// The message so far in bytes, without OPT (for size estimates).
+    public var byteCount: Int { writer.writerIndex }
+
+    /// Writes OPT and the final header and returns the message. When it exceeds `maxSize`
+    /// (the client's UDP limit) it is cut as `DNSPacket.truncated` describes: whole RRsets
+    /// dropped, TC set when answer or authority records were lost, OPT kept.
+    public consuming func finish(maxSize: Int = 65_535) -> [UInt8] {
+        if let edns {
+            writer.writeOPT(edns)
+            counts.additional += 1
+        }
+        precondition(
+            max(counts.question, counts.answer, counts.authority, counts.additional) <= 0xFFFF,
+            "more than 65535 entries in a section")
+        header.questionCount = UInt16(counts.question)
+        header.answerCount = UInt16(counts.answer)
+        header.authorityCount = UInt16(counts.authority)
+        header.additionalCount = UInt16(counts.additional)
+        var bytes = writer.bytes
+        try? header.set(in: &bytes)
+        guard bytes.count > maxSize else { return bytes }
+        return DNSPacket.truncatedOwnOutput(bytes, maxSize: maxSize)
+    }
+}
+
+extension DNSMessage {
+    /// The message on the wire: counts from the arrays, OPT last, names compressed unless
+    /// `compress` is false, cut to `maxSize` as `DNSMessageWriter.finish` does.
+    public func serialized(maxSize: Int = 65_535, compress: Bool = true) -> [UInt8] {
+        var writer = DNSMessageWriter(header: header, edns: edns, compress: compress)
+        for question in questions { writer.addQuestion(question) }
+        for record in answers { writer.addRecord(record, to: .answer) }
+        for record in authorities { writer.addRecord(record, to: .authority) }
+        for record in additionals { writer.addRecord(record, to: .additional) }
+        return writer.finish(maxSize: maxSize)
+    }
+}

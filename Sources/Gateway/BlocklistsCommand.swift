@@ -1,0 +1,68 @@
+import Blocklists
+import Config
+import DomainMatch
+import Policy
+import SystemIO
+
+/// `phosra-gate blocklists list|compile`: what the lists folder holds, and building its
+/// compiled file into the state directory's cache (where `run` and `check` find it) or
+/// to a file.
+enum BlocklistsCommand {
+    static let usage = """
+        usage: phosra-gate blocklists list [--lists DIR]
+               phosra-gate blocklists compile [--lists DIR] [--state-dir DIR | --out FILE]
+        """
+
+    static func run(_ words: [String], console: some Console) -> Int32 {
+        guard let verb = words.first, ["list", "compile"].contains(verb) else {
+            console.err(usage)
+            return 1
+        }
+        if words.contains("--help") {
+            console.out(usage)
+            return 0
+        }
+        do {
+            let arguments: Arguments
+            do { arguments = try Arguments(Array(words.dropFirst()), commandFlags: ["--out": .value, "--config": .value]) } catch {
+                throw GatewayError.config(error)
+            }
+            guard arguments.operands.isEmpty else { throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"\n" + usage) }
+            let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
+            let inputs = try EngineOptions.listInputs(settings)
+            for warning in inputs.warnings { console.err("warning: \(warning)") }
+            var warnings: [String] = []
+            let start = monotonicSeconds()
+            var progress = Progress(total: inputs.totalBytes, label: "compiling")
+            let lists = CategoryLists.build(inputs, warnings: &warnings) { done, _ in progress.update(done) }
+            progress.finish()
+            let seconds = monotonicSeconds() - start
+            for warning in warnings { console.err("warning: \(warning)") }
+            if verb == "list" {
+                for category in Category.allCases { console.out(line(category, lists.stats[category], inputs)) }
+                return 0
+            }
+            let target: String
+            if let out = arguments.flag("--out") {
+                guard settings.global["state_dir"] == nil else { throw GatewayError.usage("give --state-dir or --out, not both") }
+                target = out
+            } else {
+                target = ListCache.path(stateDirectory: settings.string("state_dir"))
+            }
+            do { try ListCache.write(lists.trie, to: target) } catch { throw GatewayError.usage("\(error)") }
+            let skipped = lists.stats.values.reduce(0) { $0 + $1.skipped }
+            console.out("compiled \(lists.trie.nameCount) names from \(inputs.files.count) files (\(skipped) lines skipped) "
+                        + "into \(target) (\(lists.trie.bytes.count) bytes) in \((seconds * 1000).rounded() / 1000) s")
+            return 0
+        } catch {
+            console.err("phosra-gate blocklists: \(error)")
+            return 1
+        }
+    }
+
+    private static func line(_ category: Category, _ stats: ListStats?, _ inputs: ListInputs) -> String {
+        let files = inputs.files.filter { $0.category == category }.count
+        guard let stats, files > 0 else { return "\(category.id): no list" }
+        return "\(category.id): \(files) file(s), \(stats.names) names, \(stats.ipEntries) addresses, \(stats.skipped) lines skipped"
+    }
+}

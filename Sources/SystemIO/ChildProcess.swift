@@ -1,0 +1,68 @@
+import Glibc
+
+/// Runs a program to completion and collects its standard output (standard error is
+/// inherited). Used by commands that measure in a fresh process, never on an event loop.
+public enum ChildProcess {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let output: [UInt8]
+        public var text: String { String(decoding: output, as: UTF8.self) }
+    }
+
+    public static func run(_ path: String, _ arguments: [String]) throws(SystemError) -> Result {
+        var pipeFDs: [Int32] = [0, 0]
+        _ = try systemCall("pipe") { pipe(&pipeFDs) }
+        // Close-on-exec, so the child keeps only the copy made on its stdout.
+        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        close(pipeFDs[1])
+        guard spawned == 0 else {
+            close(pipeFDs[0])
+            throw SystemError("posix_spawn", errno: spawned, subject: path)
+        }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(pipeFDs[0], $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            output.append(contentsOf: chunk[0..<count])
+        }
+        close(pipeFDs[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Result(status: exitCode, output: output)
+    }
+}
+
+/// This process's memory, from `/proc/self/status`.
+public enum ProcessMemory {
+    /// Resident set size now, in bytes.
+    public static func resident() -> Int { field("VmRSS:") }
+    /// Peak resident set size so far, in bytes.
+    public static func peakResident() -> Int { field("VmHWM:") }
+
+    private static func field(_ name: String) -> Int {
+        guard let bytes = try? Files.read("/proc/self/status", limit: 1 << 16) else { return 0 }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(name) {
+            let digits = line.dropFirst(name.count).filter { $0.isNumber }
+            return (Int(String(digits)) ?? 0) * 1024
+        }
+        return 0
+    }
+}
+
+/// Monotonic time in seconds, for measuring durations.
+public func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

@@ -1,0 +1,160 @@
+import DomainMatch
+import Foundation
+import Testing
+@testable import Blocklists
+import Policy
+import SystemIO
+
+/// The compiled list file: a truncated, corrupt, foreign or stale file is detected and
+/// rebuilt from the text lists, never served, and never crashes a reader.
+@Suite(.serialized) struct ListCacheTests {
+    let root: URL
+    let inputs: ListInputs
+    let state: String
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("cache-\(UUID().uuidString)")
+        var adult = "# adult\n", gambling = ""
+        for index in 0..<3000 { adult += "site\(index).adult-example.com\n" }
+        for index in 0..<500 { gambling += "0.0.0.0 bet\(index).example.net casino\(index).example.org\n" }
+        for (path, text) in ["lists/adult/a.txt": adult, "lists/gambling/b.txt": gambling] {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        inputs = try ListInputs.scan(root.appendingPathComponent("lists").path)
+        state = root.appendingPathComponent("state").path
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+    }
+
+    private var cachePath: String { ListCache.path(stateDirectory: state) }
+
+    private func expectCorrect(_ lists: CategoryLists) throws {
+        #expect(lists.trie.nameCount == 4000)
+        #expect(lists.trie.entry(in: Category.adult.rawValue, covering: try QueryName.parse("www.site42.adult-example.com"))?
+            .description == "site42.adult-example.com")
+        #expect(lists.trie.entry(in: Category.gambling.rawValue, covering: try QueryName.parse("casino7.example.org")) != nil)
+        #expect(lists.trie.match(try QueryName.parse("example.org")) == MatchDepths())
+    }
+
+    /// Opens through the cache and returns the warnings it gave.
+    private func open() throws -> (CategoryLists, [String]) {
+        var warnings: [String] = []
+        let lists = ListCache.open(inputs, stateDirectory: state, writeBack: true, warnings: &warnings)
+        try expectCorrect(lists)
+        return (lists, warnings)
+    }
+
+    @Test func writesThenServesTheCache() throws {
+        let (_, first) = try open()
+        #expect(first.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: cachePath))
+        let loaded = try ListCache.load(cachePath, expectedKey: inputs.key)
+        try expectCorrect(CategoryLists(trie: loaded, present: inputs.present))
+        let (_, second) = try open()
+        #expect(second.isEmpty)
+    }
+
+    @Test func changedInputsMakeTheCacheStale() throws {
+        _ = try open()
+        let file = root.appendingPathComponent("lists/adult/a.txt")
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("extra.adult-example.com\n".utf8))
+        try handle.close()
+        let changed = try ListInputs.scan(root.appendingPathComponent("lists").path)
+        #expect(changed.key != inputs.key)
+        #expect(throws: ListCacheError.stale(path: cachePath)) { try ListCache.load(cachePath, expectedKey: changed.key) }
+        var warnings: [String] = []
+        let rebuilt = ListCache.open(changed, stateDirectory: state, writeBack: true, warnings: &warnings)
+        #expect(rebuilt.trie.nameCount == 4001)
+        #expect(warnings.count == 1 && warnings[0].contains("built from other list files"))
+    }
+
+    @Test func truncatedFilesAreRebuilt() throws {
+        _ = try open()
+        let good = try Data(contentsOf: URL(fileURLWithPath: cachePath))
+        for length in [0, 1, 8, 16, 63, 64, 100, 136, good.count / 2, good.count - 1] {
+            try good.prefix(length).write(to: URL(fileURLWithPath: cachePath))
+            #expect(throws: ListCacheError.self) { try ListCache.load(cachePath) }
+            let (_, warnings) = try open()
+            #expect(warnings.count == 1, "length \(length): \(warnings)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cachePath)) == good, "rewritten whole")
+        }
+    }
+
+    @Test func oneFlippedByteInEachPartIsDetected() throws {
+        _ = try open()
+        let good = try Data(contentsOf: URL(fileURLWithPath: cachePath))
+        let trie = try ListCache.load(cachePath)
+        let slots = 64 + 3 * 24
+        let places: [(String, Int)] = [
+            ("magic", 3), ("version", 8), ("section count", 12), ("checksum", 20), ("size", 25), ("input key", 33),
+            ("node count", 40), ("capacity", 45), ("list count", 48), ("name count", 53), ("section table", 64 + 8),
+            ("slots", slots + 5), ("slots end", slots + trie.bytes.count / 2), ("labels", good.count - 200),
+            ("list names", good.count - 3),
+        ]
+        for (part, offset) in places {
+            var bad = good
+            bad[offset] ^= 0x40
+            try bad.write(to: URL(fileURLWithPath: cachePath))
+            #expect(throws: ListCacheError.self, "\(part)") { try ListCache.load(cachePath, expectedKey: inputs.key) }
+            let (_, warnings) = try open()
+            #expect(warnings.count == 1, "\(part): \(warnings)")
+        }
+    }
+
+    @Test func aForeignVersionIsRebuilt() throws {
+        _ = try open()
+        var bad = try Data(contentsOf: URL(fileURLWithPath: cachePath))
+        bad[8] = 99
+        try bad.write(to: URL(fileURLWithPath: cachePath))
+        do {
+            _ = try ListCache.load(cachePath)
+            Issue.record("served a foreign version")
+        } catch {
+            #expect(error == .invalid(path: cachePath, .unsupportedVersion(99)))
+        }
+        let (_, warnings) = try open()
+        #expect(warnings.first?.contains("format version 99") == true)
+    }
+
+    @Test func aFileReplacedWhileMappedNeitherCrashesNorIsServedBad() throws {
+        _ = try open()
+        let mapped = try ListCache.load(cachePath, expectedKey: inputs.key)
+        let queries = (0..<3000).map { try! QueryName.parse("www.site\($0).adult-example.com") }
+
+        // Replaced by rename (how phosra-gate and package managers replace files): the
+        // old mapping keeps answering from the old inode.
+        let other = root.appendingPathComponent("other.trie").path
+        try Data(repeating: 0xAB, count: 4096).write(to: URL(fileURLWithPath: other))
+        #expect(rename(other, cachePath) == 0)
+        #expect(queries.allSatisfy { mapped.match($0)[Category.adult.rawValue] == 3 })
+        let (_, warnings) = try open()
+        #expect(warnings.count == 1)
+
+        // Overwritten in place under a live mapping: answers may be wrong, but every read
+        // stays inside the mapping and every probe ends.
+        let live = try ListCache.load(cachePath, expectedKey: inputs.key)
+        let size = live.bytes.count
+        var random = SplitMixTest(state: 7)
+        let garbage = Data((0..<size).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: cachePath))
+        try handle.write(contentsOf: garbage)
+        try handle.close()
+        var depths = MatchDepths()
+        for query in queries { live.match(query, into: &depths) }
+        let (_, after) = try open()
+        #expect(after.count == 1, "the overwritten file is rebuilt")
+    }
+}
+
+struct SplitMixTest {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        return z ^ (z >> 27)
+    }
+}

@@ -1,0 +1,100 @@
+import Testing
+@testable import DomainMatch
+
+/// A deterministic generator, so a failure can be replayed.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct LabelTrieTests {
+    /// Labels from a small alphabet so names share suffixes and collide often.
+    static func randomName(_ random: inout SeededRandom, labels: ClosedRange<Int> = 1...5) -> DomainName {
+        let alphabet = Array("abc-_0123xyz".utf8)
+        let tlds = ["com", "net", "org", "co.uk", "de", "xn--p1ai"]
+        var parts: [String] = []
+        for _ in 0..<Int.random(in: labels, using: &random) {
+            let length = [1, 2, 3, 4, 5, 8, 9, 16, 63].randomElement(using: &random)!
+            parts.append(String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self))
+        }
+        parts.append(tlds.randomElement(using: &random)!)
+        while parts.joined(separator: ".").utf8.count > 253 { parts.removeFirst() }
+        return try! QueryName.parse(parts.joined(separator: "."))
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5])
+    func agreesWithTheSimpleMatcher(seed: UInt64) {
+        var random = SeededRandom(state: seed)
+        let listCount = Int.random(in: 1...16, using: &random)
+        var lists: [[DomainName]] = Array(repeating: [], count: listCount)
+        var all: [DomainName] = []
+        for _ in 0..<3000 {
+            let name = Self.randomName(&random)
+            lists[Int.random(in: 0..<listCount, using: &random)].append(name)
+            all.append(name)
+        }
+        let trie = LabelTrie(lists: lists)
+        let simple = SetMatcher(lists: lists)
+        #expect(trie.nodeCount > 0)
+        var hits = 0
+        for index in 0..<20_000 {
+            let query: DomainName
+            switch index % 4 {
+            case 0: query = all.randomElement(using: &random)!
+            case 1:
+                let base = all.randomElement(using: &random)!
+                query = (try? QueryName.parse("sub\(index)." + base.description)) ?? base
+            case 2: query = Self.randomName(&random, labels: 0...6)
+            default:
+                let base = all.randomElement(using: &random)!
+                query = base.labelCount > 1 ? base.suffix(labels: base.labelCount - 1) : base
+            }
+            let expected = simple.match(query)
+            #expect(trie.match(query) == expected, "\(query)")
+            if expected != MatchDepths() { hits += 1 }
+        }
+        #expect(hits > 5000)
+    }
+
+    @Test func mostSpecificPerListAndLabelBoundaries() throws {
+        let names = { (list: [String]) in list.map { try! QueryName.parse($0) } }
+        let trie = LabelTrie(lists: [names(["example.com", "a.b.example.com", "com.example.com"]), names(["b.example.com"]),
+                                     names(["x.y"])])
+        let depths = trie.match(try QueryName.parse("z.a.b.example.com"))
+        #expect(depths[0] == 4 && depths[1] == 3 && depths[2] == 0)
+        #expect(trie.match(try QueryName.parse("badexample.com")) == MatchDepths())
+        #expect(trie.match(try QueryName.parse("com")) == MatchDepths())
+        #expect(trie.match(try QueryName.parse("com.example.com"))[0] == 3)
+        #expect(trie.nameCount == 5)
+    }
+
+    @Test func growsThroughManyRehashes() {
+        var builder = LabelTrieBuilder(listCount: 2, expectedNames: 0)
+        var names: [DomainName] = []
+        for index in 0..<50_000 {
+            let name = try! QueryName.parse("host\(index).zone\(index % 97).example\(index % 5).test")
+            names.append(name)
+            builder.insert(name, list: index % 2)
+        }
+        let trie = try! LabelTrie(builder.build(listNames: ["even", "odd"]), verifyChecksum: true)
+        #expect(trie.nameCount == 50_000)
+        #expect(trie.listNames == ["even", "odd"])
+        for (index, name) in names.enumerated() {
+            #expect(trie.match(name)[index % 2] == 4)
+        }
+    }
+
+    @Test func wireNamesWithOddBytesDoNotMatchOrCrash() {
+        let trie = LabelTrie(lists: [[try! QueryName.parse("example.com")]])
+        let odd = DomainName(wireLabels: [[0x00, 0xFF, 0x2E], Array("example".utf8), Array("com".utf8)])!
+        #expect(trie.match(odd)[0] == 2)
+        let long = DomainName(wireLabels: Array(repeating: Array(repeating: UInt8(ascii: "a"), count: 63), count: 4))!
+        #expect(trie.match(long)[0] == 0)
+    }
+}
