@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "Config", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // DNS message parse/serialize (RFC 1035, 6891, 8914, 9460). Pure.
         .target(name: "DNSWire"),
+        // The DNS proxy: stages from packet to answer, the cache, upstreams.
+        .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // Composition root: options → engine → commands.
@@ -31,6 +33,7 @@ let package = Package(
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
+        .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),

@@ -69,3 +69,54 @@ extension UInt8 {
         (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z")) ? self | 0x20 : self
     }
 }
+
+extension DomainName {
+    /// A name from its uncompressed DNS wire form (length-prefixed labels ending with the
+    /// root label), lowercased; nil for the root or a malformed form. One allocation.
+    public init?(wire: some Collection<UInt8>) {
+        var out: [UInt8] = []
+        out.reserveCapacity(wire.count)
+        var index = wire.startIndex
+        while index != wire.endIndex {
+            let length = Int(wire[index])
+            index = wire.index(after: index)
+            if length == 0 {
+                guard index == wire.endIndex, !out.isEmpty else { return nil }
+                self.init(validatedBytes: out)
+                return
+            }
+            guard length <= 63, wire.distance(from: index, to: wire.endIndex) > length else { return nil }
+            if !out.isEmpty { out.append(UInt8(ascii: ".")) }
+            for _ in 0..<length {
+                out.append(wire[index].asciiLowercased)
+                index = wire.index(after: index)
+            }
+        }
+        return nil
+    }
+
+    /// The uncompressed wire form of this name (the inverse of `init(wire:)`).
+    public var wire: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 2)
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ".") {
+            out.append(UInt8(index - start))
+            out.append(contentsOf: bytes[start..<index])
+            start = index + 1
+        }
+        out.append(0)
+        return out
+    }
+}
+
+extension DomainName {
+    /// Whether the last label is exactly `label` (no allocation).
+    public func endsWithLabel(_ label: [UInt8]) -> Bool {
+        guard bytes.count >= label.count else { return false }
+        let start = bytes.count - label.count
+        guard start == 0 || bytes[start - 1] == UInt8(ascii: ".") else { return false }
+        for index in 0..<label.count where bytes[start + index] != label[index] { return false }
+        return true
+    }
+}

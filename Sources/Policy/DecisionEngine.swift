@@ -22,8 +22,9 @@ public struct DecisionEngine<Categories: NameMatcher>: Sendable {
         decide(name, rules: profiles.rules(for: client), local: zone.localDateTime(at: instant))
     }
 
-    /// The rules of §3 in order; the first that applies wins.
-    public func decide(_ name: DomainName, rules: PolicyRules, local: LocalDateTime) -> Decision {
+    /// The rules of §3 in order; the first that applies wins. `applyCutoff: false` skips
+    /// step 2, for names met inside an answer (a CNAME chain) rather than asked for.
+    public func decide(_ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool = true) -> Decision {
         let ip = IPAddress.dottedQuad(name)
         let own = system.matcher.match(name)
 
@@ -34,7 +35,7 @@ public struct DecisionEngine<Categories: NameMatcher>: Sendable {
         }
         // 2. Time before lists: in downtime nothing but `downtime_allow` gets through, not
         //    even a parent-allowed site.
-        if entry(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) == nil,
+        if applyCutoff, entry(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) == nil,
            let cutoff = rules.time.cutoff(at: local) {
             return Decision(.block, cutoff == .downtime ? .downtime : .schedule)
         }

@@ -16,11 +16,16 @@ public struct PolicyRules: Sendable {
     public let safeSearch: Bool
     public let time: TimeRules
     public let notes: PolicyNotes
+    /// False only for the rules of profile `none`: no inspection, no ECH removal (§4.7).
+    public let filtered: Bool
+    /// The next cutoff boundary, cached (answers' TTLs are capped by it).
+    public let boundaries = BoundaryCache()
     let parent: LabelTrie
     let allowedIPs: Set<IPAddress>
     let blockedIPs: Set<IPAddress>
 
-    public init(_ policy: CompiledPolicy) {
+    public init(_ policy: CompiledPolicy, filtered: Bool = true) {
+        self.filtered = filtered
         var notes = PolicyNotes()
         let web = policy.webFilter
         level = FilterLevel(web.level)
@@ -60,7 +65,7 @@ public struct PolicyRules: Sendable {
 
     /// The rules of profile `none` (SPEC §6) and of `initial_policy = none`: unfiltered
     /// but for circumvention.
-    public static let unfiltered = PolicyRules(CompiledPolicy())
+    public static let unfiltered = PolicyRules(CompiledPolicy(), filtered: false)
 
     /// `initial_policy = strict` (SPEC §7.2): level strict, safe search on, no time rules.
     public static let initialStrict: PolicyRules = {

@@ -1,0 +1,94 @@
+import DNSWire
+import DomainMatch
+
+/// What an upstream answer is cached under: the question (name lowercased) and the
+/// flags that change the answer.
+public struct CacheKey: Hashable, Sendable {
+    public let name: [UInt8]
+    public let type: UInt16
+    public let dnsClass: UInt16
+    public let dnssecOK: Bool
+    public let checkingDisabled: Bool
+
+    public init(_ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool) {
+        name = question.name.lowercased().wire
+        type = question.type.rawValue
+        dnsClass = question.dnsClass.rawValue
+        self.dnssecOK = dnssecOK
+        self.checkingDisabled = checkingDisabled
+    }
+}
+
+/// One upstream answer as cached: the message without OPT and with ID 0, its TTLs
+/// already clamped, and what inspection needs, worked out once when it is stored.
+public final class CacheEntry: Sendable {
+    /// The response bytes (no OPT record; ID 0).
+    public let response: [UInt8]
+    /// The same without the HTTPS/SVCB `ech` parameter, when the response had one.
+    public let withoutECH: [UInt8]?
+    /// When it was stored, monotonic milliseconds.
+    public let storedAt: Int64
+    /// Seconds it stays fresh.
+    public let ttl: UInt32
+    /// The names the answer's CNAME chain reaches from the question name (SPEC §4.7).
+    public let chain: [DomainName]
+    public let rcode: DNSRcode
+    /// `response[12..<questionEnd]` is the question.
+    public let questionEnd: Int
+
+    init(response: [UInt8], withoutECH: [UInt8]?, storedAt: Int64, ttl: UInt32, chain: [DomainName], rcode: DNSRcode,
+         questionEnd: Int) {
+        self.response = response
+        self.withoutECH = withoutECH
+        self.storedAt = storedAt
+        self.ttl = ttl
+        self.chain = chain
+        self.rcode = rcode
+        self.questionEnd = questionEnd
+    }
+
+    /// Prepares an upstream reply for caching and answering: clamps TTLs, drops OPT,
+    /// finds the CNAME chain and the ECH-free variant. Nil for what must not be cached or
+    /// served as an answer (not NOERROR/NXDOMAIN, truncated, malformed). A `ttl` of 0
+    /// means "answer with it, do not cache it".
+    public static func make(from reply: [UInt8], now: Int64, minTTL: UInt32, maxTTL: UInt32) -> CacheEntry? {
+        guard var message = try? DNSMessage.parse(reply), !message.header.isTruncated,
+              message.rcode == .noError || message.rcode == .nxDomain, message.questions.count == 1 else { return nil }
+        message.edns = nil
+        message.header.id = 0
+        let clamp = { (ttl: UInt32) in min(max(ttl > 0x7FFF_FFFF ? 0 : ttl, minTTL), maxTTL) }
+        message.answers = message.answers.map { var record = $0; record.ttl = clamp(record.ttl); return record }
+        message.authorities = message.authorities.map { var record = $0; record.ttl = clamp(record.ttl); return record }
+        message.additionals = message.additionals.map { var record = $0; record.ttl = clamp(record.ttl); return record }
+        let isNegative = message.rcode == .nxDomain || message.answers.isEmpty
+        let ttl: UInt32
+        if isNegative {
+            // RFC 2308: without an SOA a negative answer is passed on but not cached.
+            ttl = message.negativeCacheTTL.map(clamp) ?? 0
+        } else {
+            ttl = message.answers.map(\.ttl).min() ?? 0
+        }
+        let response = message.serialized(compress: true)
+        var stripped: [UInt8]?
+        if message.answers.contains(where: { $0.type == .https || $0.type == .svcb }) {
+            stripped = (try? DNSPacket.removingECH(from: response)) ?? nil
+        }
+        let questionEnd = DNSHeader.byteCount + message.questions[0].name.wire.count + 4
+        return CacheEntry(response: response, withoutECH: stripped, storedAt: now, ttl: ttl,
+                          chain: cnameChain(message), rcode: message.rcode, questionEnd: questionEnd)
+    }
+
+    /// The names reached by following CNAMEs from the question name, in order. Bounded
+    /// by the answer's length, so a CNAME loop ends.
+    static func cnameChain(_ message: DNSMessage) -> [DomainName] {
+        var current = message.questions[0].name.lowercased()
+        var chain: [DomainName] = []
+        for _ in 0..<message.answers.count {
+            guard let record = message.answers.first(where: { $0.type == .cname && $0.name.lowercased() == current }),
+                  let target = record.rdata.cnameTarget else { break }
+            current = target.lowercased()
+            if let name = DomainName(wire: current.wire) { chain.append(name) }
+        }
+        return chain
+    }
+}

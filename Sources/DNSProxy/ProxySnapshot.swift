@@ -1,0 +1,34 @@
+import DomainMatch
+import Policy
+
+/// Everything a query is decided with, immutable: built aside on start, on a policy
+/// change and on SIGHUP, then swapped whole (readers never see half a change).
+public struct ProxySnapshot: Sendable {
+    public let engine: DecisionEngine<LabelTrie>
+    public let answers: AnswerBuilder
+    public let localZones: LocalZones
+    public let allowClients: AccessList
+    /// The profile hits are recorded under (one profile today; SPEC §6 later).
+    public let profileName: String
+
+    public init(engine: DecisionEngine<LabelTrie>, answers: AnswerBuilder, localZones: LocalZones = LocalZones(),
+                allowClients: AccessList = .defaultClients(), profileName: String = "default") {
+        self.engine = engine
+        self.answers = answers
+        self.localZones = localZones
+        self.allowClients = allowClients
+        self.profileName = profileName
+    }
+}
+
+/// The two clocks a query needs: monotonic milliseconds (cache ages, rate limits,
+/// timeouts) and the wall clock in unix seconds (the policy's time rules).
+public struct Now: Sendable {
+    public let monotonicMilliseconds: Int64
+    public let unixSeconds: Int64
+
+    public init(monotonicMilliseconds: Int64, unixSeconds: Int64) {
+        self.monotonicMilliseconds = monotonicMilliseconds
+        self.unixSeconds = unixSeconds
+    }
+}

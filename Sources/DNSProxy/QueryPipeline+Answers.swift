@@ -1,0 +1,97 @@
+import DNSWire
+import DomainMatch
+import Policy
+
+extension QueryPipeline {
+    /// From the cache when fresh; otherwise a resolution (carrying a stale copy if any).
+    func resolveOrAnswer(_ query: DNSQuery, _ client: IPAddress, name: DomainName?, rules: PolicyRules,
+                         purpose: PendingQuery.Purpose, _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now,
+                         localZone: DomainName? = nil, upstreamName: DNSName? = nil, type: DNSType? = nil) -> Step {
+        let question = DNSQuestion(name: (upstreamName ?? query.question.name).lowercased(),
+                                   type: type ?? query.question.type, dnsClass: query.question.dnsClass)
+        let key = CacheKey(question, dnssecOK: query.edns?.dnssecOK ?? false, checkingDisabled: query.header.checkingDisabled)
+        let pending = { (stale: CacheEntry?) in
+            PendingQuery(query: query, client: client, name: name, rules: rules, upstreamQuestion: question, key: key,
+                         purpose: purpose, stale: stale, localZone: localZone, overUDP: overUDP)
+        }
+        switch cache.lookup(key, now: now.monotonicMilliseconds) {
+        case .fresh(let entry, let age): return answer(entry, pending(nil), snapshot, age: age, stale: false, now)
+        case .stale(let entry): return .resolve(pending(entry))
+        case .miss: return .resolve(pending(nil))
+        }
+    }
+
+    /// An upstream reply for `pending` (nil when every upstream failed): cached when it
+    /// may be, then answered. Without a usable reply: the stale copy, else SERVFAIL.
+    public func complete(_ pending: PendingQuery, reply: [UInt8]?, now: Now) -> Step {
+        let snapshot = self.snapshot
+        guard let reply, let entry = CacheEntry.make(from: reply, now: now.monotonicMilliseconds, minTTL: minTTL, maxTTL: maxTTL)
+        else {
+            if let stale = pending.stale { return answer(stale, pending, snapshot, age: 0, stale: true, now) }
+            let error = ExtendedDNSError(code: .noReachableAuthority, text: "no upstream answered")
+            return .reply(snapshot.answers.serverFailure(pending.query, error: error))
+        }
+        if entry.ttl > 0 { cache.store(pending.key, entry) }
+        return answer(entry, pending, snapshot, age: 0, stale: false, now)
+    }
+
+    /// The stale copy of a pending query, when the upstream has not answered in time
+    /// (RFC 8767: 1.8 s); nil when there is none.
+    public func staleAnswer(_ pending: PendingQuery, now: Now) -> Step? {
+        guard let stale = pending.stale else { return nil }
+        return answer(stale, pending, snapshot, age: 0, stale: true, now)
+    }
+
+    /// Answers from an upstream answer: inspection first (§4.7), then the client's copy.
+    func answer(_ entry: CacheEntry, _ pending: PendingQuery, _ snapshot: ProxySnapshot, age: UInt32, stale: Bool,
+                _ now: Now) -> Step {
+        let query = pending.query, rules = pending.rules
+        let ttlCap = cap(maxTTL, rules, snapshot, now)
+        switch pending.purpose {
+        case .rewrite(let target):
+            return .reply(RewriteAnswer.compose(query, target: target, from: entry, age: age, cap: ttlCap,
+                                                maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
+        case .forward(let inspect):
+            if inspect, let name = pending.name, !entry.chain.isEmpty {
+                let engine = snapshot.engine
+                let local = engine.zone.localDateTime(at: now.unixSeconds)
+                for link in entry.chain {
+                    // The chain is judged by the lists, not the clock: the queried name
+                    // already passed the cutoff step (and may be on downtime_allow).
+                    let decision = engine.decide(link, rules: rules, local: local, applyCutoff: false)
+                    if decision.action == .block {
+                        hits.record(Hit(profile: snapshot.profileName, name: name.description, decision: decision,
+                                        rule: link.description, client: pending.client, source: .dns, time: now.unixSeconds))
+                        return .reply(snapshot.answers.block(query, reason: decision.reasonText,
+                                                             ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
+                    }
+                    if decision.action == .rewrite, let target = decision.target {
+                        return rewrite(query, pending.client, name: name, target: target, rules: rules, snapshot,
+                                       pending.overUDP, now)
+                    }
+                }
+            }
+            return .reply(CachedAnswer.serve(entry, to: query, age: age, stale: stale, cap: ttlCap,
+                                             removeECH: rules.filtered,
+                                             maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
+        }
+    }
+
+    /// A safe-search rewrite (§4.5): HTTPS/SVCB get NODATA; A and AAAA a CNAME followed
+    /// by the target's records; every other type the CNAME alone.
+    func rewrite(_ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, rules: PolicyRules,
+                 _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now) -> Step {
+        let type = query.question.type
+        let maxSize = overUDP ? query.udpResponseLimit() : 65_535
+        guard let targetName = try? DNSName(target) else { return .reply(snapshot.answers.serverFailure(query)) }
+        if type == .https || type == .svcb {
+            return .reply(snapshot.answers.negative(query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
+        }
+        guard type == .a || type == .aaaa else {
+            return .reply(RewriteAnswer.cnameOnly(query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, rules, snapshot, now),
+                                                  maxSize: maxSize))
+        }
+        return resolveOrAnswer(query, client, name: name, rules: rules, purpose: .rewrite(target: targetName), snapshot,
+                               overUDP, now, upstreamName: targetName, type: type)
+    }
+}

@@ -1,0 +1,100 @@
+import DNSWire
+import DomainMatch
+import Policy
+import Synchronization
+
+/// One query from packet to answer, without I/O (SPEC §4): the server hands in bytes and
+/// carries out the step that comes back; an upstream reply comes back through `complete`.
+///
+/// The stages, cheapest and most hostile-input-proof first (§4.9, STYLE habit 4):
+/// header (drop what cannot be read, and responses) → opcode (NOTIMP) → full question
+/// parse (FORMERR) → `allow_clients` (REFUSED: never an open resolver) → rate limit
+/// (REFUSED) → local answers (§4.3: before any decision, never hits) → the decision
+/// (block / rewrite / allow) → the cache → the upstream.
+public final class QueryPipeline: Sendable {
+    public enum Step: Sendable {
+        case drop
+        case reply([UInt8])
+        case resolve(PendingQuery)
+    }
+
+    public let cache: ResponseCache
+    public let rateLimiter: RateLimiter
+    public let hits: any HitRecorder
+    /// TTL clamps in seconds (`cache_min_ttl`, `cache_max_ttl`).
+    public let minTTL: UInt32, maxTTL: UInt32
+    private let current: Mutex<ProxySnapshot>
+
+    public init(snapshot: ProxySnapshot, cache: ResponseCache, rateLimiter: RateLimiter, hits: any HitRecorder,
+                minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400) {
+        current = Mutex(snapshot)
+        self.cache = cache
+        self.rateLimiter = rateLimiter
+        self.hits = hits
+        self.minTTL = minTTL
+        self.maxTTL = maxTTL
+    }
+
+    public var snapshot: ProxySnapshot { current.withLock { $0 } }
+
+    /// Publishes a new snapshot; queries already in flight finish with the old one.
+    public func replace(_ snapshot: ProxySnapshot) { current.withLock { $0 = snapshot } }
+
+    public func receive(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, now: Now) -> Step {
+        guard let header = try? DNSHeader(packet), !header.isResponse else { return .drop }
+        guard header.opcode == .query else { return .reply(DNSPacket.errorResponse(to: header, rcode: .notImp)) }
+        guard let query = try? DNSQuery.parse(packet) else { return .reply(DNSPacket.errorResponse(to: header, rcode: .formErr)) }
+        let snapshot = self.snapshot
+        let answers = snapshot.answers
+        guard snapshot.allowClients.contains(client) else {
+            return .reply(answers.refused(query, error: ExtendedDNSError(code: .prohibited, text: "client not allowed")))
+        }
+        guard rateLimiter.allow(client, now: now.monotonicMilliseconds) else {
+            return .reply(answers.refused(query, error: ExtendedDNSError(code: .other, text: "rate limit")))
+        }
+        if let edns = query.edns, edns.version > 0 {
+            // RFC 6891 §6.1.3: BADVERS, with an OPT of our own version.
+            let writer = DNSMessageWriter(responseTo: query, rcode: .badVers, edns: EDNS(udpPayloadSize: AnswerBuilder.udpPayload))
+            return .reply(writer.finish(maxSize: query.udpResponseLimit()))
+        }
+        let question = query.question
+        guard question.dnsClass == .in, question.type != .axfr, question.type != .ixfr else {
+            return .reply(answers.refused(query, error: ExtendedDNSError(code: .notSupported, text: "only class IN queries")))
+        }
+        let rules = snapshot.engine.profiles.rules(for: Client(address: client))
+        guard let name = DomainName(wire: question.name.wire) else {
+            // The root: nothing to decide.
+            return resolveOrAnswer(query, client, name: nil, rules: rules, purpose: .forward(inspect: false), snapshot,
+                                   overUDP, now)
+        }
+        switch snapshot.localZones.answer(for: name) {
+        case .nxdomain?: return .reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL))
+        case .nodata?: return .reply(answers.negative(query, rcode: .noError, ttl: answers.blockTTL))
+        case .forward(let zone)?:
+            return resolveOrAnswer(query, client, name: name, rules: rules, purpose: .forward(inspect: false), snapshot,
+                                   overUDP, now, localZone: zone)
+        case nil: break
+        }
+        let engine = snapshot.engine
+        let decision = engine.decide(name, rules: rules, local: engine.zone.localDateTime(at: now.unixSeconds))
+        switch decision.action {
+        case .block:
+            hits.record(Hit(profile: snapshot.profileName, name: name.description, decision: decision, client: client,
+                            source: .dns, time: now.unixSeconds))
+            return .reply(answers.block(query, reason: decision.reasonText, ttl: cap(answers.blockTTL, rules, snapshot, now)))
+        case .rewrite:
+            return rewrite(query, client, name: name, target: decision.target ?? "", rules: rules, snapshot, overUDP, now)
+        case .allow:
+            let inspect = rules.filtered && decision.reason != .allowedDomain && decision.reason != .system
+            return resolveOrAnswer(query, client, name: name, rules: rules, purpose: .forward(inspect: inspect), snapshot,
+                                   overUDP, now)
+        }
+    }
+
+    /// `ttl` capped at the seconds until the client's next cutoff boundary (§3.1, §4.8).
+    func cap(_ ttl: UInt32, _ rules: PolicyRules, _ snapshot: ProxySnapshot, _ now: Now) -> UInt32 {
+        guard let left = rules.boundaries.secondsLeft(from: now.unixSeconds, rules: rules.time, zone: snapshot.engine.zone)
+        else { return ttl }
+        return UInt32(min(Int64(ttl), left))
+    }
+}

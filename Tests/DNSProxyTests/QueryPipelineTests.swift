@@ -1,0 +1,121 @@
+import DNSWire
+import DomainMatch
+import Testing
+@testable import DNSProxy
+import Policy
+
+@Suite struct QueryPipelineTests {
+    typealias F = PipelineFixture
+
+    @Test func hostileInputIsRejectedInLayers() {
+        let fixture = F()
+        #expect(fixture.receive([1, 2, 3]).isDrop, "no header")
+        var response = F.query("example.org")
+        response[2] |= 0x80
+        #expect(fixture.receive(response).isDrop, "responses are dropped")
+        var notify = F.query("example.org")
+        notify[2] |= 4 << 3
+        #expect(fixture.receive(notify).replyMessage?.rcode == .notImp)
+        var garbage = F.query("example.org")
+        garbage.removeLast(5)
+        #expect(fixture.receive(garbage).replyMessage?.rcode == .formErr)
+        var twoQuestions = F.query("example.org", edns: false)
+        twoQuestions[5] = 2
+        #expect(fixture.receive(twoQuestions).replyMessage?.rcode == .formErr)
+        #expect(fixture.receive(F.query("example.org", .axfr)).replyMessage?.rcode == .refused)
+    }
+
+    @Test func clientsOutsideTheAccessListAreRefused() {
+        let fixture = F()
+        let reply = fixture.receive(F.query("example.org"), from: IPAddress("203.0.113.9")!).replyMessage
+        #expect(reply?.rcode == .refused)
+        #expect(reply?.answers.isEmpty == true)
+        #expect(fixture.receive(F.query("example.org"), from: IPAddress("::1")!).pending != nil)
+        #expect(fixture.receive(F.query("example.org"), from: IPAddress("::ffff:10.1.2.3")!).pending != nil)
+    }
+
+    @Test func theRateLimitRefusesBeyondTheBurst() {
+        let fixture = F(rate: 5)
+        let results = (0..<12).map { _ in fixture.receive(F.query("example.org")).replyMessage?.rcode }
+        #expect(results.prefix(10).allSatisfy { $0 == nil }, "a burst of twice the rate")
+        #expect(results.suffix(2).allSatisfy { $0 == .refused })
+        let later = Now(monotonicMilliseconds: F.noon.monotonicMilliseconds + 1000, unixSeconds: F.noon.unixSeconds + 1)
+        #expect(fixture.receive(F.query("example.org"), now: later).pending != nil, "refilled")
+    }
+
+    @Test func localAnswersNeverReachTheUpstream() {
+        let fixture = F(localForward: ["corp.lan"])
+        #expect(fixture.receive(F.query("use-application-dns.net")).replyMessage?.rcode == .nxDomain)
+        let discovery = fixture.receive(F.query("_dns.resolver.arpa", DNSType(64))).replyMessage
+        #expect(discovery?.rcode == .noError && discovery?.answers.isEmpty == true)
+        #expect(fixture.receive(F.query("_esni.example.com", .txt)).replyMessage?.rcode == .nxDomain)
+        #expect(fixture.receive(F.query("4.3.2.10.in-addr.arpa", .ptr)).replyMessage?.rcode == .nxDomain)
+        #expect(fixture.receive(F.query("20.1.168.192.in-addr.arpa", .ptr)).replyMessage?.rcode == .nxDomain)
+        #expect(fixture.receive(F.query("printer.home.arpa")).replyMessage?.rcode == .nxDomain)
+        #expect(fixture.receive(F.query("nas.local")).replyMessage?.rcode == .nxDomain)
+        #expect(fixture.receive(F.query("nas.lan")).replyMessage?.rcode == .nxDomain)
+        #expect(fixture.receive(F.query("host.corp.lan")).pending?.localZone?.description == "corp.lan")
+        #expect(fixture.receive(F.query("8.8.8.8.in-addr.arpa", .ptr)).pending != nil, "public reverse zones are forwarded")
+        #expect(fixture.hits.all.isEmpty)
+    }
+
+    @Test(arguments: [
+        (BlockMode.nxdomain, DNSType.a, DNSRcode.nxDomain, ""),
+        (.nxdomain, .aaaa, .nxDomain, ""),
+        (.null, .a, .noError, "0.0.0.0"),
+        (.null, .aaaa, .noError, "::"),
+        (.null, .mx, .noError, ""),
+        (.refused, .a, .refused, ""),
+        (BlockMode("ip:192.0.2.7,2001:db8::7")!, .a, .noError, "192.0.2.7"),
+        (BlockMode("ip:192.0.2.7,2001:db8::7")!, .aaaa, .noError, "2001:db8::7"),
+        (BlockMode("ip:192.0.2.7")!, .aaaa, .noError, ""),
+        (BlockMode("ip:192.0.2.7")!, .txt, .noError, ""),
+    ])
+    func blockModes(mode: BlockMode, type: DNSType, rcode: DNSRcode, address: String) throws {
+        let fixture = F(policy: Self.policyBlocking(["blocked.example"]), mode: mode, blockTTL: 42)
+        let reply = try #require(fixture.receive(F.query("www.blocked.example", type)).replyMessage)
+        #expect(reply.rcode == rcode)
+        #expect(reply.extendedErrorTexts == ["blocked_domain:blocked.example"])
+        if address.isEmpty {
+            #expect(reply.answers.isEmpty)
+            if rcode != .refused {
+                let soa = try #require(reply.authorities.first)
+                #expect(soa.ttl == 42 && soa.rdata.soa?.minimum == 42)
+            }
+        } else {
+            #expect(reply.answers.map { "\($0.rdata)" } == [address])
+            #expect(reply.answers.first?.ttl == 42)
+        }
+        #expect(fixture.hits.all.map(\.reasonText) == ["blocked_domain:blocked.example"])
+        #expect(fixture.hits.all.first?.name == "www.blocked.example")
+    }
+
+    @Test func eachReasonCarriesItsText() throws {
+        var policy = Self.policyBlocking(["parent.example"])
+        policy.webFilter.level = "strict"
+        let fixture = F(policy: policy)
+        for (name, text) in [("parent.example", "blocked_domain:parent.example"), ("x.adult.example", "category:adult"),
+                             ("dns.google", "circumvention:dns.google"), ("vpn.example", "circumvention:vpn.example")] {
+            let reply = try #require(fixture.receive(F.query(name)).replyMessage)
+            #expect(reply.extendedErrorTexts == [text], "\(name)")
+        }
+        let noEDNS = try #require(fixture.receive(F.query("parent.example", edns: false)).replyMessage)
+        #expect(noEDNS.rcode == .nxDomain && noEDNS.edns == nil, "no OPT for a client that sent none")
+    }
+
+    @Test func blockTTLIsCappedAtTheNextCutoff() throws {
+        var policy = Self.policyBlocking(["blocked.example"])
+        policy.screenTime.downtimeWindows = [.init(startTime: "12:00", endTime: "12:01")]
+        let fixture = F(policy: policy, blockTTL: 600)
+        let reply = try #require(fixture.receive(F.query("example.org")).replyMessage)
+        #expect(reply.extendedErrorTexts == ["downtime"])
+        #expect(reply.authorities.first?.ttl == 60, "downtime ends at 12:01")
+    }
+
+    static func policyBlocking(_ names: [String]) -> CompiledPolicy {
+        var policy = CompiledPolicy()
+        policy.version = 1
+        policy.webFilter.blockedDomains = names
+        return policy
+    }
+}
