@@ -23,7 +23,7 @@ let package = Package(
         // DNS message parse/serialize (RFC 1035, 6891, 8914, 9460). Pure.
         .target(name: "DNSWire"),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
-        .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo"]),
+        .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // Composition root: options → engine → commands.
@@ -33,9 +33,9 @@ let package = Package(
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
-        .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo"]),
+        .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo"]),
     ],

@@ -13,7 +13,8 @@ public enum ConfigFile {
         } catch {
             throw ConfigError(.file(path: path, line: 0), key: nil, error.reason)
         }
-        return try parse(String(decoding: bytes, as: UTF8.self), path: path)
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        return try parse(String(decoding: text, as: UTF8.self), path: path)
     }
 
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Settings {
@@ -64,16 +65,19 @@ public enum ConfigFile {
         return settings
     }
 
-    /// Cuts a `#` comment that is not inside quotes.
+    /// Cuts a `#` comment: outside quotes, at the start of the line or after white space
+    /// (so `tls://9.9.9.9#dns.quad9.net` keeps its server name).
     private static func stripComment(_ line: Substring, origin: ConfigError.Origin) throws(ConfigError) -> Substring {
         var quoted = false
         var escaped = false
+        var previous: Character = " "
         for index in line.indices {
             let character = line[index]
+            defer { previous = character }
             if escaped { escaped = false; continue }
             if character == "\\" && quoted { escaped = true; continue }
             if character == "\"" { quoted.toggle() }
-            if character == "#" && !quoted { return line[..<index] }
+            if character == "#" && !quoted && (previous == " " || previous == "\t") { return line[..<index] }
         }
         if quoted { throw ConfigError(origin, key: nil, "unterminated quote") }
         return line

@@ -7,18 +7,18 @@ extension ConfigKey {
         ConfigKey("state_dir", .string, "/var/lib/phosra-gate", reload: false, "SQLite store, device keys, compiled list cache"),
         ConfigKey("timezone", .string, "", reload: true, "IANA zone for the time rules (default: the system's)"),
         // Decision (§3).
-        ConfigKey("api", .string, "https://phosra-api.fly.dev/api/v1", reload: true, "Phosra API base URL; its host is always allowed"),
+        ConfigKey("api", .formatted(.url, list: false), "https://phosra-api.fly.dev/api/v1", reload: true, "Phosra API base URL; its host is always allowed"),
         ConfigKey("always_allow", .list, "", reload: true, "names never blocked, not even in a cutoff"),
         ConfigKey("downtime_allow", .list, "", reload: true, "names that skip the downtime/schedule cutoff only"),
         ConfigKey("block_bypass", .boolean, "true", reload: true, "block encrypted-DNS, relay and proxy bypass names"),
         // DNS proxy (§4).
-        ConfigKey("dns_listen", .list, "0.0.0.0:53", reload: false, "DNS listen addresses, ADDR:PORT"),
-        ConfigKey("upstream", .list, "", reload: true, "upstream resolvers: IP[:port], tcp://IP[:port], tls://IP[:853]#name (default: /etc/resolv.conf)"),
+        ConfigKey("dns_listen", .formatted(.listenAddress, list: true), "0.0.0.0:53", reload: false, "DNS listen addresses, ADDR:PORT"),
+        ConfigKey("upstream", .formatted(.upstream, list: true), "", reload: true, "upstream resolvers: IP[:port], tcp://IP[:port], tls://IP[:853]#name (default: /etc/resolv.conf)"),
         ConfigKey("upstream_timeout", .duration, "800ms", reload: true, "per-upstream timeout"),
         ConfigKey("ca_file", .string, "", reload: true, "CA bundle for DNS-over-TLS and the API (default: system store)"),
-        ConfigKey("local_forward", .list, "", reload: true, "ZONE=IP[:port] servers for private/local zones"),
-        ConfigKey("allow_clients", .list, "", reload: true, "CIDRs answered (default: loopback, private, link-local, own IPv6 prefixes)"),
-        ConfigKey("block_mode", .string, "nxdomain", reload: true, "nxdomain | null | refused | ip:V4[,V6]"),
+        ConfigKey("local_forward", .formatted(.localForward, list: true), "", reload: true, "ZONE=IP[:port] servers for private/local zones"),
+        ConfigKey("allow_clients", .formatted(.addressRange, list: true), "", reload: true, "CIDRs answered (default: loopback, private, link-local, own IPv6 prefixes)"),
+        ConfigKey("block_mode", .formatted(.blockMode, list: false), "nxdomain", reload: true, "nxdomain | null | refused | ip:V4[,V6]"),
         ConfigKey("block_ttl", .duration, "10s", reload: true, "TTL of block answers"),
         ConfigKey("tcp_idle", .duration, "10s", reload: true, "idle timeout of DNS TCP connections"),
         ConfigKey("cache_size", .integer, "100000", reload: true, "cached upstream answers (LRU)"),
@@ -27,8 +27,8 @@ extension ConfigKey {
         ConfigKey("serve_stale_max", .duration, "1d", reload: true, "how long past expiry a stale answer may be served"),
         ConfigKey("rate_limit", .integer, "1000", reload: true, "queries/s per client (burst 2×); 0 = off"),
         // HTTP proxy (§5).
-        ConfigKey("proxy_listen", .list, "", reload: false, "HTTP proxy listen addresses, ADDR:PORT"),
-        ConfigKey("connect_ports", .list, "443", reload: true, "ports CONNECT may reach"),
+        ConfigKey("proxy_listen", .formatted(.listenAddress, list: true), "", reload: false, "HTTP proxy listen addresses, ADDR:PORT"),
+        ConfigKey("connect_ports", .formatted(.port, list: true), "443", reload: true, "ports CONNECT may reach"),
         ConfigKey("allow_ip_connect", .boolean, "false", reload: true, "allow CONNECT to IP literals"),
         ConfigKey("connect_timeout", .duration, "10s", reload: true, "upstream connect timeout"),
         ConfigKey("tunnel_idle", .duration, "5m", reload: true, "idle timeout of CONNECT tunnels"),
@@ -52,6 +52,6 @@ extension ConfigKey {
         ConfigKey("hit_retention", .duration, "7d", reload: true, "local hit history kept for `hits`"),
         // Operation (§8).
         ConfigKey("log_format", .choice(["keyvalue", "json"]), "keyvalue", reload: true, "log line format"),
-        ConfigKey("metrics_listen", .string, "", reload: false, "Prometheus metrics ADDR:PORT (off when empty)"),
+        ConfigKey("metrics_listen", .formatted(.listenAddress, list: false), "", reload: false, "Prometheus metrics ADDR:PORT (off when empty)"),
     ]
 }

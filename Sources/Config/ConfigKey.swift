@@ -9,6 +9,8 @@ public enum ValueKind: Equatable, Sendable {
     case list
     /// One of a fixed set of words, compared ignoring ASCII case.
     case choice([String])
+    /// A string or list whose items must have a given form (checked when read).
+    case formatted(ValueFormat, list: Bool)
 
     var name: String {
         switch self {
@@ -18,6 +20,7 @@ public enum ValueKind: Equatable, Sendable {
         case .boolean: return "boolean"
         case .list: return "list"
         case .choice(let words): return words.joined(separator: "|")
+        case .formatted(let format, let list): return list ? "list of \(format.name)" : format.name
         }
     }
 }
@@ -53,6 +56,11 @@ public struct ConfigKey: Sendable {
     public var flag: String { "--" + name.replacingUnderscores() }
 
     public static func named(_ name: String) -> ConfigKey? { all.first { $0.name == name } }
+
+    var isList: Bool {
+        if case .formatted(_, let list) = kind { return list }
+        return kind == .list
+    }
 
     public static func flagNamed(_ flag: String) -> ConfigKey? { all.first { $0.flag == flag } }
 }

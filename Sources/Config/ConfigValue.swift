@@ -25,6 +25,10 @@ public enum ConfigValue: Equatable, Sendable {
             return .success(.boolean(value))
         case .list:
             return .success(.list(splitList(text)))
+        case .formatted(let format, let list):
+            let items = list ? splitList(text) : [text]
+            if let problem = items.lazy.compactMap(format.problem).first { return .failure(.init(problem)) }
+            return .success(list ? .list(items) : .string(text))
         case .choice(let words):
             let lowered = text.lowercased()
             guard words.contains(lowered) else {

@@ -33,7 +33,7 @@ public struct Settings: Equatable, Sendable {
     public func value(_ name: String) -> ConfigValue {
         if let setting = global[name] { return setting.value }
         guard let key = ConfigKey.named(name) else { preconditionFailure("no config key \(name)") }
-        guard !key.defaultText.isEmpty else { return key.kind == .list ? .list([]) : .string("") }
+        guard !key.defaultText.isEmpty else { return key.isList ? .list([]) : .string("") }
         switch ConfigValue.parse(key.defaultText, as: key.kind) {
         case .success(let value): return value
         case .failure: preconditionFailure("bad default for \(name)")

@@ -18,6 +18,8 @@ public struct ListFileScanner {
     /// A line cut by the end of a chunk, completed by the next one.
     private var carry: [UInt8] = []
     private var scratch = [UInt8](repeating: 0, count: 256)
+    /// Whether the first line is still to come (a UTF-8 byte-order mark is dropped there).
+    private var atStart = true
 
     public init() {}
 
@@ -48,8 +50,13 @@ public struct ListFileScanner {
         return stats
     }
 
-    private mutating func line(_ raw: UnsafeRawBufferPointer, sink: (ListItem) -> Void) {
+    private mutating func line(_ whole: UnsafeRawBufferPointer, sink: (ListItem) -> Void) {
         stats.lines += 1
+        var raw = whole
+        if atStart {
+            atStart = false
+            if raw.starts(with: [0xEF, 0xBB, 0xBF]) { raw = UnsafeRawBufferPointer(rebasing: raw[3...]) }
+        }
         var end = raw.count
         if let comment = raw.firstIndex(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "!") }) { end = comment }
         let content = UnsafeRawBufferPointer(rebasing: raw[0..<end])

@@ -43,16 +43,17 @@ struct Arguments {
             }
             var value = inline
             if value == nil {
-                if isBoolean {
-                    // `--block-bypass false` reads naturally; take the next word only
-                    // when it is a boolean word.
-                    if index < words.count, Arguments.booleanWords.contains(words[index].lowercased()) {
-                        value = words[index]
-                        index += 1
-                    }
+                let next = index < words.count ? words[index] : nil
+                if isBoolean && commandFlags[name] != nil {
+                    // The command's own switches (`--json`) take no value.
+                } else if isBoolean && (next == nil || next!.hasPrefix("--")) {
+                    // A bare configuration boolean at the end or before another flag
+                    // means true (`--allow-ip-connect --dns-listen …`).
                 } else {
-                    guard index < words.count else { throw ConfigError(.flag(name), key: nil, "needs a value") }
-                    value = words[index]
+                    // Otherwise a value always follows, so `--block-bypass maybe NAME`
+                    // is an error rather than a check of "maybe".
+                    guard let next else { throw ConfigError(.flag(name), key: nil, "needs a value") }
+                    value = next
                     index += 1
                 }
             }

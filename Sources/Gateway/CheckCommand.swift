@@ -29,7 +29,7 @@ enum CheckCommand {
         } catch {
             throw .config(error)
         }
-        guard !arguments.operands.isEmpty else { throw .usage("no NAME given\n" + usage) }
+        guard !arguments.operands.isEmpty else { throw .usage("no NAME given (see phosra-gate check --help)") }
         let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
         let zone = try EngineOptions.zone(settings)
         let instant: Int64

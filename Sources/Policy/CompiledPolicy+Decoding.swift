@@ -12,7 +12,9 @@ extension CompiledPolicy {
     /// Decodes a CompiledPolicy document (the body of `GET /device/policy`, or a local file).
     public static func decode(_ data: some Collection<UInt8>) throws(PolicyDecodingError) -> CompiledPolicy {
         do {
-            return try JSONDecoder().decode(CompiledPolicy.self, from: Data(data))
+            let bytes = Array(data)
+            let json = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+            return try JSONDecoder().decode(CompiledPolicy.self, from: Data(json))
         } catch let error as DecodingError {
             throw PolicyDecodingError(error)
         } catch {

@@ -135,3 +135,51 @@ extension String {
         String(map { $0 == target ? replacement : $0 })
     }
 }
+
+extension ConfigFileTests {
+    @Test(arguments: [
+        ("block_mode = explode", "x.conf:1: block_mode: \"explode\" is not nxdomain, null, refused or ip:V4[,V6]"),
+        ("block_mode = ip:notanip", "x.conf:1: block_mode: \"ip:notanip\" is not nxdomain, null, refused or ip:V4[,V6]"),
+        ("connect_ports = 443, abc", "x.conf:1: connect_ports: \"abc\" is not a valid port"),
+        ("allow_clients = 10.0.0.0/8, notacidr", "x.conf:1: allow_clients: \"notacidr\" is not a valid IP or CIDR"),
+        ("allow_clients = 10.0.0.0/33", "x.conf:1: allow_clients: \"10.0.0.0/33\" is not a valid IP or CIDR"),
+        ("upstream = ???", "x.conf:1: upstream: \"???\" is not an upstream (IP[:port], tcp://IP[:port] or tls://IP[:853]#servername)"),
+        ("upstream = tls://9.9.9.9", "x.conf:1: upstream: \"tls://9.9.9.9\" is not an upstream (IP[:port], tcp://IP[:port] or tls://IP[:853]#servername)"),
+        ("dns_listen = localhost:53", "x.conf:1: dns_listen: \"localhost:53\" is not a valid ADDR:PORT"),
+        ("dns_listen = 127.0.0.1", "x.conf:1: dns_listen: \"127.0.0.1\" is not a valid ADDR:PORT"),
+        ("local_forward = lan", "x.conf:1: local_forward: \"lan\" is not a valid ZONE=IP[:port]"),
+        ("api = not a url", "x.conf:1: api: \"not a url\" is not a valid URL"),
+    ])
+    func formattedValuesAreChecked(text: String, message: String) {
+        do {
+            _ = try ConfigFile.parse(text, path: "x.conf")
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func formattedValuesThatAreRight() throws {
+        let settings = try ConfigFile.parse("""
+            block_mode = ip:192.0.2.1,2001:db8::1
+            upstream = 9.9.9.9, 1.1.1.1:5353, tcp://[2001:db8::53]:53, tls://9.9.9.9#dns.quad9.net, tls://[::1]:8853#x.example
+            dns_listen = 127.0.0.1:5300, [::1]:5300
+            allow_clients = 10.0.0.0/8, ::1, 2001:db8::/32
+            local_forward = lan=192.168.1.1, home.arpa=192.168.1.1:5353
+            connect_ports = 443, 8443
+            """, path: "x.conf")
+        #expect(settings.list("upstream").compactMap(UpstreamSpec.init).map(\.description) == [
+            "9.9.9.9:53", "1.1.1.1:5353", "tcp://[2001:db8::53]:53", "tls://9.9.9.9:853#dns.quad9.net", "tls://[::1]:8853#x.example"])
+        #expect(BlockMode(settings.string("block_mode"))?.description == "ip:192.0.2.1,2001:db8::1")
+        #expect(settings.list("dns_listen").compactMap(ListenAddress.init).map(\.port) == [5300, 5300])
+        #expect(settings.list("local_forward").compactMap(LocalForward.init).map(\.zone.description) == ["lan", "home.arpa"])
+    }
+
+    @Test func aByteOrderMarkIsIgnored() throws {
+        let path = "/tmp/phosra-gate-bom-\(UInt32.random(in: 0...UInt32.max)).conf"
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("rate_limit = 5\n".utf8)
+        try SystemIOWrite.write(path, bytes)
+        defer { SystemIOWrite.remove(path) }
+        #expect(try ConfigFile.load(path).integer("rate_limit") == 5)
+    }
+}

@@ -1,3 +1,4 @@
+import Config
 import DNSWire
 import DomainMatch
 import Testing

@@ -117,3 +117,12 @@ import Testing
         }
     }
 }
+
+extension ListFileScannerTests {
+    @Test func aByteOrderMarkIsNotPartOfTheFirstEntry() {
+        var names: [String] = []
+        let stats = ListFile.parse([0xEF, 0xBB, 0xBF] + Array("first.example\nsecond.example\n".utf8)) { names.append($0.description) }
+        #expect(names == ["first.example", "second.example"])
+        #expect(stats.skipped == 0)
+    }
+}
