@@ -16,6 +16,10 @@ let package = Package(
         .target(name: "Zoneinfo"),
         // System calls through one wrapper (errno + call in the error) and small file helpers.
         .target(name: "SystemIO"),
+        // What Swift's Glibc import lacks: epoll (unpacked), eventfd, signalfd, recvmmsg/sendmmsg, splice, accept4.
+        .target(name: "CSystem"),
+        // epoll event loop, timers, sockets and byte buffers shared by the DNS and HTTP proxies.
+        .target(name: "EventLoop", dependencies: ["CSystem", "SystemIO"]),
         // CompiledPolicy model, categories, time rules, safe search and decide(). Pure.
         .target(name: "Policy", dependencies: ["DomainMatch", "Zoneinfo"]),
         // The configuration file format and the flags that mirror it → typed options.
@@ -33,6 +37,7 @@ let package = Package(
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CSystem", "SystemIO"]),
         .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),

@@ -1,0 +1,131 @@
+// Thin pass-throughs; see CSystem.h for each contract. No function allocates: batches
+// go through arrays on this stack, bounded by CS_BATCH_MAX.
+#define _GNU_SOURCE
+#include "CSystem.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/uio.h>
+
+int cs_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int cs_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = events;
+    event.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+int cs_epoll_wait(int epfd, cs_epoll_result *results, int max, int timeout_ms) {
+    struct epoll_event events[CS_BATCH_MAX];
+    if (max > CS_BATCH_MAX) max = CS_BATCH_MAX;
+    if (max < 1) max = 1;
+    int count = epoll_wait(epfd, events, max, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        results[i].data = events[i].data.u64;
+        results[i].events = events[i].events;
+    }
+    return count;
+}
+
+int cs_socket(int domain, int type) { return socket(domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); }
+
+int cs_accept4(int fd, struct sockaddr_storage *address, socklen_t *length) {
+    return accept4(fd, (struct sockaddr *)address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int cs_setsockopt_int(int fd, int level, int name, int value) {
+    return setsockopt(fd, level, name, &value, sizeof value);
+}
+
+int cs_getsockopt_int(int fd, int level, int name, int *value) {
+    socklen_t length = sizeof *value;
+    return getsockopt(fd, level, name, value, &length);
+}
+
+// Builds the kernel's mmsghdr/iovec view of the caller's slots.
+static unsigned prepare(cs_datagram *datagrams, unsigned count, struct mmsghdr *headers,
+                        struct iovec *vectors, int receiving) {
+    if (count > CS_BATCH_MAX) count = CS_BATCH_MAX;
+    memset(headers, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        vectors[i].iov_base = datagrams[i].bytes;
+        vectors[i].iov_len = receiving ? datagrams[i].capacity : datagrams[i].length;
+        headers[i].msg_hdr.msg_iov = &vectors[i];
+        headers[i].msg_hdr.msg_iovlen = 1;
+        if (receiving || datagrams[i].address_length > 0) {
+            headers[i].msg_hdr.msg_name = &datagrams[i].address;
+            headers[i].msg_hdr.msg_namelen =
+                receiving ? sizeof(struct sockaddr_storage) : datagrams[i].address_length;
+        }
+    }
+    return count;
+}
+
+int cs_recvmmsg(int fd, cs_datagram *datagrams, unsigned count) {
+    struct mmsghdr headers[CS_BATCH_MAX];
+    struct iovec vectors[CS_BATCH_MAX];
+    count = prepare(datagrams, count, headers, vectors, 1);
+    int received = recvmmsg(fd, headers, count, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < received; i++) {
+        datagrams[i].length = headers[i].msg_len;
+        datagrams[i].address_length = headers[i].msg_hdr.msg_namelen;
+        datagrams[i].flags = headers[i].msg_hdr.msg_flags;
+    }
+    return received;
+}
+
+int cs_sendmmsg(int fd, cs_datagram *datagrams, unsigned count) {
+    struct mmsghdr headers[CS_BATCH_MAX];
+    struct iovec vectors[CS_BATCH_MAX];
+    count = prepare(datagrams, count, headers, vectors, 0);
+    return sendmmsg(fd, headers, count, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+int cs_pipe2(int fds[2]) { return pipe2(fds, O_NONBLOCK | O_CLOEXEC); }
+
+int cs_pipe_size(int fd, int requested) {
+    if (requested > 0 && fcntl(fd, F_SETPIPE_SZ, requested) < 0) return -1;
+    return fcntl(fd, F_GETPIPE_SZ);
+}
+
+ssize_t cs_splice(int fd_in, int fd_out, size_t length, unsigned flags) {
+    return splice(fd_in, NULL, fd_out, NULL, length, flags);
+}
+
+int cs_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int cs_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return (int)write(fd, &one, sizeof one);
+}
+
+int cs_eventfd_drain(int fd) {
+    uint64_t counter;
+    return (int)read(fd, &counter, sizeof counter);
+}
+
+int cs_signalfd(const sigset_t *mask) { return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC); }
+
+int cs_signalfd_read(int fd, int *signals, int max) {
+    struct signalfd_siginfo records[32];
+    if (max > 32) max = 32;
+    if (max < 1) max = 1;
+    ssize_t bytes = read(fd, records, sizeof(struct signalfd_siginfo) * (size_t)max);
+    if (bytes < 0) return -1;
+    int count = (int)(bytes / (ssize_t)sizeof(struct signalfd_siginfo));
+    for (int i = 0; i < count; i++) signals[i] = (int)records[i].ssi_signo;
+    return count;
+}
+
+int cs_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = 0;
+    return pthread_setname_np(pthread_self(), truncated);
+}

@@ -1,0 +1,124 @@
+// CSystem: what Swift's Glibc import lacks or gets wrong, and nothing else.
+//
+// Swift's Glibc module does not include <sys/epoll.h>, <sys/eventfd.h> or
+// <sys/signalfd.h>, imports `struct epoll_event` with the wrong layout (it is
+// `__attribute__((packed))` on x86-64), and cannot call variadic `fcntl` with the
+// GNU-only F_SETPIPE_SZ. Every function here is a thin, allocation-free pass-through:
+// it returns what the system call returns (-1 with errno set on failure) and does not
+// retry EINTR; the Swift side does that through `systemCall`.
+#ifndef CSYSTEM_H
+#define CSYSTEM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/epoll.h>
+
+// MARK: - Constants the Swift import lacks or types awkwardly
+
+static const uint32_t CS_EPOLLIN = EPOLLIN;
+static const uint32_t CS_EPOLLOUT = EPOLLOUT;
+/// The peer shut down its write side (a FIN arrived); reported with EPOLLIN.
+static const uint32_t CS_EPOLLRDHUP = EPOLLRDHUP;
+static const uint32_t CS_EPOLLERR = EPOLLERR;
+static const uint32_t CS_EPOLLHUP = EPOLLHUP;
+/// Wake only one of several epoll sets waiting on the same descriptor (ADD only).
+static const uint32_t CS_EPOLLEXCLUSIVE = EPOLLEXCLUSIVE;
+static const int CS_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
+static const int CS_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
+static const int CS_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+static const int CS_SO_REUSEPORT = SO_REUSEPORT;
+static const int CS_SOCK_STREAM = SOCK_STREAM;
+static const int CS_SOCK_DGRAM = SOCK_DGRAM;
+static const int CS_SOCK_NONBLOCK_CLOEXEC = SOCK_NONBLOCK | SOCK_CLOEXEC;
+static const int CS_MSG_NOSIGNAL = MSG_NOSIGNAL;
+static const int CS_MSG_TRUNC = MSG_TRUNC;
+/// The most entries one cs_epoll_wait, cs_recvmmsg or cs_sendmmsg call handles; larger
+/// counts are clamped (the shim copies through arrays of this size on its stack).
+#define CS_BATCH_MAX 256
+
+// MARK: - epoll with plain fields
+
+/// One readiness report, unpacked: `data` is what was given to cs_epoll_ctl.
+typedef struct cs_epoll_result {
+    uint64_t data;
+    uint32_t events;
+} cs_epoll_result;
+
+/// epoll_create1(EPOLL_CLOEXEC).
+int cs_epoll_create(void);
+/// epoll_ctl(epfd, op, fd, {events, data.u64 = data}); `events` is ignored for DEL.
+int cs_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+/// epoll_wait into `results[0..<max]` (max clamped to CS_BATCH_MAX); returns the count.
+/// `timeout_ms` -1 waits forever, 0 polls.
+int cs_epoll_wait(int epfd, cs_epoll_result *results, int max, int timeout_ms);
+
+// MARK: - Sockets
+
+/// socket(domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0).
+int cs_socket(int domain, int type);
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC; `address` receives the peer and
+/// `*length` must hold sizeof(struct sockaddr_storage) on entry.
+int cs_accept4(int fd, struct sockaddr_storage *address, socklen_t *length);
+/// setsockopt for an `int` option.
+int cs_setsockopt_int(int fd, int level, int name, int value);
+/// getsockopt for an `int` option; the value is stored in `*value`.
+int cs_getsockopt_int(int fd, int level, int name, int *value);
+
+/// One datagram slot of a batch. The caller owns `bytes` (of `capacity` bytes) and
+/// keeps it alive across the call.
+/// cs_recvmmsg fills `length`, `address`, `address_length` and `flags` (MSG_TRUNC when the
+/// datagram was longer than `capacity`). cs_sendmmsg sends `length` bytes to `address`
+/// (or to the connected peer when `address_length` is 0).
+typedef struct cs_datagram {
+    void *bytes;
+    size_t capacity;
+    size_t length;
+    struct sockaddr_storage address;
+    socklen_t address_length;
+    int flags;
+} cs_datagram;
+
+/// recvmmsg into up to `count` slots (clamped to CS_BATCH_MAX) without waiting; returns
+/// how many were filled, or -1 (EAGAIN when nothing was queued).
+int cs_recvmmsg(int fd, cs_datagram *datagrams, unsigned count);
+/// sendmmsg of up to `count` slots (clamped to CS_BATCH_MAX) with MSG_NOSIGNAL; returns
+/// how many were sent (they go in order, so the rest start at the returned index).
+int cs_sendmmsg(int fd, cs_datagram *datagrams, unsigned count);
+
+// MARK: - Pipes and splice (the CONNECT tunnel relay)
+
+static const unsigned CS_SPLICE_F_MOVE = 1;
+static const unsigned CS_SPLICE_F_NONBLOCK = 2;
+static const unsigned CS_SPLICE_F_MORE = 4;
+/// pipe2(fds, O_NONBLOCK | O_CLOEXEC): fds[0] reads, fds[1] writes.
+int cs_pipe2(int fds[2]);
+/// The pipe's capacity in bytes: first set to `requested` (F_SETPIPE_SZ, page-rounded up)
+/// when that is positive, then read back (F_GETPIPE_SZ) — the default is not always 64 KiB
+/// (a user over pipe-user-pages-soft gets one page).
+int cs_pipe_size(int fd, int requested);
+/// splice(fd_in, NULL, fd_out, NULL, length, flags); one end must be a pipe.
+/// Returns the bytes moved, 0 at end of input, -1 with EAGAIN when either side would block.
+ssize_t cs_splice(int fd_in, int fd_out, size_t length, unsigned flags);
+
+// MARK: - Wake-ups and signals
+
+/// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC).
+int cs_eventfd(void);
+/// Adds 1 to the eventfd counter (wakes a waiting epoll); EAGAIN only at the counter's limit.
+int cs_eventfd_signal(int fd);
+/// Reads and resets the counter; -1 with EAGAIN when it was already zero.
+int cs_eventfd_drain(int fd);
+/// signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC). The signals must be blocked in every
+/// thread, or one that does not block them takes the default action instead.
+int cs_signalfd(const sigset_t *mask);
+/// Reads up to `max` pending signals (clamped to 32) from a signalfd into `signals`;
+/// returns how many, or -1 (EAGAIN when none is pending).
+int cs_signalfd_read(int fd, int *signals, int max);
+/// Names the calling thread (at most 15 bytes are kept), for ps, top and gdb. Returns 0
+/// or an error number (pthread style: errno is not set).
+int cs_set_thread_name(const char *name);
+
+#endif

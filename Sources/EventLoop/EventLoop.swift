@@ -1,0 +1,140 @@
+import CSystem
+import Glibc
+import Synchronization
+import SystemIO
+
+/// One thread's event loop on epoll: readiness of registered descriptors
+/// (`EventLoop+Registrations.swift`), timers (`EventLoop+Timers.swift`) and tasks sent from
+/// other threads (`EventLoop+Tasks.swift`); this file runs them. `run()` blocks its thread until `stop()`; the only place the
+/// loop ever blocks is epoll_wait.
+///
+/// Threading contract: `execute`, `runSync`, `stop`, `inEventLoop` and `clock` may be used
+/// from any thread. Everything else — register, setInterest, deregister, scheduleTimer,
+/// cancelTimer — is confined to the loop's thread while `run()` is running (from inside
+/// handlers, timers and tasks), or to whoever owns the loop while it is not running (set-up
+/// before `run()`, tear-down after). Debug builds assert this on every such call; that
+/// confinement is why the class can be `@unchecked Sendable`.
+public final class EventLoop: @unchecked Sendable {
+    public let clock: any Clock
+
+    let epoll: Int32
+    /// The thread inside `run()` (pthread_self), or 0 when the loop is not running.
+    private let owner = Atomic<UInt>(0)
+    private let stopping = Atomic<Bool>(false)
+    let tasks: Mutex<TaskQueue>
+    let waker: Waker
+
+    // Loop-confined state (see the type's contract).
+    var registrations: [Registration?] = []
+    var generation: UInt32 = 0
+    private let events: UnsafeMutablePointer<cs_epoll_result>
+    private let eventCapacity: Int32
+    var timers = TimerHeap<TimerAction>()
+    var runningTasks: [LoopTask] = []
+
+    struct Registration {
+        let handler: any Selectable
+        let generation: UInt32
+        var interest: Interest
+    }
+
+    /// - Parameters:
+    ///   - clock: where timers get the time (a `ManualClock` in tests).
+    ///   - eventCapacity: readiness reports taken per epoll_wait (at most 256).
+    public init(clock: any Clock = MonotonicClock(), eventCapacity: Int = 256) throws(SystemError) {
+        self.clock = clock
+        epoll = try systemCall("epoll_create1") { cs_epoll_create() }
+        do {
+            waker = try Waker()
+        } catch {
+            _ = Glibc.close(epoll)
+            throw error
+        }
+        tasks = Mutex(TaskQueue())
+        self.eventCapacity = Int32(min(max(eventCapacity, 1), Int(CS_BATCH_MAX)))
+        events = .allocate(capacity: Int(self.eventCapacity))
+        try register(waker.descriptor, interest: .read, handler: waker)
+    }
+
+    deinit {
+        events.deallocate()
+        _ = Glibc.close(epoll)
+    }
+
+    /// True on the thread currently inside `run()`.
+    public var inEventLoop: Bool { owner.load(ordering: .acquiring) == pthread_self() }
+
+    /// Traps in debug builds when loop-confined state is touched from the wrong thread.
+    @inline(__always)
+    public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(owner.load(ordering: .acquiring) == 0 || inEventLoop, "EventLoop used off its thread", file: file, line: line)
+    }
+
+    // MARK: Running
+
+    /// Runs the loop on the calling thread until `stop()`; a loop runs once. On return the
+    /// tasks queued before the stop have run, and every handler and pending timer has been
+    /// released (so sockets still registered are closed by their owners' deinit).
+    public func run() {
+        let claimed = owner.compareExchange(expected: 0, desired: pthread_self(), ordering: .acquiringAndReleasing)
+        precondition(claimed.exchanged, "EventLoop.run: already running on another thread")
+        while !stopping.load(ordering: .acquiring) {
+            let timeout = pollTimeout(now: clock.now())
+            // Not through systemCall: after EINTR the timeout must be recomputed, not reused.
+            let count = cs_epoll_wait(epoll, events, eventCapacity, timeout)
+            if count < 0 {
+                let code = errno
+                // Only EBADF/EFAULT/EINVAL remain: a broken loop, nothing to recover.
+                guard code == EINTR else { fatalError("EventLoop: \(SystemError("epoll_wait", errno: code))") }
+                continue
+            }
+            dispatch(Int(count))
+            fireDueTimers()
+            runTasks()
+        }
+        closeTaskQueue()
+        // Swapped out, so handlers and timer closures are released after the stores: their
+        // deinit may call back into the loop (deregister, cancelTimer) and must find it whole.
+        var released: [Registration?] = []
+        var releasedTimers = TimerHeap<TimerAction>()
+        swap(&released, &registrations)
+        swap(&releasedTimers, &timers)
+        withExtendedLifetime((released, releasedTimers)) {}
+        owner.store(0, ordering: .releasing)
+    }
+
+    /// Asks the loop to return from `run()` after its current iteration. Any thread; a
+    /// loop stopped before it runs returns from `run()` at once.
+    public func stop() {
+        stopping.store(true, ordering: .releasing)
+        waker.wake()
+    }
+
+    private func dispatch(_ count: Int) {
+        for index in 0..<count {
+            let report = events[index]
+            let descriptor = Int(truncatingIfNeeded: report.data & 0xFFFF_FFFF)
+            let generation = UInt32(truncatingIfNeeded: report.data >> 32)
+            if report.events & (CS_EPOLLIN | CS_EPOLLRDHUP) != 0,
+                let handler = current(descriptor, generation, wanting: .read)
+            {
+                handler.readable()
+            }
+            if report.events & CS_EPOLLOUT != 0, let handler = current(descriptor, generation, wanting: .write) {
+                handler.writable()
+            }
+            if report.events & (CS_EPOLLERR | CS_EPOLLHUP) != 0, let handler = current(descriptor, generation, wanting: .none) {
+                handler.hangup()
+            }
+        }
+    }
+
+    /// The handler if the registration that produced an event is still the current one.
+    @inline(__always)
+    private func current(_ descriptor: Int, _ generation: UInt32, wanting interest: Interest) -> (any Selectable)? {
+        guard descriptor < registrations.count, let registration = registrations[descriptor],
+            registration.generation == generation, registration.interest.isSuperset(of: interest)
+        else { return nil }
+        return registration.handler
+    }
+}
