@@ -27,11 +27,11 @@ let package = Package(
         // DNS message parse/serialize (RFC 1035, 6891, 8914, 9460). Pure.
         .target(name: "DNSWire"),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
-        .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config"]),
+        .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config", "EventLoop", "SystemIO"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // Composition root: options → engine → commands.
-        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO"]),
+        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop"]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch"]),

@@ -1,3 +1,4 @@
+import Config
 import DomainMatch
 import Policy
 
@@ -8,15 +9,28 @@ public struct ProxySnapshot: Sendable {
     public let answers: AnswerBuilder
     public let localZones: LocalZones
     public let allowClients: AccessList
+    public let rateLimiter: RateLimiter
+    /// TTL clamps for cached answers, in seconds (`cache_min_ttl`, `cache_max_ttl`).
+    public let minTTL: UInt32, maxTTL: UInt32
+    /// Where questions go: `upstream`, and `local_forward`'s servers per zone.
+    public let upstreams: [UpstreamSpec]
+    public let localServers: [DomainName: UpstreamSpec]
     /// The profile hits are recorded under (one profile today; SPEC §6 later).
     public let profileName: String
 
     public init(engine: DecisionEngine<LabelTrie>, answers: AnswerBuilder, localZones: LocalZones = LocalZones(),
-                allowClients: AccessList = .defaultClients(), profileName: String = "default") {
+                allowClients: AccessList = .defaultClients(), rateLimiter: RateLimiter = RateLimiter(rate: 0),
+                minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400, upstreams: [UpstreamSpec] = [],
+                localServers: [DomainName: UpstreamSpec] = [:], profileName: String = "default") {
         self.engine = engine
         self.answers = answers
         self.localZones = localZones
         self.allowClients = allowClients
+        self.rateLimiter = rateLimiter
+        self.minTTL = minTTL
+        self.maxTTL = maxTTL
+        self.upstreams = upstreams
+        self.localServers = localServers
         self.profileName = profileName
     }
 }

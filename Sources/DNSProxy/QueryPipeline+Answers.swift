@@ -25,7 +25,8 @@ extension QueryPipeline {
     /// may be, then answered. Without a usable reply: the stale copy, else SERVFAIL.
     public func complete(_ pending: PendingQuery, reply: [UInt8]?, now: Now) -> Step {
         let snapshot = self.snapshot
-        guard let reply, let entry = CacheEntry.make(from: reply, now: now.monotonicMilliseconds, minTTL: minTTL, maxTTL: maxTTL)
+        guard let reply, let entry = CacheEntry.make(from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL,
+                                                     maxTTL: snapshot.maxTTL)
         else {
             if let stale = pending.stale { return answer(stale, pending, snapshot, age: 0, stale: true, now) }
             let error = ExtendedDNSError(code: .noReachableAuthority, text: "no upstream answered")
@@ -46,7 +47,7 @@ extension QueryPipeline {
     func answer(_ entry: CacheEntry, _ pending: PendingQuery, _ snapshot: ProxySnapshot, age: UInt32, stale: Bool,
                 _ now: Now) -> Step {
         let query = pending.query, rules = pending.rules
-        let ttlCap = cap(maxTTL, rules, snapshot, now)
+        let ttlCap = cap(snapshot.maxTTL, rules, snapshot, now)
         switch pending.purpose {
         case .rewrite(let target):
             return .reply(RewriteAnswer.compose(query, target: target, from: entry, age: age, cap: ttlCap,

@@ -19,20 +19,13 @@ public final class QueryPipeline: Sendable {
     }
 
     public let cache: ResponseCache
-    public let rateLimiter: RateLimiter
     public let hits: any HitRecorder
-    /// TTL clamps in seconds (`cache_min_ttl`, `cache_max_ttl`).
-    public let minTTL: UInt32, maxTTL: UInt32
     private let current: Mutex<ProxySnapshot>
 
-    public init(snapshot: ProxySnapshot, cache: ResponseCache, rateLimiter: RateLimiter, hits: any HitRecorder,
-                minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400) {
+    public init(snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder) {
         current = Mutex(snapshot)
         self.cache = cache
-        self.rateLimiter = rateLimiter
         self.hits = hits
-        self.minTTL = minTTL
-        self.maxTTL = maxTTL
     }
 
     public var snapshot: ProxySnapshot { current.withLock { $0 } }
@@ -49,7 +42,7 @@ public final class QueryPipeline: Sendable {
         guard snapshot.allowClients.contains(client) else {
             return .reply(answers.refused(query, error: ExtendedDNSError(code: .prohibited, text: "client not allowed")))
         }
-        guard rateLimiter.allow(client, now: now.monotonicMilliseconds) else {
+        guard snapshot.rateLimiter.allow(client, now: now.monotonicMilliseconds) else {
             return .reply(answers.refused(query, error: ExtendedDNSError(code: .other, text: "rate limit")))
         }
         if let edns = query.edns, edns.version > 0 {

@@ -112,22 +112,27 @@ extension EventLoop {
 /// A one-shot wake-up one thread waits on with a timeout and another rings: an eventfd
 /// waited on with poll(2), because Swift's Glibc import has no timed semaphore or condition
 /// wait on the monotonic clock. For `runSync` and other set-up waits, not the hot path.
-final class Doorbell: Sendable {
+public final class Doorbell: Sendable {
     private let descriptor: Int32
 
-    init() throws(SystemError) {
+    public init() throws(SystemError) {
         descriptor = try systemCall("eventfd") { cs_eventfd() }
     }
 
     deinit { _ = Glibc.close(descriptor) }
 
     /// Any thread; ringing more than once is the same as once.
-    func ring() {
+    public func ring() {
         _ = try? nonBlockingCall("write(eventfd)") { cs_eventfd_signal(descriptor) }
     }
 
+    /// Resets a rung doorbell, so it can be waited on again.
+    public func drain() {
+        _ = try? nonBlockingCall("read(eventfd)") { cs_eventfd_drain(descriptor) }
+    }
+
     /// Waits until rung (true) or until `timeout` has passed on `clock` (false).
-    func wait(timeout: Nanoseconds?, clock: some Clock) throws(SystemError) -> Bool {
+    public func wait(timeout: Nanoseconds?, clock: some Clock) throws(SystemError) -> Bool {
         let deadline = timeout.map { clock.now() &+ $0 }
         while true {
             var waitMilliseconds: Int32 = -1

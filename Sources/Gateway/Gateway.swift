@@ -1,3 +1,4 @@
+import EventLoop
 import Glibc
 
 /// The composition root: picks the command and wires options to the modules.
@@ -8,6 +9,7 @@ public enum Gateway {
         usage: phosra-gate COMMAND [options]
 
         commands:
+          run         the gateway: DNS proxy on the embedded policy (see: phosra-gate run --help)
           check       explain what the gateway decides for names (see: phosra-gate check --help)
           blocklists  list | compile: the category lists and their compiled file
           bench       matcher: the matcher's speed and memory (SPEC §10)
@@ -29,6 +31,18 @@ public enum Gateway {
                 return 0
             }
             return CheckCommand.run(rest, console: console)
+        case "run":
+            if rest.contains("--help") {
+                console.out(RunCommand.usage)
+                return 0
+            }
+            // Before any thread exists: signals then reach only the loop's signalfd.
+            do { try Signals.block() } catch {
+                console.err("phosra-gate run: \(error)")
+                return 1
+            }
+            Signals.ignoreBrokenPipe()
+            return RunCommand.run(rest, console: console) { TemporaryUpstream(loop: $0) }
         case "blocklists":
             return BlocklistsCommand.run(rest, console: console)
         case "bench":

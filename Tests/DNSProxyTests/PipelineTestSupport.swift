@@ -31,9 +31,10 @@ struct PipelineFixture {
         let engine = DecisionEngine(system: SystemRules(options), categories: CategorySet(matcher: trie, present: Set(lists.keys)),
                                     zone: .utc, profiles: ProfileTable(single: rules))
         let zones = LocalZones(forwarded: Set(localForward.map { try! QueryName.parse($0) }))
-        let snapshot = ProxySnapshot(engine: engine, answers: AnswerBuilder(mode: mode, blockTTL: blockTTL), localZones: zones)
+        let snapshot = ProxySnapshot(engine: engine, answers: AnswerBuilder(mode: mode, blockTTL: blockTTL), localZones: zones,
+                                     rateLimiter: RateLimiter(rate: rate))
         pipeline = QueryPipeline(snapshot: snapshot, cache: ResponseCache(capacity: cacheSize, serveStaleMax: 86_400_000),
-                                 rateLimiter: RateLimiter(rate: rate), hits: hits)
+                                 hits: hits)
     }
 
     static func query(_ name: String, _ type: DNSType = .a, id: UInt16 = 0x1234, edns: Bool = true) -> [UInt8] {

@@ -1,0 +1,84 @@
+import Config
+import DNSWire
+import DomainMatch
+import EventLoop
+import Glibc
+import Synchronization
+
+/// Forwards one question to upstream resolvers and calls back on the loop thread, once,
+/// with the reply or nil when every upstream failed (SPEC §4.6). `DNSUpstream`'s client
+/// is the real one; tests may give their own.
+public protocol UpstreamResolving: AnyObject {
+    func resolve(_ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool, upstreams: [UpstreamSpec]?,
+                 completion: @escaping ([UInt8]?) -> Void)
+}
+
+/// Carries out a pipeline step on one loop: a reply goes to `send`; a resolution goes to
+/// the upstream, with the serve-stale timer of RFC 8767 (1.8 s) when a stale copy exists.
+/// Loop-confined; one per loop, shared by that loop's UDP and TCP servers.
+public final class QueryDriver {
+    public let loop: EventLoop
+    public let pipeline: QueryPipeline
+    public let upstream: any UpstreamResolving
+    /// Queries waiting for an upstream on this loop (for draining on SIGTERM).
+    public let inFlight: Atomic<Int>
+    static let staleAfter: Nanoseconds = 1_800_000_000
+
+    public init(loop: EventLoop, pipeline: QueryPipeline, upstream: any UpstreamResolving) {
+        self.loop = loop
+        self.pipeline = pipeline
+        self.upstream = upstream
+        inFlight = Atomic(0)
+    }
+
+    /// The clocks of this instant.
+    public func now() -> Now {
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        return Now(monotonicMilliseconds: Int64(loop.clock.now() / 1_000_000), unixSeconds: Int64(wall.tv_sec))
+    }
+
+    /// Handles a query packet end to end; `send` gets the answer (at most once).
+    public func handle(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, send: @escaping ([UInt8]) -> Void) {
+        carryOut(pipeline.receive(packet, from: client, overUDP: overUDP, now: now()), send: send)
+    }
+
+    private func carryOut(_ step: QueryPipeline.Step, send: @escaping ([UInt8]) -> Void) {
+        switch step {
+        case .drop: return
+        case .reply(let bytes): send(bytes)
+        case .resolve(let pending): resolve(pending, send: send)
+        }
+    }
+
+    private func resolve(_ pending: PendingQuery, send: @escaping ([UInt8]) -> Void) {
+        let answered = Answered()
+        inFlight.add(1, ordering: .relaxed)
+        var staleTimer: TimerHandle?
+        if pending.stale != nil {
+            staleTimer = loop.scheduleTimer(after: Self.staleAfter) { [weak self] in
+                guard let self, !answered.done, let step = self.pipeline.staleAnswer(pending, now: self.now()) else { return }
+                answered.done = true
+                self.carryOut(step, send: send)
+            }
+        }
+        let snapshot = pipeline.snapshot
+        let servers = pending.localZone.flatMap { snapshot.localServers[$0] }.map { [$0] } ?? snapshot.upstreams
+        upstream.resolve(pending.upstreamQuestion, dnssecOK: pending.key.dnssecOK,
+                         checkingDisabled: pending.key.checkingDisabled, upstreams: servers) { [weak self] reply in
+            guard let self else { return }
+            self.inFlight.subtract(1, ordering: .relaxed)
+            if let staleTimer { _ = self.loop.cancelTimer(staleTimer) }
+            // Stored in the cache even when the stale copy already went out.
+            let step = self.pipeline.complete(pending, reply: reply, now: self.now())
+            guard !answered.done else { return }
+            answered.done = true
+            self.carryOut(step, send: send)
+        }
+    }
+
+    /// Whether a query was answered (by the upstream or from the stale copy).
+    private final class Answered {
+        var done = false
+    }
+}

@@ -1,0 +1,194 @@
+import Config
+import DNSProxy
+import DomainMatch
+import EventLoop
+import Glibc
+import Policy
+import Synchronization
+import SystemIO
+
+/// The running gateway: loop threads with their DNS servers, the policy watcher and the
+/// signals. Built by `RunCommand`; `wait()` returns when it has shut down.
+final class Daemon: @unchecked Sendable {
+    // Sendable: the mutable state is loop-confined to loop 0 (signals, watcher, draining)
+    // or written once before the loops see it.
+    let group: EventLoopGroup
+    let pipeline: QueryPipeline
+    let log: Logger
+    private var builder: SnapshotBuilder
+    private var perLoop: [LoopServers] = []
+    /// What the control (main) thread is asked to do; rung through `doorbell`.
+    private enum Request { case reload, stop }
+    private let requests = Mutex<[Request]>([])
+    private let doorbell: Doorbell
+    private var watcher: PolicyWatcher?
+    private var signals: SignalSource?
+    private var draining = false
+
+    typealias UpstreamFactory = (EventLoop) -> any UpstreamResolving
+
+    init(options: RunOptions, builder: SnapshotBuilder, policy: CompiledPolicy, policyPath: String?, log: Logger,
+         hits: any HitRecorder) throws(GatewayError) {
+        self.log = log
+        self.builder = builder
+        pipeline = QueryPipeline(snapshot: builder.make(policy: policy),
+                                 cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
+                                 hits: hits)
+        do {
+            group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns")
+            doorbell = try Doorbell()
+        } catch {
+            throw .usage("cannot start the event loops: \(error)")
+        }
+        watcher = policyPath.map(PolicyWatcher.init)
+    }
+
+    /// Binds every listener on every loop; logs one line per listener when all are up.
+    func start(options: RunOptions, upstream: @escaping UpstreamFactory) throws(GatewayError) {
+        for loop in group.loops {
+            let pipeline = self.pipeline, log = self.log
+            let idle = Nanoseconds(max(options.tcpIdle, 1)) * 1_000_000
+            let addresses = options.dnsListen.map { SocketAddress(listen: $0) }
+            nonisolated(unsafe) let factory = upstream
+            do {
+                let servers = try loop.runSync { () throws -> LoopServers in
+                    let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: factory(loop))
+                    return try LoopServers(driver: driver, addresses: addresses, idle: idle, log: log)
+                }
+                perLoop.append(servers)
+            } catch {
+                throw .usage("cannot listen: \(error)")
+            }
+        }
+        for address in options.dnsListen { log.info("listening", [("service", "dns"), ("udp", "\(address)"), ("tcp", "\(address)")]) }
+        let first = group.loops[0]
+        do {
+            try first.runSync { () throws -> Void in
+                self.signals = try SignalSource(loop: first, signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1]) { [unowned self] signal in
+                    self.signal(signal)
+                }
+                self.scheduleWatch(on: first)
+            }
+        } catch {
+            throw .usage("cannot watch signals: \(error)")
+        }
+    }
+
+    private func scheduleWatch(on loop: EventLoop) {
+        guard watcher != nil else { return }
+        loop.scheduleTimer(after: 500_000_000) { [weak self] in
+            guard let self, !self.draining else { return }
+            self.checkPolicy()
+            self.scheduleWatch(on: loop)
+        }
+    }
+
+    private func checkPolicy() {
+        switch watcher?.poll() {
+        case .loaded(let policy)?:
+            pipeline.replace(builder.make(policy: policy))
+            log.info("policy_loaded", [("path", watcher?.path ?? ""), ("version", "\(policy.version)"),
+                                       ("policy_id", policy.policyID)])
+        case .rejected(let why)?:
+            log.warn("policy_rejected", [("error", why)])
+        case nil:
+            break
+        }
+    }
+
+    private func signal(_ number: Int32) {
+        switch number {
+        case SIGTERM, SIGINT: drain()
+        case SIGHUP: ask(.reload)
+        case SIGUSR1: log.info("sync_requested", [("note", "no Phosra API sync configured yet")])
+        default: break
+        }
+    }
+
+    /// Set by `RunCommand`: re-reads configuration and lists (SIGHUP). Runs on the control
+    /// thread, so rebuilding a million-name list never stalls a loop.
+    var reloadRequested: (() -> Void)?
+
+    private func ask(_ request: Request) {
+        requests.withLock { $0.append(request) }
+        doorbell.ring()
+    }
+
+    /// Replaces the builder (new configuration or lists) and the snapshot made from it.
+    func reload(builder: SnapshotBuilder, policy: CompiledPolicy) {
+        self.builder = builder
+        pipeline.replace(builder.make(policy: policy))
+    }
+
+    /// SIGTERM: stop taking queries, let those in flight finish for up to 5 s, then stop.
+    private func drain() {
+        guard !draining else { return }
+        draining = true
+        log.info("draining", [])
+        for servers in perLoop { _ = servers.driver.loop.execute { servers.stopListening() } }
+        let deadline = group.loops[0].clock.now() + 5_000_000_000
+        waitForQuiet(deadline: deadline)
+    }
+
+    private func waitForQuiet(deadline: Nanoseconds) {
+        let loop = group.loops[0]
+        let busy = perLoop.reduce(0) { $0 + $1.driver.inFlight.load(ordering: .relaxed) }
+        if busy == 0 || loop.clock.now() >= deadline {
+            ask(.stop)
+            return
+        }
+        loop.scheduleTimer(after: 50_000_000) { [weak self] in self?.waitForQuiet(deadline: deadline) }
+    }
+
+    /// The control thread (main): carries out reloads until the daemon has drained, then
+    /// stops the loops.
+    func wait() {
+        while true {
+            _ = try? doorbell.wait(timeout: nil, clock: MonotonicClock())
+            doorbell.drain()
+            let pending = requests.withLock { requests in
+                defer { requests.removeAll() }
+                return requests
+            }
+            for request in pending {
+                switch request {
+                case .reload: reloadRequested?()
+                case .stop:
+                    group.shutdownGracefully()
+                    log.info("stopped", [])
+                    return
+                }
+            }
+        }
+    }
+}
+
+/// One loop's driver and servers, created and used on that loop's thread.
+final class LoopServers: @unchecked Sendable {
+    // Sendable: built inside `runSync` on the loop and afterwards only touched there.
+    let driver: QueryDriver
+    private var udp: [UDPServer] = []
+    private var tcp: [TCPServer] = []
+
+    init(driver: QueryDriver, addresses: [SocketAddress], idle: Nanoseconds, log: Logger) throws(SystemError) {
+        self.driver = driver
+        for address in addresses {
+            udp.append(try UDPServer(address: address, driver: driver, log: log))
+            tcp.append(try TCPServer(address: address, driver: driver, idleTimeout: idle, log: log))
+        }
+    }
+
+    func stopListening() {
+        for server in udp { server.stopReading() }
+        for server in tcp { server.close() }
+    }
+}
+
+extension SocketAddress {
+    init(listen: ListenAddress) {
+        switch listen.address {
+        case .v4(let bits): self.init(ipv4: bits, port: listen.port)
+        case .v6(let high, let low): self.init(ipv6: high, low, port: listen.port)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Blocklists
+import Config
+import DNSProxy
+import DomainMatch
+import Policy
+import Zoneinfo
+
+/// Builds the proxy's snapshot from its parts. The category lists are built once and
+/// shared; a new policy only rebuilds the parent's small lists (SPEC §10: a policy change
+/// never rebuilds the category trie).
+struct SnapshotBuilder {
+    let options: RunOptions
+    let decisions: DecisionOptions
+    let zone: ZoneRules
+    let lists: CategoryLists
+
+    func make(policy: CompiledPolicy) -> ProxySnapshot {
+        let rules = PolicyRules(policy)
+        let engine = DecisionEngine(system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
+                                    profiles: ProfileTable(single: rules))
+        var servers: [DomainName: UpstreamSpec] = [:]
+        for forward in options.localForward { servers[forward.zone] = forward.server }
+        return ProxySnapshot(engine: engine, answers: AnswerBuilder(mode: options.blockMode, blockTTL: options.blockTTL),
+                             localZones: LocalZones(forwarded: Set(servers.keys)), allowClients: options.allowClients,
+                             rateLimiter: RateLimiter(rate: options.rateLimit), minTTL: options.cacheMinTTL,
+                             maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers)
+    }
+}

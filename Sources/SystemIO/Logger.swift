@@ -1,0 +1,65 @@
+import Glibc
+
+/// One line per event on stderr (journald), as `key=value` pairs or one JSON object
+/// (`log_format`). A line is one `write`, so lines from several threads never mix.
+/// Never give it a device key or a parent token.
+public struct Logger: Sendable {
+    public enum Format: String, Sendable { case keyvalue, json }
+
+    public let format: Format
+
+    public init(format: Format = .keyvalue) { self.format = format }
+
+    /// `level` (`info`, `warn`, `error`), an event name, and fields in order.
+    public func log(_ level: String, _ event: String, _ fields: [(String, String)] = []) {
+        var line: String
+        switch format {
+        case .keyvalue:
+            line = "level=\(level) event=\(event)"
+            for (key, value) in fields { line += " \(key)=\(Logger.quoted(value))" }
+        case .json:
+            line = "{\"level\":\(Logger.json(level)),\"event\":\(Logger.json(event))"
+            for (key, value) in fields { line += ",\(Logger.json(key)):\(Logger.json(value))" }
+            line += "}"
+        }
+        line += "\n"
+        var bytes = Array(line.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    public func info(_ event: String, _ fields: [(String, String)] = []) { log("info", event, fields) }
+    public func warn(_ event: String, _ fields: [(String, String)] = []) { log("warn", event, fields) }
+    public func error(_ event: String, _ fields: [(String, String)] = []) { log("error", event, fields) }
+
+    /// Bare when it is one word of safe characters, else in double quotes with escapes.
+    static func quoted(_ value: String) -> String {
+        let safe = !value.isEmpty && value.unicodeScalars.allSatisfy {
+            $0.isASCII && $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\"
+        }
+        return safe ? value : json(value)
+    }
+
+    static func json(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
