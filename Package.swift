@@ -33,6 +33,8 @@ let package = Package(
         // Composition root: options → engine → commands.
         .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop"]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
+        // Helpers for tests only: scratch directories, free ports, child processes, dig.
+        .target(name: "TestSupport"),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo"]),
@@ -42,7 +44,7 @@ let package = Package(
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
-        .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo"]),
+        .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

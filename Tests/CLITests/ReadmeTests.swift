@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Config
+import TestSupport
 
 /// What the README promises is what ships: its commands run, its key table is complete,
 /// its example configuration parses.
@@ -24,17 +25,24 @@ import Testing
         #expect(ci.contains("'scripts/install-deps --test && swift test'"))
     }
 
+    /// The main command as written, from the checkout, with only a free port, a scratch
+    /// state directory and a dead upstream added (so nothing leaves loopback); then the
+    /// README's `dig` lines for blocked and rewritten names.
     @Test func theMainCommandRunsAsWritten() throws {
-        guard let main = Self.setupCommands.first, let range = main.range(of: ".build/release/phosra-gate ") else {
+        guard let main = Self.setupCommands.first, let range = main.range(of: ".build/release/phosra-gate run ") else {
             Issue.record("no main command")
             return
         }
         let arguments = main[range.upperBound...].split(separator: " ").map(String.init)
-        let result = try GateProcess.run(arguments, cwd: GateProcess.checkout)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.lines.count == arguments.filter { !$0.hasPrefix("--") && !$0.contains("/") && !$0.contains(":") && $0 != "check" && $0 != "UTC" }.count)
-        #expect(result.stdout.contains("www.reddit.com: block blocked_domain:reddit.com"))
-        #expect(result.stdout.contains("pornhub.com: block category:adult"))
+        let scratch = try ScratchDirectory()
+        let gate = try GateRun(arguments + ["--upstream", "127.0.0.1:9"], scratch: scratch, cwd: GateProcess.checkout)
+        defer { gate.daemon.stop() }
+        #expect(try gate.dig("www.reddit.com").extendedErrors == ["15 (Blocked): (blocked_domain:reddit.com)"])
+        #expect(try gate.dig("pornhub.com").extendedErrors == ["15 (Blocked): (category:adult)"])
+        #expect(Self.readme.contains("dig @127.0.0.1 -p 5300 www.reddit.com"))
+        gate.daemon.signal(SIGTERM)
+        #expect(gate.daemon.waitForExit() == 0)
+        #expect(gate.log.contains("event=stopped"))
     }
 
     @Test func everyConfigKeyIsDocumented() {

@@ -1,0 +1,48 @@
+import Foundation
+
+/// The real `phosra-gate run`, started on a free loopback port with its own state
+/// directory, ready when it has logged its listeners.
+public final class GateRun: @unchecked Sendable {
+    public let daemon: ChildDaemon
+    public let port: UInt16
+    public let stateDirectory: String
+
+    /// The binary SwiftPM built beside the test bundle.
+    public static let binary: String = {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return exe.deletingLastPathComponent().appendingPathComponent("phosra-gate").path
+    }()
+
+    /// The checkout (three levels above this file).
+    public static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Starts `run` with `arguments` plus `--dns-listen 127.0.0.1:PORT` and `--state-dir`
+    /// unless they are given; waits for readiness (`waitReady`).
+    public init(_ arguments: [String], scratch: ScratchDirectory, port: UInt16? = nil, waitReady: Bool = true,
+                cwd: URL? = nil) throws {
+        self.port = port ?? FreePort.tcpAndUDP()
+        stateDirectory = scratch.path("state-\(self.port)")
+        var words = arguments
+        if !words.contains("--dns-listen") { words += ["--dns-listen", "127.0.0.1:\(self.port)"] }
+        if !words.contains("--state-dir") { words += ["--state-dir", stateDirectory] }
+        if !words.contains("--timezone") { words += ["--timezone", "UTC"] }
+        daemon = try ChildDaemon(GateRun.binary, ["run"] + words, cwd: cwd)
+        if waitReady, !daemon.waitFor("event=listening", timeout: 20) {
+            let log = daemon.stderr
+            daemon.stop()
+            throw GateRunError(message: "phosra-gate run did not become ready:\n\(log)")
+        }
+    }
+
+    public func dig(_ name: String, _ type: String = "A", _ options: [String] = []) throws -> DigAnswer {
+        try Dig.query(name, type, port: port, options: options)
+    }
+
+    public var log: String { daemon.stderr }
+}
+
+public struct GateRunError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
