@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
+        .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

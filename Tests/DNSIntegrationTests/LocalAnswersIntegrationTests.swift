@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The real daemon answering what it answers itself: blocks, local zones, refusals. The
+/// upstream is a closed port, so any forwarding would show as SERVFAIL.
+@Suite(.serialized) struct LocalAnswersIntegrationTests {
+    let scratch: ScratchDirectory
+    let lists: String
+
+    init() throws {
+        scratch = try ScratchDirectory()
+        try scratch.write("lists/adult/list.txt", "adult.example\n")
+        try scratch.write("lists/proxy/list.txt", "vpn.example\n")
+        lists = scratch.path("lists")
+    }
+
+    private func start(_ policy: String, _ extra: [String] = []) throws -> GateRun {
+        let path = try scratch.write("policy-\(UUID().uuidString).json", policy)
+        return try GateRun(["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9"] + extra, scratch: scratch)
+    }
+
+    @Test func aBlockForEachReasonWithItsEDEText() throws {
+        let gate = try start(Policies.json(level: "strict", blocked: ["parent.example"]))
+        for (name, text) in [("www.parent.example", "blocked_domain:parent.example"), ("x.adult.example", "category:adult"),
+                             ("dns.google", "circumvention:dns.google"), ("vpn.example", "circumvention:vpn.example")] {
+            let answer = try gate.dig(name)
+            #expect(answer.status == "NXDOMAIN", "\(name)")
+            #expect(answer.extendedErrors == ["15 (Blocked): (\(text))"], "\(name)")
+            #expect(answer.authority.first?.contains("SOA") == true)
+        }
+        let downtime = try start(Policies.json(screenTime: Policies.downtimeAroundNow()))
+        #expect(try downtime.dig("example.org").extendedErrors == ["15 (Blocked): (downtime)"])
+        let schedule = try start(Policies.json(screenTime: #""schedule": {"weekday": {"start": "00:00", "end": "00:01"}, "weekend": {"start": "00:00", "end": "00:01"}}"#))
+        let minute = Int(Date().timeIntervalSince1970) / 60 % 1440
+        if minute != 0 { #expect(try schedule.dig("example.org").extendedErrors == ["15 (Blocked): (schedule)"]) }
+    }
+
+    @Test func eachBlockMode() throws {
+        let policy = Policies.json(blocked: ["blocked.example"])
+        let cases: [(String, String, String, [String])] = [
+            ("nxdomain", "A", "NXDOMAIN", []), ("null", "A", "NOERROR", ["0.0.0.0"]), ("null", "AAAA", "NOERROR", ["::"]),
+            ("null", "MX", "NOERROR", []), ("refused", "A", "REFUSED", []),
+            ("ip:192.0.2.7,2001:db8::7", "A", "NOERROR", ["192.0.2.7"]), ("ip:192.0.2.7,2001:db8::7", "AAAA", "NOERROR", ["2001:db8::7"]),
+        ]
+        for (mode, type, status, data) in cases {
+            let gate = try start(policy, ["--block-mode", mode, "--block-ttl", "42s"])
+            let answer = try gate.dig("www.blocked.example", type)
+            #expect(answer.status == status, "\(mode) \(type)")
+            #expect(answer.answerData == data, "\(mode) \(type)")
+            if !data.isEmpty { #expect(answer.answerTTLs == [42], "\(mode) \(type)") }
+            #expect(answer.extendedErrors == ["15 (Blocked): (blocked_domain:blocked.example)"], "\(mode) \(type)")
+        }
+    }
+
+    @Test func everyQueryTypeOfABlockedNameIsBlocked() throws {
+        let gate = try start(Policies.json(blocked: ["blocked.example"]))
+        for type in ["A", "AAAA", "MX", "TXT", "HTTPS", "SVCB", "CNAME", "NS", "SRV", "PTR", "SOA", "CAA", "ANY", "TYPE65534"] {
+            let answer = try gate.dig("deep.sub.blocked.example", type)
+            #expect(answer.status == "NXDOMAIN", "\(type): \(answer)")
+        }
+        #expect(try gate.dig("deep.sub.blocked.example", "A", ["+tcp"]).status == "NXDOMAIN")
+        #expect(try gate.dig("deep.sub.blocked.example", "A", ["+noedns"]).extendedErrors.isEmpty)
+    }
+
+    @Test func localAnswersNeverReachTheUpstream() throws {
+        let gate = try start(Policies.json())
+        #expect(try gate.dig("use-application-dns.net").status == "NXDOMAIN")
+        let discovery = try gate.dig("_dns.resolver.arpa", "SVCB")
+        #expect(discovery.status == "NOERROR" && discovery.answers.isEmpty)
+        #expect(try gate.dig("_esni.example.com", "TXT").status == "NXDOMAIN")
+        #expect(try gate.dig("1.0.168.192.in-addr.arpa", "PTR").status == "NXDOMAIN")
+        #expect(try gate.dig("printer.home.arpa").status == "NXDOMAIN")
+        #expect(try gate.dig("nas.lan").status == "NXDOMAIN")
+        #expect(try gate.dig("tv.local").status == "NXDOMAIN")
+        // The upstream is dead: a forwarded name fails, which shows the ones above never left.
+        #expect(try gate.dig("example.org").status == "SERVFAIL")
+    }
+
+    @Test func clientsOutsideAllowClientsAreRefused() throws {
+        let gate = try start(Policies.json(), ["--allow-clients", "10.0.0.0/8"])
+        let answer = try gate.dig("example.org")
+        #expect(answer.status == "REFUSED")
+        #expect(answer.extendedErrors.first?.hasPrefix("18 (Prohibited)") == true)
+    }
+
+    @Test func theRateLimitRefusesBeyondItsBurst() throws {
+        let gate = try start(Policies.json(blocked: ["blocked.example"]), ["--rate-limit", "5"])
+        var statuses: [String] = []
+        for _ in 0..<20 { statuses.append(try gate.dig("blocked.example").status ?? "") }
+        #expect(statuses.filter { $0 == "NXDOMAIN" }.count >= 10)
+        #expect(statuses.contains("REFUSED"))
+    }
+
+    @Test func aSecondInstanceOnTheSameStateDirectoryIsRefused() throws {
+        let gate = try start(Policies.json())
+        let path = try scratch.write("p2.json", Policies.json())
+        let second = try ChildDaemon(GateRun.binary, ["run", "--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9",
+                                                      "--dns-listen", "127.0.0.1:\(FreePort.tcpAndUDP())",
+                                                      "--state-dir", gate.stateDirectory])
+        #expect(second.waitForExit() == 1)
+        #expect(second.stderr.contains("is in use by another phosra-gate (pid \(gate.daemon.pid))"))
+    }
+
+    @Test func aPolicyReplacedByRenameIsEnforcedWithinTwoSeconds() throws {
+        let path = scratch.path("live-policy.json")
+        try Policies.json().write(toFile: path, atomically: true, encoding: .utf8)
+        let gate = try GateRun(["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9"], scratch: scratch)
+        #expect(try gate.dig("newly.example").status == "SERVFAIL")
+        let next = scratch.path("next.json")
+        try Policies.json(blocked: ["newly.example"], version: 2).write(toFile: next, atomically: false, encoding: .utf8)
+        #expect(rename(next, path) == 0)
+        let start = Date()
+        var status = ""
+        while Date().timeIntervalSince(start) < 2 {
+            status = try gate.dig("newly.example").status ?? ""
+            if status == "NXDOMAIN" { break }
+            usleep(100_000)
+        }
+        #expect(status == "NXDOMAIN", "enforced after \(Date().timeIntervalSince(start)) s")
+        // A broken file keeps the last good policy.
+        try "{ not json".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(gate.daemon.waitFor("event=policy_rejected", timeout: 3))
+        #expect(try gate.dig("newly.example").status == "NXDOMAIN")
+    }
+}
