@@ -116,7 +116,7 @@ extension ListEntry {
 
 extension StringProtocol {
     /// Trims ASCII white space and the Unicode spaces a pasted entry may carry.
-    func trimmingWhitespace() -> String {
+    public func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })

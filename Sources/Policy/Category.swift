@@ -1,3 +1,5 @@
+import DomainMatch
+
 /// The canonical category ids of SPEC §2, in the table's order: the order in which the
 /// decision tries them (§3 step 5) is this declaration order.
 public enum Category: Int, CaseIterable, Sendable, Comparable, CustomStringConvertible {
@@ -57,15 +59,7 @@ public enum Category: Int, CaseIterable, Sendable, Comparable, CustomStringConve
 
 extension String {
     /// Policy strings are compared after trimming white space (SPEC, preamble).
-    var policyTrimmed: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
-        var result = ""
-        result.unicodeScalars.append(contentsOf: scalars[first...last])
-        return result
-    }
+    var policyTrimmed: String { trimmingWhitespace() }
 
     /// Lowercases ASCII letters only, as the SPEC asks ("ignoring ASCII case").
     var lowercasedASCII: String {

@@ -67,23 +67,11 @@ public enum Files {
     /// Writes to a temporary file beside `path`, flushes it and renames it into place,
     /// so a reader sees the old file or the new one, never half of one.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(SystemError) {
-        let temporary = path + ".tmp.\(getpid())"
-        let fd = try systemCall("open", subject: temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
-        var done = false
-        defer {
-            close(fd)
-            if !done { unlink(temporary) }
+        var result: Result<Void, SystemError> = .success(())
+        bytes.withUnsafeBytes { buffer in
+            do throws(SystemError) { try writeAtomically(path, bytes: buffer, mode: mode) } catch { result = .failure(error) }
         }
-        var offset = 0
-        while offset < bytes.count {
-            let written = try systemCall("write", subject: temporary) {
-                bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            }
-            offset += written
-        }
-        _ = try systemCall("fsync", subject: temporary) { fsync(fd) }
-        _ = try systemCall("rename", subject: path) { rename(temporary, path) }
-        done = true
+        try result.get()
     }
 
     /// The directory part of a path (`"."` when there is none).

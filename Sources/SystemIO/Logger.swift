@@ -44,7 +44,8 @@ public struct Logger: Sendable {
         return safe ? value : json(value)
     }
 
-    static func json(_ value: String) -> String {
+    /// `value` as a JSON string literal, quotes included.
+    public static func json(_ value: String) -> String {
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {

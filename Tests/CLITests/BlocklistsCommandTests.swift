@@ -1,17 +1,18 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `blocklists compile` / `list`, `check` using the compiled cache, and `bench matcher`.
 @Suite(.serialized) struct BlocklistsCommandTests {
-    let dir: TemporaryDirectory
+    let dir: ScratchDirectory
 
     init() throws {
-        dir = try TemporaryDirectory()
+        dir = try ScratchDirectory()
         var adult = ""
         for index in 0..<2000 { adult += "x\(index).adult-example.com\n" }
         try dir.write("lists/adult/list.txt", adult + "bad..line\ncom\n")
         try dir.write("lists/gaming/list.txt", "||games.example^\n")
-        try dir.write("policy.json", policyJSON(level: "strict"))
+        try dir.write("policy.json", PolicyDocuments.json(level: "strict"))
         try FileManager.default.createDirectory(atPath: dir.path("state"), withIntermediateDirectories: true)
     }
 

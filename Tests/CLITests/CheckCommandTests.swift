@@ -1,13 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `phosra-gate check` as a user runs it: the real binary, real files.
 @Suite(.serialized) struct CheckCommandTests {
-    let dir: TemporaryDirectory
+    let dir: ScratchDirectory
     let lists: String
 
     init() throws {
-        dir = try TemporaryDirectory()
+        dir = try ScratchDirectory()
         try dir.write("lists/adult/a.txt", "# adult\npornhub.com\n0.0.0.0 xvideos.com\n")
         try dir.write("lists/porn/more.txt", "||extra-adult.example^\n")
         try dir.write("lists/games/list.txt", "roblox.com\n")
@@ -16,7 +17,7 @@ import Testing
         lists = dir.path("lists")
     }
 
-    private func check(_ arguments: [String], policy: String = policyJSON(level: "strict", safeSearch: true)) throws
+    private func check(_ arguments: [String], policy: String = PolicyDocuments.json(level: "strict", safeSearch: true)) throws
         -> GateProcess.Result {
         let path = try dir.write("policy.json", policy)
         return try GateProcess.run(["check", "--policy", path, "--lists", lists] + arguments)
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func humanOutputIsOneLinePerName() throws {
-        let policy = policyJSON(level: "moderate", blocked: ["reddit.com"], allowed: ["khanacademy.org"],
+        let policy = PolicyDocuments.json(level: "moderate", blocked: ["reddit.com"], allowed: ["khanacademy.org"],
                                 screenTime: #""downtime_windows": [{"days_of_week": ["tue"], "start_time": "21:00", "end_time": "07:00"}]"#)
         let day = try check(["--at", "2026-03-31T12:00Z", "--timezone", "UTC", "old.reddit.com", "www.khanacademy.org"], policy: policy)
         #expect(day.status == 0)
@@ -68,7 +69,7 @@ import Testing
     }
 
     @Test func decisionKeysAsFlagsAndConfig() throws {
-        let policy = policyJSON(level: "strict",
+        let policy = PolicyDocuments.json(level: "strict",
                                 screenTime: #""downtime_windows": [{"days_of_week": [], "start_time": "", "end_time": ""}]"#)
         let flags = try check(["--json", "--always-allow", "school.example,10.9.8.7", "--downtime-allow=homework.example",
                                "--block-bypass", "false", "--api", "https://api.example.net:8443/v1",
@@ -83,14 +84,14 @@ import Testing
 
         let config = try dir.write("gate.conf", "always_allow = school.example\nblock_bypass = no\n")
         let fromFile = try check(["--config", config, "--json", "www.school.example", "dns.google"],
-                                 policy: policyJSON(level: "light"))
+                                 policy: PolicyDocuments.json(level: "light"))
         #expect(fromFile.lines.map { $0.contains(#""reason":"system""#) || $0.contains(#""reason":"default""#) } == [true, true])
-        let flagWins = try check(["--config", config, "--block-bypass", "--json", "dns.google"], policy: policyJSON(level: "light"))
+        let flagWins = try check(["--config", config, "--block-bypass", "--json", "dns.google"], policy: PolicyDocuments.json(level: "light"))
         #expect(flagWins.lines.first?.contains(#""reason":"circumvention""#) == true)
     }
 
     @Test func explicitInstantsAndOffsets() throws {
-        let policy = policyJSON(screenTime: #""downtime_windows": [{"days_of_week": ["mon"], "start_time": "20:00", "end_time": "21:00"}]"#)
+        let policy = PolicyDocuments.json(screenTime: #""downtime_windows": [{"days_of_week": ["mon"], "start_time": "20:00", "end_time": "21:00"}]"#)
         // 2026-03-30 is a Monday.
         for (at, expected) in [("2026-03-30T20:30Z", "downtime"), ("2026-03-30T20:30:59.999Z", "downtime"),
                                ("2026-03-30T22:30+02:00", "downtime"), ("2026-03-30T21:30+0100", "downtime"),
@@ -120,7 +121,7 @@ import Testing
             (["a.example"], "{not json", "not valid JSON"),
         ]
         for (arguments, policy, message) in cases {
-            let result = try check(arguments, policy: policy.isEmpty ? policyJSON() : policy)
+            let result = try check(arguments, policy: policy.isEmpty ? PolicyDocuments.json() : policy)
             #expect(result.status == 1, "\(arguments)")
             #expect(result.stdout.isEmpty, "\(arguments)")
             let lines = result.stderr.split(separator: "\n")
@@ -139,7 +140,7 @@ import Testing
     }
 
     @Test func defaultListsAreTheProjectsOwn() throws {
-        let path = try dir.write("p.json", policyJSON(level: "strict"))
+        let path = try dir.write("p.json", PolicyDocuments.json(level: "strict"))
         let result = try GateProcess.run(["check", "--policy", path, "--json", "pornhub.com", "bet365.com"], cwd: dir.url)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.lines.count == 2)
@@ -160,7 +161,7 @@ import Testing
 
 extension CheckCommandTests {
     @Test func wallClockTimesInANamedZone() throws {
-        let policy = policyJSON(screenTime: #""downtime_windows": [{"days_of_week": ["sun"], "start_time": "01:30", "end_time": "03:30"}]"#)
+        let policy = PolicyDocuments.json(screenTime: #""downtime_windows": [{"days_of_week": ["sun"], "start_time": "01:30", "end_time": "03:30"}]"#)
         let skipped = try check(["--timezone", "Europe/Berlin", "--at", "2026-03-29T02:30", "a.example"], policy: policy)
         #expect(skipped.status == 1)
         #expect(skipped.stderr == "phosra-gate check: --at: \"2026-03-29T02:30\" does not exist in Europe/Berlin (the clocks skip it)\n")
@@ -170,7 +171,7 @@ extension CheckCommandTests {
         #expect(utc.stdout.contains(#""reason":"default""#), "03:45 CEST")
         let config = try dir.write("zone.conf", "timezone = America/New_York\n")
         let fromConfig = try check(["--config", config, "--json", "--at", "2026-11-01T01:45", "a.example"],
-                                   policy: policyJSON(screenTime: #""downtime_windows": [{"start_time": "01:30", "end_time": "02:00"}]"#))
+                                   policy: PolicyDocuments.json(screenTime: #""downtime_windows": [{"start_time": "01:30", "end_time": "02:00"}]"#))
         #expect(fromConfig.stdout.contains(#""reason":"downtime""#), "\(fromConfig.stderr)")
         let badZone = try dir.write("badzone.conf", "\ntimezone = Atlantis/Capital\n")
         let result = try check(["--config", badZone, "a.example"])

@@ -6,7 +6,7 @@ import TestSupport
 @Suite(.serialized) struct HostileInputIntegrationTests {
     @Test func randomAndMalformedPacketsLeaveItAnswering() throws {
         let scratch = try ScratchDirectory()
-        let policy = try scratch.write("p.json", Policies.json(blocked: ["blocked.example"]))
+        let policy = try scratch.write("p.json", PolicyDocuments.json(blocked: ["blocked.example"]))
         try scratch.write("lists/adult/list.txt", "adult.example\n")
         let gate = try GateRun(["--policy", policy, "--lists", scratch.path("lists"), "--upstream", "127.0.0.1:9",
                                 "--rate-limit", "0"], scratch: scratch)
@@ -46,7 +46,7 @@ import TestSupport
 
     @Test func tcpQueriesArePipelined() throws {
         let scratch = try ScratchDirectory()
-        let policy = try scratch.write("p.json", Policies.json(level: "light", blocked: ["blocked.example"]))
+        let policy = try scratch.write("p.json", PolicyDocuments.json(level: "light", blocked: ["blocked.example"]))
         try scratch.write("lists/adult/list.txt", "adult.example\n")
         let gate = try GateRun(["--policy", policy, "--lists", scratch.path("lists"), "--upstream", "127.0.0.1:9"], scratch: scratch)
         let names = (0..<20).map { index in index % 2 == 0 ? "n\(index).blocked.example" : "x\(index).adult.example" }

@@ -21,7 +21,7 @@ import TestSupport
     }
 
     @Test func aBlockForEachReasonWithItsEDEText() throws {
-        let gate = try start(Policies.json(level: "strict", blocked: ["parent.example"]))
+        let gate = try start(PolicyDocuments.json(level: "strict", blocked: ["parent.example"]))
         for (name, text) in [("www.parent.example", "blocked_domain:parent.example"), ("x.adult.example", "category:adult"),
                              ("dns.google", "circumvention:dns.google"), ("vpn.example", "circumvention:vpn.example")] {
             let answer = try gate.dig(name)
@@ -29,15 +29,15 @@ import TestSupport
             #expect(answer.extendedErrors == ["15 (Blocked): (\(text))"], "\(name)")
             #expect(answer.authority.first?.contains("SOA") == true)
         }
-        let downtime = try start(Policies.json(screenTime: Policies.downtimeAroundNow()))
+        let downtime = try start(PolicyDocuments.json(screenTime: PolicyDocuments.downtimeAroundNow()))
         #expect(try downtime.dig("example.org").extendedErrors == ["15 (Blocked): (downtime)"])
-        let schedule = try start(Policies.json(screenTime: #""schedule": {"weekday": {"start": "00:00", "end": "00:01"}, "weekend": {"start": "00:00", "end": "00:01"}}"#))
+        let schedule = try start(PolicyDocuments.json(screenTime: #""schedule": {"weekday": {"start": "00:00", "end": "00:01"}, "weekend": {"start": "00:00", "end": "00:01"}}"#))
         let minute = Int(Date().timeIntervalSince1970) / 60 % 1440
         if minute != 0 { #expect(try schedule.dig("example.org").extendedErrors == ["15 (Blocked): (schedule)"]) }
     }
 
     @Test func eachBlockMode() throws {
-        let policy = Policies.json(blocked: ["blocked.example"])
+        let policy = PolicyDocuments.json(blocked: ["blocked.example"])
         let cases: [(String, String, String, [String])] = [
             ("nxdomain", "A", "NXDOMAIN", []), ("null", "A", "NOERROR", ["0.0.0.0"]), ("null", "AAAA", "NOERROR", ["::"]),
             ("null", "MX", "NOERROR", []), ("refused", "A", "REFUSED", []),
@@ -54,7 +54,7 @@ import TestSupport
     }
 
     @Test func everyQueryTypeOfABlockedNameIsBlocked() throws {
-        let gate = try start(Policies.json(blocked: ["blocked.example"]))
+        let gate = try start(PolicyDocuments.json(blocked: ["blocked.example"]))
         for type in ["A", "AAAA", "MX", "TXT", "HTTPS", "SVCB", "CNAME", "NS", "SRV", "PTR", "SOA", "CAA", "ANY", "TYPE65534"] {
             let answer = try gate.dig("deep.sub.blocked.example", type)
             #expect(answer.status == "NXDOMAIN", "\(type): \(answer)")
@@ -64,7 +64,7 @@ import TestSupport
     }
 
     @Test func localAnswersNeverReachTheUpstream() throws {
-        let gate = try start(Policies.json())
+        let gate = try start(PolicyDocuments.json())
         #expect(try gate.dig("use-application-dns.net").status == "NXDOMAIN")
         let discovery = try gate.dig("_dns.resolver.arpa", "SVCB")
         #expect(discovery.status == "NOERROR" && discovery.answers.isEmpty)
@@ -78,14 +78,14 @@ import TestSupport
     }
 
     @Test func clientsOutsideAllowClientsAreRefused() throws {
-        let gate = try start(Policies.json(), ["--allow-clients", "10.0.0.0/8"])
+        let gate = try start(PolicyDocuments.json(), ["--allow-clients", "10.0.0.0/8"])
         let answer = try gate.dig("example.org")
         #expect(answer.status == "REFUSED")
         #expect(answer.extendedErrors.first?.hasPrefix("18 (Prohibited)") == true)
     }
 
     @Test func theRateLimitRefusesBeyondItsBurst() throws {
-        let gate = try start(Policies.json(blocked: ["blocked.example"]), ["--rate-limit", "5"])
+        let gate = try start(PolicyDocuments.json(blocked: ["blocked.example"]), ["--rate-limit", "5"])
         var statuses: [String] = []
         for _ in 0..<20 { statuses.append(try gate.dig("blocked.example").status ?? "") }
         #expect(statuses.filter { $0 == "NXDOMAIN" }.count >= 10)
@@ -93,8 +93,8 @@ import TestSupport
     }
 
     @Test func aSecondInstanceOnTheSameStateDirectoryIsRefused() throws {
-        let gate = try start(Policies.json())
-        let path = try scratch.write("p2.json", Policies.json())
+        let gate = try start(PolicyDocuments.json())
+        let path = try scratch.write("p2.json", PolicyDocuments.json())
         let second = try ChildDaemon(GateRun.binary, ["run", "--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9",
                                                       "--dns-listen", "127.0.0.1:\(FreePort.tcpAndUDP())",
                                                       "--state-dir", gate.stateDirectory])
@@ -104,11 +104,11 @@ import TestSupport
 
     @Test func aPolicyReplacedByRenameIsEnforcedWithinTwoSeconds() throws {
         let path = scratch.path("live-policy.json")
-        try Policies.json().write(toFile: path, atomically: true, encoding: .utf8)
+        try PolicyDocuments.json().write(toFile: path, atomically: true, encoding: .utf8)
         let gate = try GateRun(["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9"], scratch: scratch)
         #expect(try gate.dig("newly.example").status == "SERVFAIL")
         let next = scratch.path("next.json")
-        try Policies.json(blocked: ["newly.example"], version: 2).write(toFile: next, atomically: false, encoding: .utf8)
+        try PolicyDocuments.json(blocked: ["newly.example"], version: 2).write(toFile: next, atomically: false, encoding: .utf8)
         #expect(rename(next, path) == 0)
         let start = Date()
         var status = ""

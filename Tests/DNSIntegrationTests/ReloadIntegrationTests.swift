@@ -6,7 +6,7 @@ import TestSupport
 @Suite(.serialized) struct ReloadIntegrationTests {
     @Test func sighupReloadsConfigurationAndLists() throws {
         let scratch = try ScratchDirectory()
-        let policy = try scratch.write("p.json", Policies.json(level: "light"))
+        let policy = try scratch.write("p.json", PolicyDocuments.json(level: "light"))
         try scratch.write("lists/adult/list.txt", "adult.example\n")
         let config = try scratch.write("gate.conf", "upstream = 127.0.0.1:9\nblock_mode = nxdomain\n")
         let gate = try GateRun(["--config", config, "--policy", policy, "--lists", scratch.path("lists")], scratch: scratch)
@@ -31,7 +31,7 @@ import TestSupport
 
     @Test func aBadConfigurationAtStartIsAnErrorExit() throws {
         let scratch = try ScratchDirectory()
-        let policy = try scratch.write("p.json", Policies.json())
+        let policy = try scratch.write("p.json", PolicyDocuments.json())
         let config = try scratch.write("bad.conf", "\nrate_limit = lots\n")
         let daemon = try ChildDaemon(GateRun.binary, ["run", "--config", config, "--policy", policy, "--state-dir", scratch.path("s")])
         #expect(daemon.waitForExit() == 1)

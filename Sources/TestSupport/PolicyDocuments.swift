@@ -1,13 +1,17 @@
 import Foundation
 
-/// CompiledPolicy documents shaped like the server's, for the daemon under test.
-enum Policies {
-    static func json(level: String = "", safeSearch: Bool = false, blocked: [String] = [], allowed: [String] = [],
-                     categories: [String] = [], screenTime: String = #""daily_limit_minutes": 0"#, version: Int = 1) -> String {
-        func list(_ items: [String]) -> String { "[" + items.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
+/// CompiledPolicy documents shaped like the server's (phosra-api.md §3), with the web and
+/// time parts a test cares about.
+public enum PolicyDocuments {
+    public static func json(level: String = "", safeSearch: Bool = false, blocked: [String] = [], allowed: [String] = [],
+                            categories: [String] = [], screenTime: String = #""daily_limit_minutes": 0"#,
+                            version: Int = 3) -> String {
+        func list(_ items: [String]) -> String {
+            "[" + items.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "]"
+        }
         return """
             {"version": \(version), "child_id": "00000000-0000-0000-0000-0000000000c1", "child_age": 9, "age_group": "Child",
-             "policy_id": "00000000-0000-0000-0000-0000000000p1", "status": "active", "generated_at": "2026-03-31T14:05:09Z",
+             "policy_id": "00000000-0000-0000-0000-0000000000p1", "status": "active", "generated_at": "2026-03-31T14:05:09.4Z",
              "content_filter": {"age_rating": "9+", "max_ratings": {}, "blocked_apps": [], "allowed_apps": [], "allowlist_mode": false},
              "screen_time": {\(screenTime), "always_allowed_apps": []},
              "purchases": {"require_approval": false, "block_iap": false},
@@ -20,7 +24,7 @@ enum Policies {
     }
 
     /// A downtime window covering the current UTC minute ± `minutes`, on every day.
-    static func downtimeAroundNow(minutes: Int = 3) -> String {
+    public static func downtimeAroundNow(minutes: Int = 3) -> String {
         let now = Int(Date().timeIntervalSince1970) / 60 % 1440
         func hhmm(_ minute: Int) -> String {
             let wrapped = (minute + 1440) % 1440
