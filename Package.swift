@@ -30,8 +30,16 @@ let package = Package(
         .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config", "EventLoop", "SystemIO"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
+        // OpenSSL (libssl, libcrypto) from the system (Debian: libssl-dev).
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
+        // OpenSSL macros Swift cannot call (SNI, minimum version, BIO controls), as functions.
+        .target(name: "COpenSSLShim", dependencies: ["COpenSSL"]),
+        // Client TLS on the event loop: a verifying context and a non-blocking connection state machine.
+        .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
+        // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (SPEC §4.6).
+        .target(name: "DNSUpstream", dependencies: ["DNSWire", "EventLoop", "TLS", "Config", "SystemIO"]),
         // Composition root: options → engine → commands.
-        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop"]),
+        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop", "DNSUpstream", "TLS"]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Helpers for tests only: scratch directories, free ports, child processes, dig.
         .target(name: "TestSupport"),
@@ -44,6 +52,9 @@ let package = Package(
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
+        .testTarget(name: "TLSTests", dependencies: ["TLS", "COpenSSL", "EventLoop", "SystemIO"]),
+        .testTarget(name: "DNSUpstreamTests",
+                    dependencies: ["DNSUpstream", "DNSWire", "TLS", "Config", "DomainMatch", "EventLoop", "SystemIO"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
     ],

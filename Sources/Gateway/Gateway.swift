@@ -42,7 +42,7 @@ public enum Gateway {
                 return 1
             }
             Signals.ignoreBrokenPipe()
-            return RunCommand.run(rest, console: console) { TemporaryUpstream(loop: $0) }
+            return RunCommand.run(rest, console: console)
         case "blocklists":
             return BlocklistsCommand.run(rest, console: console)
         case "bench":

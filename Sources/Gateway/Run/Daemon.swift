@@ -25,7 +25,8 @@ final class Daemon: @unchecked Sendable {
     private var signals: SignalSource?
     private var draining = false
 
-    typealias UpstreamFactory = (EventLoop) -> any UpstreamResolving
+    /// Makes a loop's upstream client, on that loop's thread.
+    typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
 
     init(options: RunOptions, builder: SnapshotBuilder, policy: CompiledPolicy, policyPath: String?, log: Logger,
          hits: any HitRecorder) throws(GatewayError) {
@@ -52,7 +53,7 @@ final class Daemon: @unchecked Sendable {
             nonisolated(unsafe) let factory = upstream
             do {
                 let servers = try loop.runSync { () throws -> LoopServers in
-                    let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: factory(loop))
+                    let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: try factory(loop))
                     return try LoopServers(driver: driver, addresses: addresses, idle: idle, log: log)
                 }
                 perLoop.append(servers)

@@ -13,7 +13,7 @@ enum RunCommand {
                                [--rate-limit N] [--allow-clients CIDR,…] [--ca-file FILE] [any other key as --key value]
         """
 
-    static func run(_ words: [String], console: some Console, upstream: @escaping Daemon.UpstreamFactory) -> Int32 {
+    static func run(_ words: [String], console: some Console) -> Int32 {
         do {
             let arguments: Arguments
             do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch { throw GatewayError.config(error) }
@@ -37,7 +37,7 @@ enum RunCommand {
                 guard let daemon else { return }
                 reload(daemon, configPath: configPath, flags: arguments.settings, running: options, log: log)
             }
-            try daemon.start(options: options, upstream: upstream)
+            try daemon.start(options: options, upstream: try Upstreams.factory(options: options, log: log))
             daemon.wait()
             withExtendedLifetime(lock) {}
             return 0
