@@ -9,6 +9,9 @@ public struct CacheKey: Hashable, Sendable {
     public let dnsClass: UInt16
     public let dnssecOK: Bool
     public let checkingDisabled: Bool
+    /// Worked out once: hashing the name byte by byte through `Hasher` on every lookup
+    /// showed in profiles.
+    private let digest: UInt64
 
     public init(_ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool) {
         name = question.name.lowercased().wire
@@ -16,16 +19,29 @@ public struct CacheKey: Hashable, Sendable {
         dnsClass = question.dnsClass.rawValue
         self.dnssecOK = dnssecOK
         self.checkingDisabled = checkingDisabled
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(type) << 32 ^ UInt64(dnsClass) << 16
+            ^ (dnssecOK ? 2 : 0) ^ (checkingDisabled ? 1 : 0)
+        for byte in name { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        digest = h
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        lhs.digest == rhs.digest && lhs.type == rhs.type && lhs.dnsClass == rhs.dnsClass && lhs.dnssecOK == rhs.dnssecOK
+            && lhs.checkingDisabled == rhs.checkingDisabled && lhs.name == rhs.name
     }
 }
 
 /// One upstream answer as cached: the message without OPT and with ID 0, its TTLs
 /// already clamped, and what inspection needs, worked out once when it is stored.
 public final class CacheEntry: Sendable {
-    /// The response bytes (no OPT record; ID 0).
+    /// The response bytes (no OPT record; ID 0), and where its TTL fields are.
     public let response: [UInt8]
+    let ttlOffsets: [Int]
     /// The same without the HTTPS/SVCB `ech` parameter, when the response had one.
     public let withoutECH: [UInt8]?
+    let withoutECHTTLOffsets: [Int]
     /// When it was stored, monotonic milliseconds.
     public let storedAt: Int64
     /// Seconds it stays fresh.
@@ -40,6 +56,8 @@ public final class CacheEntry: Sendable {
          questionEnd: Int) {
         self.response = response
         self.withoutECH = withoutECH
+        ttlOffsets = Self.ttlOffsets(response)
+        withoutECHTTLOffsets = withoutECH.map(Self.ttlOffsets) ?? []
         self.storedAt = storedAt
         self.ttl = ttl
         self.chain = chain
@@ -76,6 +94,17 @@ public final class CacheEntry: Sendable {
         let questionEnd = DNSHeader.byteCount + message.questions[0].name.wire.count + 4
         return CacheEntry(response: response, withoutECH: stripped, storedAt: now, ttl: ttl,
                           chain: cnameChain(message), rcode: message.rcode, questionEnd: questionEnd)
+    }
+
+    /// Where the TTL fields of every record but OPT are, so serving a cached answer ages
+    /// them in place without walking the message again.
+    static func ttlOffsets(_ packet: [UInt8]) -> [Int] {
+        guard var cursor = try? DNSRecordCursor(packet) else { return [] }
+        var offsets: [Int] = []
+        while let record = try? cursor.next(in: packet) {
+            if record.type != .opt { offsets.append(record.ttlOffset) }
+        }
+        return offsets
     }
 
     /// The names reached by following CNAMEs from the question name, in order. Bounded

@@ -9,28 +9,53 @@ enum CachedAnswer {
 
     static func serve(_ entry: CacheEntry, to query: DNSQuery, age: UInt32, stale: Bool, cap: UInt32, removeECH: Bool,
                       maxSize: Int) -> [UInt8] {
-        var bytes = removeECH ? (entry.withoutECH ?? entry.response) : entry.response
-        if var header = try? DNSHeader(bytes) {
-            header.id = query.header.id
-            header.recursionDesired = query.header.recursionDesired
-            header.checkingDisabled = query.header.checkingDisabled
-            try? header.set(in: &bytes)
-        }
+        let useStripped = removeECH && entry.withoutECH != nil
+        var bytes = useStripped ? entry.withoutECH! : entry.response
+        let offsets = useStripped ? entry.withoutECHTTLOffsets : entry.ttlOffsets
+        guard bytes.count >= DNSHeader.byteCount else { return bytes }
+        // The client's ID, RD and CD; the rest of the upstream's header stays.
+        bytes[0] = UInt8(query.header.id >> 8)
+        bytes[1] = UInt8(query.header.id & 0xFF)
+        bytes[2] = bytes[2] & ~0x01 | (query.header.recursionDesired ? 0x01 : 0)
+        bytes[3] = bytes[3] & ~0x10 | (query.header.checkingDisabled ? 0x10 : 0)
         let asked = query.question.name.wire
         if entry.questionEnd == DNSHeader.byteCount + asked.count + 4, bytes.count >= entry.questionEnd {
-            bytes.replaceSubrange(DNSHeader.byteCount..<(DNSHeader.byteCount + asked.count), with: asked)
+            // The question as asked, letter case included (same length: same name).
+            for index in 0..<asked.count { bytes[DNSHeader.byteCount + index] = asked[index] }
         }
-        if stale {
-            try? DNSPacket.rewriteTTLs(in: &bytes) { _ in min(staleTTL, cap) }
-        } else {
-            try? DNSPacket.decrementTTLs(in: &bytes, by: age, cap: cap)
+        for offset in offsets where offset + 4 <= bytes.count {
+            let stored = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+                | UInt32(bytes[offset + 3])
+            let ttl = stale ? min(staleTTL, cap) : min(stored > age ? stored - age : 0, cap)
+            bytes[offset] = UInt8(truncatingIfNeeded: ttl >> 24)
+            bytes[offset + 1] = UInt8(truncatingIfNeeded: ttl >> 16)
+            bytes[offset + 2] = UInt8(truncatingIfNeeded: ttl >> 8)
+            bytes[offset + 3] = UInt8(truncatingIfNeeded: ttl)
         }
         if query.edns != nil {
-            let error = stale ? ExtendedDNSError(code: .staleAnswer, text: "") : nil
-            appendOPT(EDNS(udpPayloadSize: AnswerBuilder.udpPayload, options: error.map { [$0.option] } ?? []), to: &bytes)
+            if stale {
+                appendOPT(EDNS(udpPayloadSize: AnswerBuilder.udpPayload, options: [ExtendedDNSError(code: .staleAnswer).option]),
+                          to: &bytes)
+            } else {
+                appendOPT(plainOPT, to: &bytes)
+            }
         }
         guard bytes.count > maxSize else { return bytes }
         return (try? DNSPacket.truncated(bytes, maxSize: maxSize)) ?? bytes
+    }
+
+    /// Our OPT record without options, as bytes.
+    static let plainOPT: [UInt8] = {
+        var writer = DNSWriter(capacity: 11)
+        writer.writeOPT(EDNS(udpPayloadSize: AnswerBuilder.udpPayload))
+        return writer.bytes
+    }()
+
+    static func appendOPT(_ opt: [UInt8], to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: opt)
+        let count = (UInt16(bytes[10]) << 8 | UInt16(bytes[11])) &+ 1
+        bytes[10] = UInt8(count >> 8)
+        bytes[11] = UInt8(count & 0xFF)
     }
 
     /// Appends an OPT record and counts it in ARCOUNT.

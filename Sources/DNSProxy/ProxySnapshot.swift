@@ -4,7 +4,7 @@ import Policy
 
 /// Everything a query is decided with, immutable: built aside on start, on a policy
 /// change and on SIGHUP, then swapped whole (readers never see half a change).
-public struct ProxySnapshot: Sendable {
+public final class ProxySnapshot: Sendable {
     public let engine: DecisionEngine<LabelTrie>
     public let answers: AnswerBuilder
     public let localZones: LocalZones

@@ -23,8 +23,8 @@ extension QueryPipeline {
 
     /// An upstream reply for `pending` (nil when every upstream failed): cached when it
     /// may be, then answered. Without a usable reply: the stale copy, else SERVFAIL.
-    public func complete(_ pending: PendingQuery, reply: [UInt8]?, now: Now) -> Step {
-        let snapshot = self.snapshot
+    public func complete(_ pending: PendingQuery, reply: [UInt8]?, now: Now, snapshot: ProxySnapshot? = nil) -> Step {
+        let snapshot = snapshot ?? self.snapshot
         guard let reply, let entry = CacheEntry.make(from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL,
                                                      maxTTL: snapshot.maxTTL)
         else {
@@ -38,9 +38,9 @@ extension QueryPipeline {
 
     /// The stale copy of a pending query, when the upstream has not answered in time
     /// (RFC 8767: 1.8 s); nil when there is none.
-    public func staleAnswer(_ pending: PendingQuery, now: Now) -> Step? {
+    public func staleAnswer(_ pending: PendingQuery, now: Now, snapshot: ProxySnapshot? = nil) -> Step? {
         guard let stale = pending.stale else { return nil }
-        return answer(stale, pending, snapshot, age: 0, stale: true, now)
+        return answer(stale, pending, snapshot ?? self.snapshot, age: 0, stale: true, now)
     }
 
     /// Answers from an upstream answer: inspection first (§4.7), then the client's copy.

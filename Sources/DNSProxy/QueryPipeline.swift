@@ -28,16 +28,21 @@ public final class QueryPipeline: Sendable {
         self.hits = hits
     }
 
+    /// The latest snapshot. Loop threads keep their own copy (`QueryDriver.snapshot`), so
+    /// no query takes this lock.
     public var snapshot: ProxySnapshot { current.withLock { $0 } }
 
     /// Publishes a new snapshot; queries already in flight finish with the old one.
     public func replace(_ snapshot: ProxySnapshot) { current.withLock { $0 = snapshot } }
 
     public func receive(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, now: Now) -> Step {
+        receive(packet, from: client, overUDP: overUDP, now: now, snapshot: snapshot)
+    }
+
+    public func receive(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, now: Now, snapshot: ProxySnapshot) -> Step {
         guard let header = try? DNSHeader(packet), !header.isResponse else { return .drop }
         guard header.opcode == .query else { return .reply(DNSPacket.errorResponse(to: header, rcode: .notImp)) }
         guard let query = try? DNSQuery.parse(packet) else { return .reply(DNSPacket.errorResponse(to: header, rcode: .formErr)) }
-        let snapshot = self.snapshot
         let answers = snapshot.answers
         guard snapshot.allowClients.contains(client) else {
             return .reply(answers.refused(query, error: ExtendedDNSError(code: .prohibited, text: "client not allowed")))

@@ -17,21 +17,27 @@ public final class RateLimiter: Sendable {
 
     public let rate: Double
     public let burst: Double
+    /// Per shard: the limiter holds at most 16 times this many clients.
     public let maxClients: Int
-    private let table: Mutex<Table>
+    /// Sharded by client so loop threads rarely wait on one another.
+    private let shards: [Shard]
+
+    private final class Shard: Sendable {
+        let table = Mutex(Table())
+    }
 
     /// `rate` 0 turns the limit off.
     public init(rate: Int, maxClients: Int = 65_536) {
         self.rate = Double(rate)
         burst = Double(rate) * 2
-        self.maxClients = maxClients
-        table = Mutex(Table())
+        self.maxClients = max(1, maxClients / 16)
+        shards = rate > 0 ? (0..<16).map { _ in Shard() } : []
     }
 
     /// Takes one token for `client` at `now` (monotonic milliseconds); false when empty.
     public func allow(_ client: IPAddress, now: Int64) -> Bool {
         guard rate > 0 else { return true }
-        return table.withLock { table in
+        return shards[Int(UInt(bitPattern: client.hashValue) % 16)].table.withLock { table in
             var bucket = table.buckets[client] ?? Bucket(tokens: burst, updated: now)
             let elapsed = Double(max(0, now - bucket.updated)) / 1000
             bucket.tokens = min(burst, bucket.tokens + elapsed * rate)
@@ -52,5 +58,5 @@ public final class RateLimiter: Sendable {
         }
     }
 
-    public var trackedClients: Int { table.withLock { $0.buckets.count } }
+    public var trackedClients: Int { shards.reduce(0) { $0 + $1.table.withLock { $0.buckets.count } } }
 }

@@ -4,7 +4,7 @@ import Zoneinfo
 /// "What happens to this name, for this client, now?" (SPEC §3) — asked by the DNS proxy
 /// and the HTTP proxy alike. Knows nothing of sockets. Immutable: a new policy, list set
 /// or configuration is a new engine, built aside and swapped whole.
-public struct DecisionEngine<Categories: NameMatcher>: Sendable {
+public final class DecisionEngine<Categories: NameMatcher>: Sendable {
     public let system: SystemRules
     public let categories: CategorySet<Categories>
     public let zone: ZoneRules

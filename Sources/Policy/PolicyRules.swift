@@ -3,7 +3,7 @@ import DomainMatch
 /// One profile's policy, compiled for deciding: the parent's lists in a small matcher of
 /// their own (a policy change never rebuilds the category lists), the selected
 /// categories, the time rules and the safe-search switch. Immutable; swapped whole.
-public struct PolicyRules: Sendable {
+public final class PolicyRules: Sendable {
     static let allowList = 0, blockList = 1
 
     public let version: Int

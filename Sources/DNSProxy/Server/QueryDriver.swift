@@ -22,6 +22,9 @@ public final class QueryDriver {
     public let upstream: any UpstreamResolving
     /// Queries waiting for an upstream on this loop (for draining on SIGTERM).
     public let inFlight: Atomic<Int>
+    /// This loop's copy of the pipeline's snapshot, read without a lock; `QueryPipeline`
+    /// owners set it on the loop (through `execute`) when they publish a new one.
+    public var snapshot: ProxySnapshot
     static let staleAfter: Nanoseconds = 1_800_000_000
 
     public init(loop: EventLoop, pipeline: QueryPipeline, upstream: any UpstreamResolving) {
@@ -29,6 +32,7 @@ public final class QueryDriver {
         self.pipeline = pipeline
         self.upstream = upstream
         inFlight = Atomic(0)
+        snapshot = pipeline.snapshot
     }
 
     /// The clocks of this instant.
@@ -40,7 +44,7 @@ public final class QueryDriver {
 
     /// Handles a query packet end to end; `send` gets the answer (at most once).
     public func handle(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, send: @escaping ([UInt8]) -> Void) {
-        carryOut(pipeline.receive(packet, from: client, overUDP: overUDP, now: now()), send: send)
+        carryOut(pipeline.receive(packet, from: client, overUDP: overUDP, now: now(), snapshot: snapshot), send: send)
     }
 
     private func carryOut(_ step: QueryPipeline.Step, send: @escaping ([UInt8]) -> Void) {
@@ -57,12 +61,12 @@ public final class QueryDriver {
         var staleTimer: TimerHandle?
         if pending.stale != nil {
             staleTimer = loop.scheduleTimer(after: Self.staleAfter) { [weak self] in
-                guard let self, !answered.done, let step = self.pipeline.staleAnswer(pending, now: self.now()) else { return }
+                guard let self, !answered.done,
+                      let step = self.pipeline.staleAnswer(pending, now: self.now(), snapshot: self.snapshot) else { return }
                 answered.done = true
                 self.carryOut(step, send: send)
             }
         }
-        let snapshot = pipeline.snapshot
         let servers = pending.localZone.flatMap { snapshot.localServers[$0] }.map { [$0] } ?? snapshot.upstreams
         upstream.resolve(pending.upstreamQuestion, dnssecOK: pending.key.dnssecOK,
                          checkingDisabled: pending.key.checkingDisabled, upstreams: servers) { [weak self] reply in
@@ -70,7 +74,7 @@ public final class QueryDriver {
             self.inFlight.subtract(1, ordering: .relaxed)
             if let staleTimer { _ = self.loop.cancelTimer(staleTimer) }
             // Stored in the cache even when the stale copy already went out.
-            let step = self.pipeline.complete(pending, reply: reply, now: self.now())
+            let step = self.pipeline.complete(pending, reply: reply, now: self.now(), snapshot: self.snapshot)
             guard !answered.done else { return }
             answered.done = true
             self.carryOut(step, send: send)

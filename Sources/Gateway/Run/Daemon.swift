@@ -87,7 +87,7 @@ final class Daemon: @unchecked Sendable {
     private func checkPolicy() {
         switch watcher?.poll() {
         case .loaded(let policy)?:
-            pipeline.replace(builder.make(policy: policy))
+            publish(builder.make(policy: policy))
             log.info("policy_loaded", [("path", watcher?.path ?? ""), ("version", "\(policy.version)"),
                                        ("policy_id", policy.policyID)])
         case .rejected(let why)?:
@@ -118,7 +118,17 @@ final class Daemon: @unchecked Sendable {
     /// Replaces the builder (new configuration or lists) and the snapshot made from it.
     func reload(builder: SnapshotBuilder, policy: CompiledPolicy) {
         self.builder = builder
-        pipeline.replace(builder.make(policy: policy))
+        publish(builder.make(policy: policy))
+    }
+
+    /// Swaps a new snapshot in: the pipeline's, then each loop's own copy, on its thread.
+    private func publish(_ snapshot: ProxySnapshot) {
+        pipeline.replace(snapshot)
+        for servers in perLoop {
+            let driver = servers.driver
+            nonisolated(unsafe) let unsafeDriver = driver
+            _ = driver.loop.execute { unsafeDriver.snapshot = snapshot }
+        }
     }
 
     /// SIGTERM: stop taking queries, let those in flight finish for up to 5 s, then stop.
