@@ -81,17 +81,19 @@ enum RewriteAnswer {
         return writer.finish(maxSize: maxSize)
     }
 
-    /// The CNAME to `target`, then the target's answer records, TTLs aged and capped.
-    static func compose(_ query: DNSQuery, target: DNSName, from entry: CacheEntry, age: UInt32, cap: UInt32,
+    /// The CNAME to `target`, then the target's answer records, TTLs aged and capped; a
+    /// stale target answer is served with the stale TTL and EDE 3, as any stale answer.
+    static func compose(_ query: DNSQuery, target: DNSName, from entry: CacheEntry, age: UInt32, stale: Bool, cap: UInt32,
                         maxSize: Int) -> [UInt8] {
         let records = (try? DNSMessage.parse(entry.response))?.answers ?? []
         let aged = records.map { record -> ResourceRecord in
             var copy = record
-            copy.ttl = min(record.ttl > age ? record.ttl - age : 0, cap)
+            copy.ttl = stale ? min(CachedAnswer.staleTTL, cap) : min(record.ttl > age ? record.ttl - age : 0, cap)
             return copy
         }
         let cnameTTL = min(aged.map(\.ttl).min() ?? maxCNAMETTL, maxCNAMETTL, cap)
-        var writer = DNSMessageWriter(responseTo: query, edns: AnswerBuilder.edns(for: query, error: nil))
+        let error = stale ? ExtendedDNSError(code: .staleAnswer) : nil
+        var writer = DNSMessageWriter(responseTo: query, edns: AnswerBuilder.edns(for: query, error: error))
         writer.addRecord(ResourceRecord(name: query.question.name, ttl: cnameTTL, rdata: .cname(target)), to: .answer)
         for record in aged { writer.addRecord(record, to: .answer) }
         return writer.finish(maxSize: maxSize)

@@ -50,7 +50,7 @@ extension QueryPipeline {
         let ttlCap = cap(snapshot.maxTTL, rules, snapshot, now)
         switch pending.purpose {
         case .rewrite(let target):
-            return .reply(RewriteAnswer.compose(query, target: target, from: entry, age: age, cap: ttlCap,
+            return .reply(RewriteAnswer.compose(query, target: target, from: entry, age: age, stale: stale, cap: ttlCap,
                                                 maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
         case .forward(let inspect):
             if inspect, let name = pending.name, !entry.chain.isEmpty {

@@ -163,3 +163,18 @@ import Policy
         if case .fresh = cache.lookup(key("a.example"), now: 1) {} else { Issue.record("a was used recently") }
     }
 }
+
+extension ResolutionTests {
+    @Test func aStaleRewriteTargetIsServedAsStale() throws {
+        var policy = CompiledPolicy()
+        policy.webFilter.safeSearch = true
+        let fixture = F(policy: policy)
+        let pending = try #require(fixture.receive(F.query("www.google.com")).pending)
+        _ = fixture.pipeline.complete(pending, reply: F.reply(to: pending, answers: [
+            F.a("forcesafesearch.google.com", 1, ttl: 60)]), now: F.noon)
+        let expired = try #require(fixture.receive(F.query("www.google.com"), now: Self.later(120)).pending)
+        let stale = try #require(fixture.pipeline.complete(expired, reply: nil, now: Self.later(121)).replyMessage)
+        #expect(stale.answers.map(\.ttl) == [30, 30])
+        #expect(((try? stale.edns?.extendedErrors()) ?? []).map(\.code) == [.staleAnswer])
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server program (dnsmasq, unbound) started by a test on loopback: stdout and stderr
+/// into a log file, in a process group of its own (dnsmasq serves each TCP connection
+/// from a forked child), SIGKILLed with its whole group and reaped when released or
+/// `kill()`ed — so no test leaves one behind, whether it passes, fails or throws. Where
+/// util-linux's `setpriv` exists the child also gets PR_SET_PDEATHSIG, so even a crashing
+/// test process takes its servers with it.
+public final class SpawnedServer: @unchecked Sendable {
+    public let pid: pid_t
+    public let logFile: String
+    private let lock = NSLock()
+    private var reaped = false
+
+    /// Starts `path arguments…` and waits until 127.0.0.1:`readyPort` accepts TCP
+    /// connections (at most `timeout`); throws with the log if it exits or never does.
+    public init(_ path: String, _ arguments: [String], logFile: String, readyPort: UInt16,
+                timeout: TimeInterval = 10) throws {
+        self.logFile = logFile
+        let setpriv = "/usr/bin/setpriv"
+        let argv = FileManager.default.isExecutableFile(atPath: setpriv)
+            ? [setpriv, "--pdeathsig", "KILL", "--", path] + arguments : [path] + arguments
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, environ)
+        guard result == 0 else {
+            throw SpawnedServerError(message: "\(path) could not be started: \(String(cString: strerror(result)))")
+        }
+        pid = child
+        let deadline = Date().addingTimeInterval(timeout)
+        while !SpawnedServer.acceptsTCP(readyPort) {
+            if hasExited || Date() > deadline {
+                kill()
+                throw SpawnedServerError(message: "\(path) did not start on 127.0.0.1:\(readyPort):\n\(log)")
+            }
+            usleep(10_000)
+        }
+    }
+
+    deinit { kill() }
+
+    /// Everything the server wrote so far.
+    public var log: String {
+        (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+    }
+
+    /// Whether it is still running (reaping it if it has exited).
+    public var isRunning: Bool { !hasExited }
+
+    /// SIGKILL to the whole process group, then reap. Idempotent.
+    public func kill() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !reaped else { return }
+        reaped = true
+        // Before reaping: until then the leader's pid, and so the group id, cannot be reused.
+        Glibc.kill(-pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    }
+
+    private var hasExited: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if reaped { return true }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            // The leader is gone; its forked children (same group) may not be.
+            Glibc.kill(-pid, SIGKILL)
+            reaped = true
+            return true
+        }
+        return false
+    }
+
+    /// A blocking connect to 127.0.0.1:`port` succeeds.
+    static func acceptsTCP(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in.loopback(port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
+
+public struct SpawnedServerError: Error, CustomStringConvertible {
+    public let message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension sockaddr_in {
+    /// 127.0.0.1:`port`.
+    static func loopback(_ port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}

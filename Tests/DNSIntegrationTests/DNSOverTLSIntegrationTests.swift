@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// DNS-over-TLS upstreams (SPEC §4.6): unbound on loopback with a certificate from a test
+/// CA. The right CA and name answer; a wrong name or an untrusted CA fail (SERVFAIL, and
+/// the daemon logs why) — and nothing falls back to the system resolver.
+@Suite(.serialized) struct DNSOverTLSIntegrationTests {
+    let fixture: UpstreamFixture
+    let unbound: UnboundDoT
+
+    init() throws {
+        fixture = try UpstreamFixture()
+        unbound = try UnboundDoT()
+    }
+
+    /// The daemon with `strace` attached to all its threads once it is ready (when strace
+    /// is installed and may attach; otherwise the trace checks are skipped), so a test can list every address it connected to and every file it
+    /// opened while answering. strace detaches when stopped; the daemon is stopped by GateRun.
+    private struct TracedGate {
+        let gate: GateRun
+        let tracer: ChildDaemon?
+        let traceFile: String
+
+        func dig(_ name: String, _ type: String = "A") throws -> DigAnswer { try gate.dig(name, type) }
+        var log: String { gate.log }
+
+        /// `connect(2)` calls to IPv4/IPv6 addresses, and files opened, as strace printed them.
+        var trace: (connects: [String], opened: [String])? {
+            guard tracer != nil, let text = try? String(contentsOfFile: traceFile, encoding: .utf8) else { return nil }
+            let lines = text.split(separator: "\n").map(String.init)
+            return (lines.filter { $0.contains("connect(") && $0.contains("AF_INET") },
+                    lines.filter { $0.contains("open") && $0.contains("\"") })
+        }
+    }
+
+    private func startTraced(upstream: String, _ extra: [String]) throws -> TracedGate {
+        let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream, extra)
+        let traceFile = fixture.scratch.path("trace-\(gate.port).txt")
+        let strace = "/usr/bin/strace"
+        guard FileManager.default.isExecutableFile(atPath: strace) else {
+            return TracedGate(gate: gate, tracer: nil, traceFile: traceFile)
+        }
+        let tracer = try ChildDaemon(strace, ["-f", "-e", "trace=connect,open,openat", "-o", traceFile,
+                                              "-p", "\(gate.daemon.pid)"])
+        guard tracer.waitFor("Process \(gate.daemon.pid) attached", timeout: 5) else {
+            // ptrace not permitted here (yama, a container's seccomp): test without the trace.
+            tracer.stop()
+            return TracedGate(gate: gate, tracer: nil, traceFile: traceFile)
+        }
+        usleep(100_000)
+        return TracedGate(gate: gate, tracer: tracer, traceFile: traceFile)
+    }
+
+    /// Asserts that, while answering, the daemon reached nothing but loopback and never
+    /// looked at the system resolver configuration.
+    private func expectLoopbackOnly(_ gate: TracedGate) {
+        guard let trace = gate.trace else { return }
+        #expect(!trace.connects.isEmpty, "the trace shows the upstream connections")
+        for line in trace.connects {
+            #expect(line.contains("inet_addr(\"127.0.0.1\")") || line.contains("\"::1\""), "only loopback: \(line)")
+        }
+        #expect(!trace.opened.contains { $0.contains("/etc/resolv.conf") || $0.contains("nsswitch") || $0.contains("/etc/hosts") },
+                "no system resolver: \(trace.opened.filter { $0.contains("/etc/") })")
+    }
+
+    @Test func aTLSUpstreamWithTheTestCAAnswers() throws {
+        let gate = try fixture.start(PolicyDocuments.json(), upstream: unbound.spec(),
+                                     ["--ca-file", unbound.certificates.caFile])
+        let answer = try gate.dig("www.example.test")
+        #expect(answer.status == "NOERROR", "\(answer)\n\(gate.log)\n\(unbound.log)")
+        #expect(answer.answerData == [UnboundDoT.answer])
+        // A second name over the same (reused) connection.
+        #expect(try gate.dig("two.example.test", "A", ["+tcp"]).answerData == [UnboundDoT.answer])
+        #expect(!gate.log.contains("event=upstream"), "no upstream failure logged: \(gate.log)")
+    }
+
+    @Test func aCertificateWithTheWrongNameFails() throws {
+        let gate = try startTraced(upstream: unbound.spec(name: "other.test"), ["--ca-file", unbound.certificates.caFile])
+        let (answer, seconds) = try timed { try gate.dig("www.example.test") }
+        #expect(answer.status == "SERVFAIL", "\(answer)")
+        #expect(answer.answers.isEmpty)
+        #expect(seconds < 2.5)
+        #expect(gate.gate.daemon.waitFor("hostname mismatch", timeout: 2), "the verification failure is logged: \(gate.log)")
+        #expect(gate.log.contains("tls://127.0.0.1:\(unbound.port)#other.test"))
+        expectLoopbackOnly(gate)
+    }
+
+    @Test(arguments: [false, true])
+    func aCertificateFromAnUntrustedCAFails(withAnotherCAFile: Bool) throws {
+        let extra = withAnotherCAFile ? ["--ca-file", unbound.certificates.otherCAFile] : []
+        let gate = try startTraced(upstream: unbound.spec(), extra)
+        let (answer, seconds) = try timed { try gate.dig("www.example.test") }
+        #expect(answer.status == "SERVFAIL", "\(answer)")
+        #expect(answer.answers.isEmpty)
+        #expect(seconds < 2.5)
+        #expect(gate.gate.daemon.waitFor("certificate verify failed", timeout: 2), "\(gate.log)")
+        #expect(gate.log.contains("unable to get local issuer certificate"), "\(gate.log)")
+        expectLoopbackOnly(gate)
+    }
+}
