@@ -21,6 +21,7 @@ extension ConfigKey {
         ConfigKey("block_mode", .formatted(.blockMode, list: false), "nxdomain", reload: true, "nxdomain | null | refused | ip:V4[,V6]"),
         ConfigKey("block_ttl", .duration, "10s", reload: true, "TTL of block answers"),
         ConfigKey("tcp_idle", .duration, "10s", reload: true, "idle timeout of DNS TCP connections"),
+        ConfigKey("dns_threads", .integer, "0", reload: false, "DNS loop threads; 0 = half the cores (1 to 8)"),
         ConfigKey("cache_size", .integer, "100000", reload: true, "cached upstream answers (LRU)"),
         ConfigKey("cache_min_ttl", .duration, "0s", reload: true, "lower TTL clamp"),
         ConfigKey("cache_max_ttl", .duration, "1d", reload: true, "upper TTL clamp"),
