@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config", "EventLoop", "SystemIO"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
+        // Sync with the Phosra API: schedule, enforcement reports, hits. (Store and HTTP to come.)
+        .target(name: "Sync", dependencies: ["Policy", "DomainMatch", "SystemIO"]),
         // OpenSSL (libssl, libcrypto) from the system (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // OpenSSL macros Swift cannot call (SNI, minimum version, BIO controls), as functions.
@@ -55,6 +57,7 @@ let package = Package(
         .testTarget(name: "TLSTests", dependencies: ["TLS", "COpenSSL", "EventLoop", "SystemIO"]),
         .testTarget(name: "DNSUpstreamTests",
                     dependencies: ["DNSUpstream", "DNSWire", "TLS", "Config", "DomainMatch", "EventLoop", "SystemIO"]),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
     ],

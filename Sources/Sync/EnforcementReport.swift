@@ -1,0 +1,72 @@
+import Policy
+
+/// One line of an `enforcement_status` report (SPEC §7.3, phosra-api.md §4).
+public struct EnforcementResult: Codable, Equatable, Sendable {
+    public let category: String
+    public let status: String
+    public let framework: String
+    public let detail: String
+
+    init(_ category: String, _ status: Status, _ detail: String = "") {
+        self.category = category
+        self.status = status.rawValue
+        framework = "phosra-gate"
+        self.detail = detail
+    }
+
+    public enum Status: String, Sendable { case enforced, partial, failed, unsupported }
+}
+
+/// What the gateway tells the API after applying a policy version: one result per rule
+/// category the policy sets, and only those (the table of SPEC §7.3).
+public enum EnforcementReport {
+    /// `listed`: the categories the gateway has lists for.
+    public static func results(for policy: CompiledPolicy, rules: PolicyRules, listed: Set<Category>) -> [EnforcementResult] {
+        var results: [EnforcementResult] = []
+        let web = policy.webFilter
+        let notes = rules.notes
+        if !web.level.trimmingWhitespace().isEmpty {
+            var problems: [String] = []
+            if let unknown = notes.unknownLevel { problems.append("unknown level \"\(unknown)\" enforced as moderate") }
+            let missing = rules.level.categories.filter { !listed.contains($0) }
+            if !missing.isEmpty { problems.append("no list for " + missing.map(\.id).joined(separator: ", ")) }
+            results.append(line("web_filter_level", problems, enforced: "level \(rules.level)"))
+        }
+        if web.safeSearch { results.append(EnforcementResult("web_safesearch", .enforced)) }
+        if !web.blockedCategories.isEmpty {
+            var problems: [String] = notes.unknownCategories.map { "unknown category \"\($0)\"" }
+            let named = web.blockedCategories.compactMap(Category.init(name:))
+            let missing = Array(Set(named.filter { !listed.contains($0) })).sorted()
+            if !missing.isEmpty { problems.append("no list for " + missing.map(\.id).joined(separator: ", ")) }
+            results.append(line("web_category_block", problems))
+        }
+        if !web.blockedDomains.isEmpty {
+            results.append(line("web_custom_blocklist", notes.skippedBlocked.map { "skipped \($0)" }))
+        }
+        if !web.allowedDomains.isEmpty {
+            results.append(line("web_custom_allowlist", notes.skippedAllowed.map { "skipped \($0)" }))
+        }
+        if !policy.screenTime.downtimeWindows.isEmpty {
+            results.append(line("time_downtime", notes.voidWindows + notes.unknownDays))
+        }
+        if policy.screenTime.schedule != nil {
+            results.append(line("time_scheduled_hours", notes.ignoredHalves))
+        }
+        if policy.screenTime.dailyLimitMinutes > 0 {
+            results.append(EnforcementResult("time_daily_limit", .unsupported,
+                                             "a network gateway cannot see per-device screen time"))
+        }
+        return results
+    }
+
+    /// The report for a policy the gateway refused (an invalid 200): it keeps enforcing
+    /// the last good one.
+    public static func rejected(reason: String, keeping version: Int) -> [EnforcementResult] {
+        [EnforcementResult("web_filter", .failed, "\(reason); still enforcing version \(version)")]
+    }
+
+    private static func line(_ category: String, _ problems: [String], enforced: String = "") -> EnforcementResult {
+        problems.isEmpty ? EnforcementResult(category, .enforced, enforced)
+            : EnforcementResult(category, .partial, problems.joined(separator: "; "))
+    }
+}
