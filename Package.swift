@@ -31,7 +31,7 @@ let package = Package(
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // Sync with the Phosra API: schedule, enforcement reports, hits. (Store and HTTP to come.)
-        .target(name: "Sync", dependencies: ["Policy", "DomainMatch", "SystemIO"]),
+        .target(name: "Sync", dependencies: ["Policy", "DomainMatch", "SystemIO", "Zoneinfo"]),
         // OpenSSL (libssl, libcrypto) from the system (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // OpenSSL macros Swift cannot call (SNI, minimum version, BIO controls), as functions.

@@ -17,11 +17,14 @@ public final class ProxySnapshot: Sendable {
     public let localServers: [DomainName: UpstreamSpec]
     /// The profile hits are recorded under (one profile today; SPEC §6 later).
     public let profileName: String
+    /// Its query and rewrite counts (kept across snapshots by whoever builds them).
+    public let activity: ActivityCounters
 
     public init(engine: DecisionEngine<LabelTrie>, answers: AnswerBuilder, localZones: LocalZones = LocalZones(),
                 allowClients: AccessList = .defaultClients(), rateLimiter: RateLimiter = RateLimiter(rate: 0),
                 minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400, upstreams: [UpstreamSpec] = [],
-                localServers: [DomainName: UpstreamSpec] = [:], profileName: String = "default") {
+                localServers: [DomainName: UpstreamSpec] = [:], profileName: String = "default",
+                activity: ActivityCounters = ActivityCounters()) {
         self.engine = engine
         self.answers = answers
         self.localZones = localZones
@@ -32,6 +35,7 @@ public final class ProxySnapshot: Sendable {
         self.upstreams = upstreams
         self.localServers = localServers
         self.profileName = profileName
+        self.activity = activity
     }
 }
 

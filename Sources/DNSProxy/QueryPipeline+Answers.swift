@@ -67,6 +67,7 @@ extension QueryPipeline {
                                                              ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
                     }
                     if decision.action == .rewrite, let target = decision.target {
+                        snapshot.activity.recordRewrite(target: target)
                         return rewrite(query, pending.client, name: name, target: target, rules: rules, snapshot,
                                        pending.overUDP, now)
                     }

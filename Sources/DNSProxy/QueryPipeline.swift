@@ -55,6 +55,7 @@ public final class QueryPipeline: Sendable {
             let writer = DNSMessageWriter(responseTo: query, rcode: .badVers, edns: EDNS(udpPayloadSize: AnswerBuilder.udpPayload))
             return .reply(writer.finish(maxSize: query.udpResponseLimit()))
         }
+        snapshot.activity.recordQuery()
         let question = query.question
         guard question.dnsClass == .in, question.type != .axfr, question.type != .ixfr else {
             return .reply(answers.refused(query, error: ExtendedDNSError(code: .notSupported, text: "only class IN queries")))
@@ -81,6 +82,7 @@ public final class QueryPipeline: Sendable {
                             source: .dns, time: now.unixSeconds))
             return .reply(answers.block(query, reason: decision.reasonText, ttl: cap(answers.blockTTL, rules, snapshot, now)))
         case .rewrite:
+            snapshot.activity.recordRewrite(target: decision.target ?? "")
             return rewrite(query, client, name: name, target: decision.target ?? "", rules: rules, snapshot, overUDP, now)
         case .allow:
             let inspect = rules.filtered && decision.reason != .allowedDomain && decision.reason != .system

@@ -1,0 +1,125 @@
+import FoundationEssentials
+import Zoneinfo
+
+/// The JSON the gateway sends to `POST /device/report` (SPEC §7.3–7.5, phosra-api.md §4):
+/// always an object payload, `report_type` well under 50 characters, RFC 3339 UTC times.
+public enum ReportPayloads {
+    public struct Envelope<Payload: Encodable>: Encodable {
+        let reportType: String
+        let reportedAt: String
+        let payload: Payload
+
+        enum CodingKeys: String, CodingKey {
+            case reportType = "report_type", reportedAt = "reported_at", payload
+        }
+    }
+
+    public struct EnforcementStatus: Encodable {
+        let policyVersion: Int
+        let results: [EnforcementResult]
+        enum CodingKeys: String, CodingKey { case policyVersion = "policy_version", results }
+    }
+
+    public struct BlockedEvent: Encodable, Equatable {
+        public let domain: String
+        public let matched: String?
+        public let reason: String
+        public let category: String?
+        public let client: String
+        public let source: String
+        public let count: Int
+        public let firstSeen: String
+        public let lastSeen: String
+
+        public init(domain: String, matched: String?, reason: String, category: String?, client: String, source: String,
+                    count: Int, firstSeen: Int64, lastSeen: Int64) {
+            self.domain = domain
+            self.matched = matched
+            self.reason = reason
+            self.category = category
+            self.client = client
+            self.source = source
+            self.count = count
+            self.firstSeen = ReportPayloads.timestamp(firstSeen)
+            self.lastSeen = ReportPayloads.timestamp(lastSeen)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case domain, matched, reason, category, client, source, count
+            case firstSeen = "first_seen", lastSeen = "last_seen"
+        }
+
+        // `matched` and `category` are sent as null rather than left out.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(domain, forKey: .domain)
+            try container.encode(matched, forKey: .matched)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(category, forKey: .category)
+            try container.encode(client, forKey: .client)
+            try container.encode(source, forKey: .source)
+            try container.encode(count, forKey: .count)
+            try container.encode(firstSeen, forKey: .firstSeen)
+            try container.encode(lastSeen, forKey: .lastSeen)
+        }
+    }
+
+    public struct BlockedAttempt: Encodable {
+        let batchID: String
+        let policyVersion: Int
+        let windowStart: String
+        let windowEnd: String
+        let events: [BlockedEvent]
+        let mergedEvents: Int
+        enum CodingKeys: String, CodingKey {
+            case batchID = "batch_id", policyVersion = "policy_version", windowStart = "window_start"
+            case windowEnd = "window_end", events, mergedEvents = "merged_events"
+        }
+    }
+
+    public struct WebActivity: Encodable {
+        let hourStart: String
+        let hourEnd: String
+        let queries: Int
+        let blocksByReason: [String: Int]
+        let blocksByCategory: [String: Int]
+        let rewritesByEngine: [String: Int]
+        enum CodingKeys: String, CodingKey {
+            case hourStart = "hour_start", hourEnd = "hour_end", queries, blocksByReason = "blocks_by_reason"
+            case blocksByCategory = "blocks_by_category", rewritesByEngine = "rewrites_by_engine"
+        }
+    }
+
+    public static func enforcementStatus(version: Int, results: [EnforcementResult], at now: Int64) -> [UInt8] {
+        encode(Envelope(reportType: "enforcement_status", reportedAt: timestamp(now),
+                        payload: EnforcementStatus(policyVersion: version, results: results)))
+    }
+
+    public static func blockedAttempt(batchID: String, version: Int, windowStart: Int64, windowEnd: Int64,
+                                      events: [BlockedEvent], merged: Int, at now: Int64) -> [UInt8] {
+        encode(Envelope(reportType: "blocked_attempt", reportedAt: timestamp(now), payload: BlockedAttempt(
+            batchID: batchID, policyVersion: version, windowStart: timestamp(windowStart), windowEnd: timestamp(windowEnd),
+            events: events, mergedEvents: merged)))
+    }
+
+    public static func webActivity(hourStart: Int64, queries: Int, byReason: [String: Int], byCategory: [String: Int],
+                                   byEngine: [String: Int], at now: Int64) -> [UInt8] {
+        encode(Envelope(reportType: "web_activity", reportedAt: timestamp(now), payload: WebActivity(
+            hourStart: timestamp(hourStart), hourEnd: timestamp(hourStart + 3600), queries: queries,
+            blocksByReason: byReason, blocksByCategory: byCategory, rewritesByEngine: byEngine)))
+    }
+
+    static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Only strings, numbers and nulls: encoding cannot fail.
+        return Array((try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+
+    /// `2026-03-31T14:20:00Z` (RFC 3339, UTC) for unix seconds.
+    public static func timestamp(_ unixSeconds: Int64) -> String {
+        let local = ZoneRules.utc.localDateTime(at: unixSeconds)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(local.year)-\(two(local.month))-\(two(local.day))T\(two(local.hour)):\(two(local.minute)):\(two(local.second))Z"
+    }
+}
