@@ -30,8 +30,12 @@ let package = Package(
         .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config", "EventLoop", "SystemIO"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
-        // Sync with the Phosra API: schedule, enforcement reports, hits. (Store and HTTP to come.)
-        .target(name: "Sync", dependencies: ["Policy", "DomainMatch", "SystemIO", "Zoneinfo"]),
+        // SQLite 3 from the system (Debian: libsqlite3-dev), plus SQLITE_TRANSIENT as a function.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The daemon's SQLite store: policies, sync state, hit queue and history, activity, heartbeat.
+        .target(name: "Store", dependencies: ["CSQLite", "SystemIO"]),
+        // Sync with the Phosra API: schedule, enforcement reports, hits.
+        .target(name: "Sync", dependencies: ["Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store"]),
         // OpenSSL (libssl, libcrypto) from the system (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // OpenSSL macros Swift cannot call (SNI, minimum version, BIO controls), as functions.
@@ -41,7 +45,7 @@ let package = Package(
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (SPEC §4.6).
         .target(name: "DNSUpstream", dependencies: ["DNSWire", "EventLoop", "TLS", "Config", "SystemIO"]),
         // Composition root: options → engine → commands.
-        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop", "DNSUpstream", "TLS"]),
+        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync"]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Helpers for tests only: scratch directories, free ports, child processes, dig.
         .target(name: "TestSupport"),
@@ -58,6 +62,7 @@ let package = Package(
         .testTarget(name: "DNSUpstreamTests",
                     dependencies: ["DNSUpstream", "DNSWire", "TLS", "Config", "DomainMatch", "EventLoop", "SystemIO"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
     ],

@@ -1,0 +1,186 @@
+import CSQLite
+
+/// One numbered schema step. Its SQL ends by setting `PRAGMA user_version` to its own
+/// number, literally (a pragma cannot take a bound parameter), and `Migrations.apply`
+/// checks that it did.
+struct Migration: Sendable {
+    let version: Int
+    let sql: String
+}
+
+/// The schema, as numbered migrations applied in order on `PRAGMA user_version`.
+/// Append only: a shipped migration is never edited, a change is a new number.
+enum Migrations {
+    static let all: [Migration] = [
+        Migration(version: 1, sql: """
+            -- The last good policy per profile, enforced at start before any network call (SPEC §7.2).
+            CREATE TABLE policies (
+                profile    TEXT PRIMARY KEY NOT NULL,
+                json       BLOB NOT NULL,
+                version    INTEGER NOT NULL,
+                policy_id  TEXT NOT NULL,
+                fetched_at INTEGER NOT NULL
+            );
+            CREATE TABLE sync_state (
+                profile            TEXT PRIMARY KEY NOT NULL,
+                applied_version    INTEGER NOT NULL,
+                policy_id          TEXT NOT NULL,
+                last_sync_at       INTEGER,
+                last_success_at    INTEGER,
+                last_error         TEXT,
+                last_error_at      INTEGER,
+                unauthorized_since INTEGER,
+                revoked            INTEGER NOT NULL,
+                no_active_policy   INTEGER NOT NULL,
+                acked_version      INTEGER NOT NULL,
+                reported_version   INTEGER NOT NULL,
+                next_full_sync_at  INTEGER
+            );
+            -- A batch formed from queued rows and not yet acknowledged (SPEC §7.4). UNIQUE
+            -- (profile): at most one in flight per profile, resent as is until a 202 or 400.
+            CREATE TABLE hit_batches (
+                id             TEXT PRIMARY KEY NOT NULL,
+                profile        TEXT NOT NULL UNIQUE,
+                merged_events  INTEGER NOT NULL,
+                policy_version INTEGER NOT NULL,
+                created_at     INTEGER NOT NULL
+            );
+            -- Hit rows waiting for delivery: batch_id NULL = queued, else part of that batch.
+            CREATE TABLE hit_queue (
+                id             INTEGER PRIMARY KEY,
+                profile        TEXT NOT NULL,
+                domain         TEXT NOT NULL,
+                matched        TEXT,
+                reason         TEXT NOT NULL,
+                category       TEXT,
+                client         TEXT NOT NULL,
+                source         TEXT NOT NULL,
+                count          INTEGER NOT NULL,
+                first_seen     INTEGER NOT NULL,
+                last_seen      INTEGER NOT NULL,
+                policy_version INTEGER NOT NULL,
+                batch_id       TEXT REFERENCES hit_batches(id)
+            );
+            -- The upsert key of queued rows; batched rows are frozen and may repeat it.
+            CREATE UNIQUE INDEX hit_queue_open_key ON hit_queue(profile, domain, reason, client, source)
+                WHERE batch_id IS NULL;
+            CREATE INDEX hit_queue_open_age ON hit_queue(profile, first_seen) WHERE batch_id IS NULL;
+            CREATE INDEX hit_queue_batch ON hit_queue(batch_id) WHERE batch_id IS NOT NULL;
+            -- Rows folded away by the queue bound, not yet handed to a batch as merged_events.
+            CREATE TABLE hit_merge_pending (
+                profile        TEXT PRIMARY KEY NOT NULL,
+                merged_pending INTEGER NOT NULL
+            );
+            -- Batches the API refused with a 400, and their rows, kept for `status`.
+            CREATE TABLE dead_letter_batches (
+                id             TEXT PRIMARY KEY NOT NULL,
+                profile        TEXT NOT NULL,
+                merged_events  INTEGER NOT NULL,
+                policy_version INTEGER NOT NULL,
+                error          TEXT NOT NULL,
+                dead_at        INTEGER NOT NULL
+            );
+            CREATE TABLE dead_letter (
+                id             INTEGER PRIMARY KEY,
+                batch_id       TEXT NOT NULL REFERENCES dead_letter_batches(id) ON DELETE CASCADE,
+                profile        TEXT NOT NULL,
+                domain         TEXT NOT NULL,
+                matched        TEXT,
+                reason         TEXT NOT NULL,
+                category       TEXT,
+                client         TEXT NOT NULL,
+                source         TEXT NOT NULL,
+                count          INTEGER NOT NULL,
+                first_seen     INTEGER NOT NULL,
+                last_seen      INTEGER NOT NULL,
+                policy_version INTEGER NOT NULL
+            );
+            CREATE INDEX dead_letter_profile ON dead_letter(profile);
+            CREATE INDEX dead_letter_batch ON dead_letter(batch_id);
+            -- Local hit history for `phosra-gate hits`, in time buckets so a week of
+            -- 5-second flushes stays small; independent of delivery.
+            CREATE TABLE hit_history (
+                profile    TEXT NOT NULL,
+                domain     TEXT NOT NULL,
+                reason     TEXT NOT NULL,
+                client     TEXT NOT NULL,
+                source     TEXT NOT NULL,
+                bucket     INTEGER NOT NULL,
+                matched    TEXT,
+                category   TEXT,
+                count      INTEGER NOT NULL,
+                first_seen INTEGER NOT NULL,
+                last_seen  INTEGER NOT NULL,
+                PRIMARY KEY (profile, domain, reason, client, source, bucket)
+            );
+            CREATE INDEX hit_history_last_seen ON hit_history(last_seen);
+            -- Hourly web_activity counts (SPEC §7.5).
+            CREATE TABLE activity_hours (
+                profile    TEXT NOT NULL,
+                hour_start INTEGER NOT NULL,
+                queries    INTEGER NOT NULL,
+                sent       INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (profile, hour_start)
+            );
+            CREATE TABLE activity_counts (
+                profile    TEXT NOT NULL,
+                hour_start INTEGER NOT NULL,
+                kind       TEXT NOT NULL CHECK (kind IN ('reason', 'category', 'engine')),
+                name       TEXT NOT NULL,
+                count      INTEGER NOT NULL,
+                PRIMARY KEY (profile, hour_start, kind, name),
+                FOREIGN KEY (profile, hour_start) REFERENCES activity_hours(profile, hour_start) ON DELETE CASCADE
+            );
+            -- `run`'s heartbeat (SPEC §8): one row, rewritten while it runs.
+            CREATE TABLE heartbeat (
+                id         INTEGER PRIMARY KEY CHECK (id = 1),
+                pid        INTEGER NOT NULL,
+                started_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                version    TEXT NOT NULL,
+                listeners  TEXT NOT NULL
+            );
+            -- Lines for `status`: a database moved aside, and the like.
+            CREATE TABLE notes (
+                id         INTEGER PRIMARY KEY,
+                created_at INTEGER NOT NULL,
+                text       TEXT NOT NULL
+            );
+            PRAGMA user_version = 1;
+            """),
+    ]
+
+    /// The schema version this build writes and reads.
+    static var latest: Int { all.last?.version ?? 0 }
+
+    /// The database's `PRAGMA user_version`.
+    static func version(of database: Database) throws(StoreError) -> Int {
+        try database.integer("PRAGMA user_version")
+    }
+
+    /// Applies every migration above the database's version, each in its own transaction,
+    /// so a crash between two leaves a database at a known version. A database newer than
+    /// this build is refused, never downgraded. A failed migration is rolled back and
+    /// reported as `.migration`.
+    static func apply(to database: Database) throws(StoreError) {
+        let current = try version(of: database)
+        guard current <= latest else {
+            throw .newerSchema(path: database.path, found: current, supported: latest)
+        }
+        for migration in all where migration.version > current {
+            do throws(StoreError) {
+                try database.transaction { () throws(StoreError) in
+                    try database.execute(migration.sql)
+                    let reached = try version(of: database)
+                    guard reached == migration.version else {
+                        throw .sqlite(call: "PRAGMA user_version", code: SQLITE_ERROR,
+                                      message: "migration left user_version at \(reached)", path: database.path)
+                    }
+                }
+            } catch {
+                guard case .sqlite(_, let code, let message, _) = error else { throw error }
+                throw .migration(version: migration.version, code: code, message: message, path: database.path)
+            }
+        }
+    }
+}
