@@ -35,7 +35,7 @@ let package = Package(
         // The daemon's SQLite store: policies, sync state, hit queue and history, activity, heartbeat.
         .target(name: "Store", dependencies: ["CSQLite", "SystemIO"]),
         // Sync with the Phosra API: schedule, enforcement reports, hits.
-        .target(name: "Sync", dependencies: ["Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store"]),
+        .target(name: "Sync", dependencies: ["Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store", "EventLoop", "HTTPClient", "TLS"]),
         // OpenSSL (libssl, libcrypto) from the system (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // OpenSSL macros Swift cannot call (SNI, minimum version, BIO controls), as functions.
@@ -44,11 +44,14 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (SPEC §4.6).
         .target(name: "DNSUpstream", dependencies: ["DNSWire", "EventLoop", "TLS", "Config", "SystemIO"]),
+        // A small blocking HTTP/1.1 client over TCP or TLS, for the sync thread (SPEC §7).
+        .target(name: "HTTPClient", dependencies: ["TLS", "EventLoop", "SystemIO"]),
         // Composition root: options → engine → commands.
-        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync"]),
+        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient"]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
-        // Helpers for tests only: scratch directories, free ports, child processes, dig.
-        .target(name: "TestSupport"),
+        // Helpers for tests only: scratch directories, free ports, child processes, dig,
+        // the fake Phosra API and HTTP(S) test servers.
+        .target(name: "TestSupport", dependencies: ["COpenSSL"]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo"]),
@@ -63,6 +66,8 @@ let package = Package(
                     dependencies: ["DNSUpstream", "DNSWire", "TLS", "Config", "DomainMatch", "EventLoop", "SystemIO"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
+        .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
     ],

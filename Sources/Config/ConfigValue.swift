@@ -46,6 +46,9 @@ public enum ConfigValue: Equatable, Sendable {
         }
     }
 
+    /// Milliseconds of a duration written as in the configuration file (`30m`, `7d`).
+    public static func duration(_ text: String) -> Int64? { parseDuration(text) }
+
     /// `800ms`, `30s`, `5m`, `6h`, `1d`, sums like `1h30m`, or bare seconds.
     static func parseDuration(_ text: String) -> Int64? {
         if let seconds = Int64(text), seconds >= 0 { return seconds.multipliedReportingOverflow(by: 1000).overflow ? nil : seconds * 1000 }

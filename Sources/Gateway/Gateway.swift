@@ -11,6 +11,10 @@ public enum Gateway {
         commands:
           run         the gateway: DNS proxy on the embedded policy (see: phosra-gate run --help)
           check       explain what the gateway decides for names (see: phosra-gate check --help)
+          register    register this gateway with the Phosra API for a child
+          sync        one sync cycle with the Phosra API (when run is not running)
+          status      what run is doing: policy versions, last sync, queued hits
+          hits        recent blocks, newest first
           blocklists  list | compile: the category lists and their compiled file
           bench       matcher: the matcher's speed and memory (SPEC §10)
           version   print the version
@@ -45,6 +49,18 @@ public enum Gateway {
             return RunCommand.run(rest, console: console)
         case "blocklists":
             return BlocklistsCommand.run(rest, console: console)
+        case "register", "sync", "status", "hits":
+            if rest.contains("--help") {
+                console.out(["register": RegisterCommand.usage, "sync": SyncCommand.usage, "status": StatusCommand.usage,
+                             "hits": HitsCommand.usage][command]!)
+                return 0
+            }
+            switch command {
+            case "register": return RegisterCommand.run(rest, console: console)
+            case "sync": return SyncCommand.run(rest, console: console)
+            case "status": return StatusCommand.run(rest, console: console)
+            default: return HitsCommand.run(rest, console: console)
+            }
         case "bench":
             switch rest.first {
             case "matcher":

@@ -15,7 +15,10 @@ final class Daemon: @unchecked Sendable {
     let group: EventLoopGroup
     let pipeline: QueryPipeline
     let log: Logger
-    private var builder: SnapshotBuilder
+    /// What snapshots are made of: the builder (configuration, lists) and the rules of the
+    /// policy in force. Changed by the policy watcher (loop 0), a reload (control thread)
+    /// and the sync (sync thread), so under a lock; each change publishes a new snapshot.
+    private let parts: Mutex<(builder: SnapshotBuilder, rules: PolicyRules)>
     private var perLoop: [LoopServers] = []
     /// What the control (main) thread is asked to do; rung through `doorbell`.
     private enum Request { case reload, stop }
@@ -28,11 +31,11 @@ final class Daemon: @unchecked Sendable {
     /// Makes a loop's upstream client, on that loop's thread.
     typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
 
-    init(options: RunOptions, builder: SnapshotBuilder, policy: CompiledPolicy, policyPath: String?, log: Logger,
+    init(options: RunOptions, builder: SnapshotBuilder, rules: PolicyRules, policyPath: String?, log: Logger,
          hits: any HitRecorder) throws(GatewayError) {
         self.log = log
-        self.builder = builder
-        pipeline = QueryPipeline(snapshot: builder.make(policy: policy),
+        parts = Mutex((builder, rules))
+        pipeline = QueryPipeline(snapshot: builder.make(rules: rules),
                                  cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
                                  hits: hits)
         do {
@@ -87,7 +90,7 @@ final class Daemon: @unchecked Sendable {
     private func checkPolicy() {
         switch watcher?.poll() {
         case .loaded(let policy)?:
-            publish(builder.make(policy: policy))
+            replace(rules: PolicyRules(policy))
             log.info("policy_loaded", [("path", watcher?.path ?? ""), ("version", "\(policy.version)"),
                                        ("policy_id", policy.policyID)])
         case .rejected(let why)?:
@@ -101,7 +104,9 @@ final class Daemon: @unchecked Sendable {
         switch number {
         case SIGTERM, SIGINT: drain()
         case SIGHUP: ask(.reload)
-        case SIGUSR1: log.info("sync_requested", [("note", "no Phosra API sync configured yet")])
+        case SIGUSR1:
+            log.info("sync_requested", [])
+            syncRequested?()
         default: break
         }
     }
@@ -109,19 +114,38 @@ final class Daemon: @unchecked Sendable {
     /// Set by `RunCommand`: re-reads configuration and lists (SIGHUP). Runs on the control
     /// thread, so rebuilding a million-name list never stalls a loop.
     var reloadRequested: (() -> Void)?
+    /// SIGUSR1: a sync now (runs on loop 0; it only rings the sync thread).
+    var syncRequested: (() -> Void)?
+    /// Runs on the control thread once queries have drained, before the loops stop:
+    /// the last flush of hits.
+    var beforeStop: (() -> Void)?
 
     private func ask(_ request: Request) {
         requests.withLock { $0.append(request) }
         doorbell.ring()
     }
 
-    /// Replaces the builder (new configuration or lists) and the snapshot made from it.
-    func reload(builder: SnapshotBuilder, policy: CompiledPolicy) {
-        self.builder = builder
-        publish(builder.make(policy: policy))
+    /// A new configuration or new lists (SIGHUP); `rules` when the policy came with it.
+    func reload(builder: SnapshotBuilder, rules: PolicyRules?) {
+        parts.withLock { parts in
+            parts.builder = builder
+            if let rules { parts.rules = rules }
+            publish(parts.builder.make(rules: parts.rules))
+        }
+    }
+
+    /// A new policy (the watched file, or the sync). Returns what the engine enforces.
+    @discardableResult
+    func replace(rules: PolicyRules) -> SnapshotBuilder {
+        parts.withLock { parts in
+            parts.rules = rules
+            publish(parts.builder.make(rules: rules))
+            return parts.builder
+        }
     }
 
     /// Swaps a new snapshot in: the pipeline's, then each loop's own copy, on its thread.
+    /// Called under `parts`' lock, so snapshots are published in the order they were made.
     private func publish(_ snapshot: ProxySnapshot) {
         pipeline.replace(snapshot)
         for servers in perLoop {
@@ -165,6 +189,7 @@ final class Daemon: @unchecked Sendable {
                 switch request {
                 case .reload: reloadRequested?()
                 case .stop:
+                    beforeStop?()
                     group.shutdownGracefully()
                     log.info("stopped", [])
                     return

@@ -2,7 +2,10 @@ import Blocklists
 import Config
 import DNSProxy
 import EventLoop
+import Glibc
 import Policy
+import Store
+import Sync
 import SystemIO
 
 /// `phosra-gate run`: the daemon (SPEC §4, §8).
@@ -27,18 +30,33 @@ enum RunCommand {
             do { lock = try DirectoryLock(directory: options.stateDirectory) } catch {
                 throw GatewayError.usage("--state-dir: \(error)")
             }
-            let policyPath = settings.string("policy")
-            let policy = try EngineOptions.policy(settings)
-            let builder = try makeBuilder(settings, options: options, log: log)
-            let daemon = try Daemon(options: options, builder: builder, policy: policy, policyPath: policyPath, log: log,
-                                    hits: DiscardingHitRecorder())
-            log.info("policy_loaded", [("path", policyPath), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
+            let store: Store
+            do { store = try Store.open(directory: options.stateDirectory, now: Int64(time(nil))) } catch {
+                throw GatewayError.usage("\(error)")
+            }
+            if let note = store.recoveryNote { log.warn("store_recovered", [("note", note)]) }
+            let setup = try SyncSetup(settings: settings, stateDirectory: options.stateDirectory, store: store, log: log)
+            let activity = ActivityCounters()
+            let builder = try makeBuilder(settings, options: options, activity: activity, log: log)
+            let aggregator = HitAggregator()
+            let daemon = try Daemon(options: options, builder: builder, rules: setup.rules, policyPath: setup.policyPath,
+                                    log: log, hits: aggregator)
+            if case .localFile(let path, let policy) = setup.mode {
+                log.info("policy_loaded", [("path", path), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
+            }
             daemon.reloadRequested = { [weak daemon] in
                 guard let daemon else { return }
-                reload(daemon, configPath: configPath, flags: arguments.settings, running: options, log: log)
+                reload(daemon, configPath: configPath, flags: arguments.settings, running: options, activity: activity,
+                       localFile: setup.policyPath != nil, log: log)
             }
+            let sync = try setup.service(daemon: daemon, settings: settings, options: options, store: store,
+                                         aggregator: aggregator, activity: activity, lists: builder.lists, log: log)
+            daemon.syncRequested = { sync.wake() }
+            daemon.beforeStop = { sync.stop() }
             try daemon.start(options: options, upstream: try Upstreams.factory(options: options, log: log))
+            do { try sync.start() } catch { throw GatewayError.usage("cannot start the sync thread: \(error)") }
             daemon.wait()
+            store.close()
             withExtendedLifetime(lock) {}
             return 0
         } catch {
@@ -48,7 +66,8 @@ enum RunCommand {
     }
 
     /// Zone, category lists (from the compiled cache when it matches) and decision keys.
-    static func makeBuilder(_ settings: Settings, options: RunOptions, log: Logger) throws(GatewayError) -> SnapshotBuilder {
+    static func makeBuilder(_ settings: Settings, options: RunOptions, activity: ActivityCounters,
+                            log: Logger) throws(GatewayError) -> SnapshotBuilder {
         let zone = try EngineOptions.zone(settings)
         let inputs = try EngineOptions.listInputs(settings)
         var warnings = inputs.warnings
@@ -56,22 +75,25 @@ enum RunCommand {
         for warning in warnings { log.warn("lists", [("warning", warning)]) }
         log.info("lists_loaded", [("path", inputs.path), ("names", "\(lists.trie.nameCount)"),
                                   ("categories", lists.present.sorted().map(\.id).joined(separator: ","))])
-        return SnapshotBuilder(options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists)
+        return SnapshotBuilder(options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
+                               activity: activity)
     }
 
     /// SIGHUP: configuration and lists again; a bad configuration keeps the running one.
-    /// Listen addresses and the state directory need a restart.
-    static func reload(_ daemon: Daemon, configPath: String?, flags: Settings, running: RunOptions, log: Logger) {
+    /// Listen addresses and the state directory need a restart. A local policy file is
+    /// read again too; a synced policy stays as it is.
+    static func reload(_ daemon: Daemon, configPath: String?, flags: Settings, running: RunOptions,
+                       activity: ActivityCounters, localFile: Bool, log: Logger) {
         do {
             let settings = try EngineOptions.settings(configFlag: configPath, flags: flags)
             let options = try RunOptions(settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
             if options.dnsListen != running.dnsListen || options.stateDirectory != running.stateDirectory {
                 log.warn("reload", [("note", "dns_listen and state_dir change only on restart")])
             }
-            let builder = try makeBuilder(settings, options: options, log: log)
-            let policy = try EngineOptions.policy(settings)
-            daemon.reload(builder: builder, policy: policy)
-            log.info("reloaded", [("version", "\(policy.version)")])
+            let builder = try makeBuilder(settings, options: options, activity: activity, log: log)
+            let rules = localFile ? PolicyRules(try EngineOptions.policy(settings)) : nil
+            daemon.reload(builder: builder, rules: rules)
+            log.info("reloaded", [])
         } catch {
             log.error("reload_failed", [("error", "\(error)"), ("note", "keeping the running configuration")])
         }

@@ -14,8 +14,10 @@ struct SnapshotBuilder {
     let zone: ZoneRules
     let lists: CategoryLists
 
-    func make(policy: CompiledPolicy) -> ProxySnapshot {
-        let rules = PolicyRules(policy)
+    /// Query and rewrite counts survive every rebuild: one set per profile for the run.
+    let activity: ActivityCounters
+
+    func make(rules: PolicyRules) -> ProxySnapshot {
         let engine = DecisionEngine(system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
                                     profiles: ProfileTable(single: rules))
         var servers: [DomainName: UpstreamSpec] = [:]
@@ -23,6 +25,7 @@ struct SnapshotBuilder {
         return ProxySnapshot(engine: engine, answers: AnswerBuilder(mode: options.blockMode, blockTTL: options.blockTTL),
                              localZones: LocalZones(forwarded: Set(servers.keys)), allowClients: options.allowClients,
                              rateLimiter: RateLimiter(rate: options.rateLimit), minTTL: options.cacheMinTTL,
-                             maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers)
+                             maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers,
+                             activity: activity)
     }
 }

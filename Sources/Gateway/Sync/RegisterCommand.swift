@@ -1,0 +1,75 @@
+import Config
+import Glibc
+import HTTPClient
+import Sync
+import SystemIO
+import TLS
+
+/// `phosra-gate register`: registers this gateway for a child with the parent's token
+/// (SPEC §7.1). The token is read from a file or standard input so it never shows in a
+/// process list; neither it nor the device key is ever printed or logged.
+enum RegisterCommand {
+    static let usage = """
+        usage: phosra-gate register [--api URL] --child-id UUID --parent-token-file FILE|- [--name NAME]
+                                    [--profile NAME] [--state-dir DIR] [--ca-file FILE] [--config FILE]
+        """
+
+    static func run(_ words: [String], console: some Console) -> Int32 {
+        do {
+            let arguments: Arguments
+            do {
+                arguments = try Arguments(words, commandFlags: ["--child-id": .value, "--parent-token-file": .value,
+                                                                "--name": .value, "--profile": .value, "--config": .value])
+            } catch { throw GatewayError.config(error) }
+            guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
+            guard let childID = arguments.flag("--child-id"), !childID.isEmpty else { throw GatewayError.flag("--child-id", "required") }
+            guard let tokenFile = arguments.flag("--parent-token-file") else { throw GatewayError.flag("--parent-token-file", "required") }
+            let profile = arguments.flag("--profile") ?? SyncSetup.profile
+            guard !profile.isEmpty, profile.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+                throw GatewayError.flag("--profile", "letters, digits, - and _ only")
+            }
+            let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
+            let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+            let token = try readToken(tokenFile)
+            let api: HTTPURL
+            do { api = try HTTPURL(settings.string("api")) } catch { throw GatewayError.config(settings.error("api", "\(error)")) }
+            var context: TLSContext?
+            let caFile = settings.string("ca_file")
+            if !caFile.isEmpty {
+                do { context = try TLSContext(caFile: caFile) } catch { throw GatewayError.config(settings.error("ca_file", "\(error)")) }
+            }
+            let client = HTTPClient(tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
+                                    userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version))
+            let request = Registration.Request(api: api, childID: childID, parentToken: token,
+                                               deviceName: arguments.flag("--name") ?? hostName(), profile: profile,
+                                               appVersion: Gateway.version)
+            let identity: DeviceIdentity
+            do { identity = try Registration.register(request, client: client) } catch { throw GatewayError.usage("\(error)") }
+            do { try identity.save(stateDirectory: state) } catch { throw GatewayError.usage("cannot store the device key: \(error)") }
+            console.out("registered device \(identity.deviceID) for child \(identity.childID) as profile \(profile); "
+                        + "key stored in \(state)/devices/\(profile).key (mode 0600)")
+            return 0
+        } catch {
+            console.err("phosra-gate register: \(error)")
+            return 1
+        }
+    }
+
+    /// The parent's bearer token from a file, or `-` for standard input; trimmed.
+    static func readToken(_ source: String) throws(GatewayError) -> String {
+        let bytes: [UInt8]
+        do { bytes = try Files.read(source == "-" ? "/dev/stdin" : source, limit: 64 << 10) } catch {
+            throw .flag("--parent-token-file", error.description)
+        }
+        let token = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined()
+        guard !token.isEmpty else { throw .flag("--parent-token-file", "the token is empty") }
+        return token
+    }
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "phosra-gate" : name
+    }
+}

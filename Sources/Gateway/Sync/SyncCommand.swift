@@ -1,0 +1,70 @@
+import Blocklists
+import Config
+import Glibc
+import Policy
+import Store
+import Sync
+import SystemIO
+
+/// `phosra-gate sync`: one cycle with the API (an unconditional fetch, apply to the store,
+/// report and ack, queued hits sent) and exit; non-zero with a clear message when the API
+/// could not be reached, or when `run` holds the state directory (ask it with SIGUSR1).
+enum SyncCommand {
+    static let usage = "usage: phosra-gate sync [--state-dir DIR] [--config FILE] [--api URL] [--ca-file FILE]"
+
+    static func run(_ words: [String], console: some Console) -> Int32 {
+        do {
+            let arguments: Arguments
+            do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch { throw GatewayError.config(error) }
+            guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
+            let configPath = arguments.flag("--config")
+            let settings = try EngineOptions.settings(configFlag: configPath, flags: arguments.settings)
+            let state = StateDirectory.path(settings, configFlag: configPath)
+            let lock: DirectoryLock
+            do { lock = try DirectoryLock(directory: state) } catch {
+                if case .held(_, let pid) = error {
+                    throw GatewayError.usage("phosra-gate run holds \(state)" + (pid.isEmpty ? "" : " (pid \(pid))")
+                                             + "; send it SIGUSR1 for a sync now" + (pid.isEmpty ? "" : ": kill -USR1 \(pid)"))
+                }
+                throw GatewayError.usage("\(error)")
+            }
+            defer { withExtendedLifetime(lock) {} }
+            guard let profile = DeviceIdentity.registeredProfiles(stateDirectory: state).sorted().first else {
+                throw GatewayError.usage("no registered device in \(state) (run phosra-gate register first)")
+            }
+            let identity: DeviceIdentity
+            do { identity = try DeviceIdentity.load(stateDirectory: state, profile: profile) } catch { throw GatewayError.usage("\(error)") }
+            let store: Store
+            do { store = try Store.open(directory: state, now: Int64(time(nil))) } catch { throw GatewayError.usage("\(error)") }
+            defer { store.close() }
+            let options = try RunOptions(settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
+            let listed = (try? EngineOptions.listInputs(settings))?.present ?? []
+            let api = try SyncSetup.api(identity: identity, settings: settings, options: options)
+            let log = Logger(format: options.logFormat)
+            let sync: ProfileSync
+            do {
+                sync = try ProfileSync(profile: profile, childID: identity.childID, api: api, store: store,
+                                       timing: SyncSchedule.Timing(), now: Int64(time(nil)),
+                                       keepOnNoPolicy: settings.string("on_no_policy") != "allow",
+                                       apply: { policy in
+                                           guard let policy else { return [] }
+                                           return EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: listed)
+                                       },
+                                       log: { event, fields in log.info(event, fields) })
+            } catch { throw GatewayError.usage("\(error)") }
+            let now = SyncService.now()
+            guard sync.step(now: now, force: true) else {
+                let error = (try? store.syncState(profile: profile))?.lastError ?? "unknown error"
+                throw GatewayError.usage("sync failed: \(error)")
+            }
+            var reporter = HitReporter()
+            let sent = reporter.send(for: sync, store: store, now: now) { event, fields in log.info(event, fields) }
+            let version = sync.appliedVersion
+            console.out("synced profile \(profile): policy version \(version)" + (sent > 0 ? ", \(sent) hit batch(es) sent" : ""))
+            return 0
+        } catch {
+            console.err("phosra-gate sync: \(error)")
+            return 1
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Policy
+import Store
+
+/// Moves what the proxies recorded into the store (SPEC §7.4, §7.5): hits into the
+/// durable queue and the local history, and the hour's activity counts. Called at least
+/// every 5 s by the sync thread, and once more on shutdown, so a crash or power cut loses
+/// at most the last 5 s.
+public struct HitFlusher: Sendable {
+    public let aggregator: HitAggregator
+    public let store: Store
+    /// `hit_queue_max`.
+    public let queueMax: Int
+
+    public init(aggregator: HitAggregator, store: Store, queueMax: Int) {
+        self.aggregator = aggregator
+        self.store = store
+        self.queueMax = queueMax
+    }
+
+    /// `activity` per profile; `versions` the policy version each profile enforces now.
+    /// Returns the rows merged to keep the queue bounded.
+    @discardableResult
+    public func flush(activity: [String: ActivityCounters], versions: [String: Int], now: Int64) throws(StoreError) -> Int {
+        let events = aggregator.drain()
+        let rows = events.map { event in
+            HitRow(profile: event.key.profile, domain: event.key.name, matched: event.rule, reason: event.key.reasonText,
+                   category: event.category?.id, client: event.key.client, source: event.key.source.rawValue,
+                   count: event.count, firstSeen: event.firstSeen, lastSeen: event.lastSeen,
+                   policyVersion: versions[event.key.profile] ?? 0)
+        }
+        var merged = 0
+        if !rows.isEmpty {
+            merged = try store.enqueue(rows, maxRows: queueMax)
+            try store.recordHistory(rows)
+        }
+        let hour = now - now % 3600
+        var byProfile: [String: (reasons: [String: Int], categories: [String: Int])] = [:]
+        for event in events {
+            // `category:adult` counts under `category`; the id is counted separately.
+            let reason = String(event.key.reasonText.prefix { $0 != ":" })
+            byProfile[event.key.profile, default: ([:], [:])].reasons[reason, default: 0] += event.count
+            if let category = event.category {
+                byProfile[event.key.profile, default: ([:], [:])].categories[category.id, default: 0] += event.count
+            }
+        }
+        for (profile, counters) in activity {
+            let counts = counters.drain()
+            let blocks = byProfile[profile] ?? ([:], [:])
+            guard counts.queries > 0 || !counts.rewritesByEngine.isEmpty || !blocks.reasons.isEmpty else { continue }
+            try store.addActivity(profile: profile, hourStart: hour, queries: counts.queries, blocksByReason: blocks.reasons,
+                                  blocksByCategory: blocks.categories, rewritesByEngine: counts.rewritesByEngine)
+        }
+        return merged
+    }
+}

@@ -1,0 +1,168 @@
+import FoundationEssentials
+import Policy
+import Store
+
+/// One profile's conversation with the API (SPEC §7.2–7.3): polls and full fetches on the
+/// schedule, validation of what comes back, then apply → persist → report → ack. Runs on
+/// the sync thread only.
+public final class ProfileSync {
+    public let profile: String
+    public let childID: String
+    private let api: any PhosraAPIClient
+    private let store: Store
+    private var schedule: SyncSchedule
+    private var budget = RequestBudget()
+    private var state: SyncState
+    /// Publishes a new policy to the proxies (built aside, swapped whole) and returns its
+    /// enforcement results. Nil: go unfiltered (`on_no_policy = allow` after a 404).
+    private let apply: (CompiledPolicy?) -> [EnforcementResult]
+    private let keepOnNoPolicy: Bool
+    private let log: (String, [(String, String)]) -> Void
+
+    public init(profile: String, childID: String, api: any PhosraAPIClient, store: Store, timing: SyncSchedule.Timing,
+                now: Int64, keepOnNoPolicy: Bool, apply: @escaping (CompiledPolicy?) -> [EnforcementResult],
+                log: @escaping (String, [(String, String)]) -> Void) throws(StoreError) {
+        self.profile = profile
+        self.childID = childID
+        self.api = api
+        self.store = store
+        self.apply = apply
+        self.keepOnNoPolicy = keepOnNoPolicy
+        self.log = log
+        state = try store.syncState(profile: profile) ?? SyncState(profile: profile)
+        schedule = SyncSchedule(timing: timing, now: now * 1000, unauthorizedSince: state.unauthorizedSince.map { $0 * 1000 })
+    }
+
+    /// When the next request is due (unix milliseconds).
+    public var nextDue: Int64 { schedule.next().at }
+
+    public var appliedVersion: Int { state.appliedVersion }
+
+    /// Makes the next request if it is due (or `force`, for SIGUSR1 and `sync`); returns
+    /// whether the API answered.
+    @discardableResult
+    public func step(now: Int64, force: Bool = false) -> Bool {
+        let (request, due) = schedule.next()
+        guard force || due <= now else { return true }
+        guard budget.availableAt(now) <= now else { return true }
+        budget.spend(now)
+        let fetch = api.fetchPolicy(sinceVersion: request == .full || state.appliedVersion == 0 ? nil : state.appliedVersion)
+        let outcome = handle(fetch, request: request, now: now)
+        schedule.record(outcome, for: request, now: now, random: Double.random(in: 0..<1))
+        state.lastSyncAt = now / 1000
+        state.unauthorizedSince = schedule.unauthorizedSince.map { $0 / 1000 }
+        state.revoked = schedule.isRevoked(now: now)
+        state.nextFullSyncAt = schedule.nextFullAt / 1000
+        persist()
+        switch outcome {
+        case .applied, .notModified, .noPolicy, .invalid: return true
+        default: return false
+        }
+    }
+
+    private func handle(_ fetch: PolicyFetch, request: SyncSchedule.Request, now: Int64) -> SyncSchedule.Outcome {
+        switch fetch {
+        case .policy(let bytes):
+            succeeded(now)
+            return receive(bytes, now: now)
+        case .notModified:
+            succeeded(now)
+            state.noActivePolicy = false
+            return .notModified
+        case .noPolicy:
+            succeeded(now)
+            if !state.noActivePolicy { log("no_active_policy", [("profile", profile), ("keeping", "\(keepOnNoPolicy)")]) }
+            state.noActivePolicy = true
+            if !keepOnNoPolicy { _ = apply(nil) }
+            return .noPolicy
+        case .unauthorized:
+            failed("401: the API did not accept the device key", now)
+            return .unauthorized
+        case .rateLimited(let seconds):
+            failed("429: rate limited, retrying after \(seconds) s", now)
+            return .rateLimited(retryAfterSeconds: seconds)
+        case .failed(let why):
+            failed(why, now)
+            return .failed
+        }
+    }
+
+    /// A 200: validate, and only then build aside, swap, persist, report and ack.
+    private func receive(_ bytes: [UInt8], now: Int64) -> SyncSchedule.Outcome {
+        state.noActivePolicy = false
+        let policy: CompiledPolicy
+        do {
+            policy = try CompiledPolicy.decode(bytes)
+        } catch {
+            return reject("the policy does not decode: \(error)", version: 0, now: now)
+        }
+        guard policy.version >= 1 else { return reject("version \(policy.version) is not ≥ 1", version: policy.version, now: now) }
+        guard policy.childID == childID else {
+            return reject("the policy is for child \(policy.childID), not \(childID)", version: policy.version, now: now)
+        }
+        if policy.version == state.appliedVersion && policy.policyID == state.policyID { return .notModified }
+        let results = apply(policy)
+        state.appliedVersion = policy.version
+        state.policyID = policy.policyID
+        do {
+            try store.savePolicy(CachedPolicy(profile: profile, json: bytes, version: policy.version,
+                                              policyID: policy.policyID, fetchedAt: now / 1000))
+        } catch {
+            log("store_failed", [("profile", profile), ("error", "\(error)")])
+        }
+        log("policy_applied", [("profile", profile), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
+        if sendReport(ReportPayloads.enforcementStatus(version: policy.version, results: results, at: now / 1000), now: now) {
+            state.reportedVersion = policy.version
+        }
+        if spend(now), case .accepted = api.ack(version: policy.version) { state.ackedVersion = policy.version }
+        return .applied
+    }
+
+    /// An invalid 200 keeps the last good policy and is reported `failed` (SPEC §7.2).
+    private func reject(_ reason: String, version: Int, now: Int64) -> SyncSchedule.Outcome {
+        log("policy_rejected", [("profile", profile), ("error", reason)])
+        state.lastError = "policy rejected: \(reason)"
+        state.lastErrorAt = now / 1000
+        let results = EnforcementReport.rejected(reason: reason, keeping: state.appliedVersion)
+        sendReport(ReportPayloads.enforcementStatus(version: version, results: results, at: now / 1000), now: now)
+        return .invalid
+    }
+
+    @discardableResult
+    private func sendReport(_ body: [UInt8], now: Int64) -> Bool {
+        guard spend(now) else { return false }
+        let result = api.report(body)
+        if result != .accepted { log("report_failed", [("profile", profile), ("result", "\(result)")]) }
+        return result == .accepted
+    }
+
+    /// One request from the budget, or false when it is spent.
+    private func spend(_ now: Int64) -> Bool {
+        guard budget.availableAt(now) <= now else { return false }
+        budget.spend(now)
+        return true
+    }
+
+    private func succeeded(_ now: Int64) {
+        state.lastSuccessAt = now / 1000
+        state.lastError = nil
+        state.lastErrorAt = nil
+    }
+
+    private func failed(_ why: String, _ now: Int64) {
+        if state.lastError != why { log("sync_failed", [("profile", profile), ("error", why)]) }
+        state.lastError = why
+        state.lastErrorAt = now / 1000
+    }
+
+    private func persist() {
+        do { try store.saveSyncState(state) } catch { log("store_failed", [("profile", profile), ("error", "\(error)")]) }
+    }
+
+    /// Uses the shared budget for the hit reporter (polls, acks and reports together stay
+    /// under 20 a minute per profile).
+    public func spendForReport(_ now: Int64) -> Bool { spend(now) }
+
+    /// Sends a report body on this profile's budget.
+    public func send(_ body: [UInt8]) -> APIResult { api.report(body) }
+}
