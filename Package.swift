@@ -68,6 +68,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),
+        .testTarget(name: "SyncIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
     ],
