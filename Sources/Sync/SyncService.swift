@@ -16,6 +16,8 @@ public final class SyncService: @unchecked Sendable {
         public var flush: Int64 = 5000
         public var heartbeat: Int64 = 5000
         public var report: Int64 = 60_000
+        /// `hit_retention`: local history older than this is pruned (checked every 10 min).
+        public var historyRetention: Int64 = 7 * 86_400_000
         public init() {}
     }
 
@@ -68,11 +70,16 @@ public final class SyncService: @unchecked Sendable {
 
     private func loop() {
         var nextFlush = Self.now(), nextBeat = Self.now(), nextReport = Self.now() + intervals.report
+        var nextPrune = Self.now()
         while !stopping.load(ordering: .acquiring) {
             let now = Self.now()
             if now >= nextFlush {
                 flush(now)
                 nextFlush = now + intervals.flush
+            }
+            if now >= nextPrune {
+                _ = try? store.pruneHistory(before: (now - intervals.historyRetention) / 1000)
+                nextPrune = now + 600_000
             }
             if now >= nextBeat {
                 do { try store.writeHeartbeat(heartbeat()) } catch { log("store_failed", [("error", "\(error)")]) }

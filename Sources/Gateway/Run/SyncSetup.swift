@@ -99,6 +99,7 @@ struct SyncSetup {
         }
         var intervals = SyncService.Intervals()
         intervals.report = max(1000, settings.duration("report_interval"))
+        intervals.historyRetention = max(60_000, settings.duration("hit_retention"))
         let started = now
         let listeners = options.dnsListen.map { "dns \($0)" }
         do {
