@@ -1,5 +1,6 @@
 import DNSWire
 import Testing
+import TestSupport
 
 // Helpers for building packets by hand, so every malformed case in the tests reads as
 // the bytes it is.
@@ -55,18 +56,6 @@ func sampleQuery(_ qname: String = "www.example.com", type: UInt16 = 1) -> [UInt
     header(ar: 1) + question(wire(qname), type: type) + optRR()
 }
 
-/// A deterministic generator (SplitMix64) so fuzz failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Runs `body` and returns the `DNSWireError` it threw, or nil. (Closures in `#expect`
 /// are not inferred as typed-throwing, so this takes any error and records a foreign one.)

@@ -1,17 +1,8 @@
 import Testing
+import TestSupport
 @testable import DomainMatch
 
-/// A deterministic generator, so a failure can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SeededRandom = SeededGenerator
 
 @Suite struct LabelTrieTests {
     /// Labels from a small alphabet so names share suffixes and collide often.
@@ -30,7 +21,7 @@ struct SeededRandom: RandomNumberGenerator {
 
     @Test(arguments: [1, 2, 3, 4, 5])
     func agreesWithTheSimpleMatcher(seed: UInt64) {
-        var random = SeededRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         let listCount = Int.random(in: 1...16, using: &random)
         var lists: [[DomainName]] = Array(repeating: [], count: listCount)
         var all: [DomainName] = []

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import DomainMatch
 
@@ -67,7 +68,7 @@ import Testing
 @Suite struct ListFileScannerTests {
     /// Every token the fast path accepts gets the same verdict from the general path.
     @Test func fastPathAgreesWithTheGeneralPath() {
-        var random = SeededRandom(state: 99)
+        var random = SeededRandom(seed: 99)
         let alphabet = Array("aZ0-_..*".utf8) + Array("bcxyz19".utf8)
         var scratch = [UInt8](repeating: 0, count: 256)
         var checked = 0

@@ -1,4 +1,5 @@
 @testable import EventLoop
+import TestSupport
 import Testing
 
 /// Timers on a running loop. Most use a `ManualClock`: the test moves time and then nudges

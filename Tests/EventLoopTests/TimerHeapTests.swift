@@ -1,5 +1,6 @@
 @testable import EventLoop
 import Testing
+import TestSupport
 
 /// The heap alone: pure, so ordering and cancellation are checked exhaustively here and
 /// the loop tests only need to show it is wired in.
@@ -63,17 +64,4 @@ import Testing
     }
 }
 
-/// A small deterministic generator, so a failure can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SplitMix = SeededGenerator

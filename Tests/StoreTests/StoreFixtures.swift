@@ -43,18 +43,6 @@ enum RawFile {
     static func list(_ directory: String) -> [String] { (try? Files.list(directory)) ?? [] }
 }
 
-/// A deterministic generator (SplitMix64) so a failing property test can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension Store {
     /// Runs raw SQL for a test (inspection, or setting up a state the API cannot reach).
