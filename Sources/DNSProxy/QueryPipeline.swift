@@ -52,7 +52,9 @@ public final class QueryPipeline: Sendable {
         }
         if let edns = query.edns, edns.version > 0 {
             // RFC 6891 §6.1.3: BADVERS, with an OPT of our own version.
-            let writer = DNSMessageWriter(responseTo: query, rcode: .badVers, edns: EDNS(udpPayloadSize: AnswerBuilder.udpPayload))
+            // BADVERS is 16: the header's four bits carry 0, the OPT's upper eight carry 1.
+            let edns = EDNS(udpPayloadSize: AnswerBuilder.udpPayload, rcodeHigh: UInt8(DNSRcode.badVers.rawValue >> 4))
+            let writer = DNSMessageWriter(responseTo: query, rcode: DNSRcode(DNSRcode.badVers.rawValue & 0x0F), edns: edns)
             return .reply(writer.finish(maxSize: query.udpResponseLimit()))
         }
         snapshot.activity.recordQuery()

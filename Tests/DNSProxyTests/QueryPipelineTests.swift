@@ -120,3 +120,14 @@ import Policy
         return policy
     }
 }
+
+extension QueryPipelineTests {
+    @Test func anEDNSVersionAboveZeroGetsBADVERS() throws {
+        var packet = F.query("example.org")
+        // The OPT record closes the packet: ext-rcode, version, flags (2), rdlength (2).
+        packet[packet.count - 5] = 1
+        let reply = try #require(F().receive(packet).replyMessage)
+        #expect(reply.rcode == .badVers)
+        #expect(reply.edns?.version == 0)
+    }
+}
