@@ -1,0 +1,361 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension SyncFaultSuite {
+    /// The API misbehaving as phosra-api.md §1–§2 says it can (SPEC §7.2): the gateway keeps
+    /// enforcing, says what is wrong in `status` and the log, and recovers.
+    @Suite struct APIFaultTests {
+        /// HTTPS against the system store fails verification: the initial (then the cached)
+        /// policy stays enforced; with `--ca-file` of the test CA it works.
+        @Test func untrustedServerCertificateFails() throws {
+            let h = try SyncHarness(https: true)
+            let untrusted = try h.register(trustTestCA: false)
+            #expect(untrusted.status == 1)
+            #expect(untrusted.stderr.contains("certificate verify failed"), "\(untrusted.stderr)")
+            #expect(h.deviceKey == nil)
+            try h.registered()
+
+            // Never synced, system store: the initial policy (strict) is enforced.
+            do {
+                let gate = try h.run(removing: ["--ca-file"])
+                defer { gate.daemon.stop() }
+                #expect(gate.log.contains("source=initial_policy"))
+                #expect(h.eventually { gate.log.contains("event=sync_failed") && gate.log.contains("certificate verify failed") },
+                        "\(gate.log)")
+                #expect(h.eventually { h.profileStatus()?["last_error"]?.string?.contains("certificate verify failed") == true },
+                        "\(h.statusText())")
+                #expect(try gate.dig("adult.example").extendedErrors == ["15 (Blocked): (category:adult)"])
+                #expect(try gate.dig("www.reddit.com").isForwarded, "the API's policy never arrived")
+                #expect(h.api.acks.isEmpty && h.api.reports.isEmpty)
+            }
+            let sync = try h.command(["sync", "--api", h.api.baseURL])
+            #expect(sync.status == 1)
+            #expect(sync.stderr.contains("sync failed") && sync.stderr.contains("certificate verify failed"), "\(sync.stderr)")
+
+            // With the test CA the policy arrives and is cached.
+            do {
+                let gate = try h.run()
+                defer { gate.daemon.stop() }
+                #expect(h.waitApplied(gate), "\(gate.log)")
+                #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
+            }
+
+            // Without it again: verification fails, the cached policy keeps being enforced.
+            do {
+                let gate = try h.run(removing: ["--ca-file"])
+                defer { gate.daemon.stop() }
+                #expect(gate.log.contains("source=cached version=42"), "\(gate.log)")
+                #expect(h.eventually { gate.log.contains("certificate verify failed") }, "\(gate.log)")
+                #expect(h.eventually { h.profileStatus()?["last_error"]?.string?.contains("certificate verify failed") == true })
+                #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
+                #expect(h.profileStatus()?["policy_version"]?.int == 42)
+            }
+            let trusted = try h.command(["sync", "--api", h.api.baseURL, "--ca-file", h.certificates!.caFile])
+            #expect(trusted.status == 0, "\(trusted.stderr)")
+            #expect(trusted.stdout.contains("policy version 42"), "\(trusted.stdout)")
+        }
+
+        /// A 401 may be the server's database hiccuping (phosra-api.md §1.3): key and policy
+        /// are kept, the profile is not shown revoked, and it recovers when the key works.
+        @Test func transient401sKeepKeyAndPolicy() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let key = try #require(h.deviceKey)
+            let gate = try h.run(["--poll-interval": "1s"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+
+            h.api.keyLookupFails = true
+            let unauthorized = { h.policyRequests.filter { $0.status == 401 }.count }
+            #expect(h.eventually(10) { unauthorized() >= 3 }, "\(h.policyRequests.map(\.status))")
+            #expect(h.eventually { h.profileStatus()?["last_error"]?.string?.contains("401") == true }, "\(h.statusText())")
+            let profile = h.profileStatus()
+            #expect(profile?["revoked"]?.bool == false)
+            #expect(profile?["policy_version"]?.int == 42)
+            #expect(h.deviceKey == key, "the key file is kept")
+            #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
+            #expect(gate.log.contains("event=sync_failed profile=default error=\"401"), "\(gate.log)")
+            #expect(!gate.log.contains(key))
+            #expect(!h.statusText().contains("REVOKED"))
+
+            h.api.keyLookupFails = false
+            let seen = h.policyRequests.count
+            #expect(h.eventually(8) {
+                h.policyRequests.dropFirst(seen).contains { $0.status == 304 || $0.status == 200 }
+                    && h.profileStatus()?["last_error"]?.isNull == true
+            }, "\(h.statusText())")
+            #expect(h.profileStatus()?["revoked"]?.bool == false)
+        }
+
+        /// 401s that last `revoke_after` show the profile revoked — not sooner — and the
+        /// policy is still enforced; the profile recovers when the API answers again.
+        @Test func revokedAfter401sLastingRevokeAfter() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run(["--poll-interval": "1s", "--revoke-after": "3s"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+
+            h.api.keyLookupFails = true
+            #expect(h.eventually(6) { h.policyRequests.contains { $0.status == 401 } })
+            let firstUnauthorized = Date()
+            #expect(h.profileStatus()?["revoked"]?.bool == false)
+            #expect(h.eventually(12) { h.profileStatus()?["revoked"]?.bool == true }, "\(h.statusText())")
+            let revokedAfter = Date().timeIntervalSince(firstUnauthorized)
+            #expect(revokedAfter >= 2.5, "shown revoked \(revokedAfter) s after the first 401, revoke_after is 3 s")
+            #expect(h.statusText().contains("REVOKED"))
+            #expect(h.deviceKey != nil, "the key file is kept")
+            #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock], "the last policy stays enforced")
+
+            h.api.keyLookupFails = false
+            #expect(h.eventually(8) {
+                let profile = h.profileStatus()
+                return profile?["revoked"]?.bool == false && profile?["last_error"]?.isNull == true
+            }, "\(h.statusText())")
+            #expect(!h.statusText().contains("REVOKED"))
+            #expect(try gate.dig("www.reddit.com").isBlocked)
+        }
+
+        /// A 429 with `Retry-After: 60`: no further requests until it has passed, and the
+        /// log and `status` say why.
+        @Test func rateLimitedWaitsRetryAfter() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run(["--poll-interval": "1s"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+
+            h.api.rateLimitEveryRequest = true
+            #expect(h.eventually(6) { h.policyRequests.contains { $0.status == 429 } })
+            let policyCount = h.policyRequests.count
+            sleep(6)
+            #expect(h.policyRequests.count == policyCount, "polled during Retry-After: \(h.policyRequests.map(\.status))")
+            #expect(gate.log.contains("event=sync_failed profile=default error=\"429: rate limited, retrying after 60 s\""),
+                    "\(gate.log)")
+            #expect(h.profileStatus()?["last_error"]?.string?.contains("429") == true, "\(h.statusText())")
+            #expect(try gate.dig("www.reddit.com").isBlocked, "still enforcing")
+        }
+
+        /// The limit is the whole home's (phosra-api.md §2.3): while a `Retry-After` runs,
+        /// queued hits wait too instead of being sent every `report_interval`.
+        @Test(.disabled("BUG: HitReporter ignores Retry-After; blocked_attempt batches are retried every report_interval during a 429 hold"))
+        func hitReportsWaitOutRetryAfter() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run(["--poll-interval": "1s"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+
+            h.api.rateLimitEveryRequest = true
+            #expect(h.eventually(6) { h.policyRequests.contains { $0.status == 429 } })
+            let seen = h.api.requests.count
+            #expect(try gate.dig("www.reddit.com").isBlocked)
+            // The hit is in the store within 5 s; reports would go every second.
+            #expect(h.eventually(8) { (h.profileStatus()?["hits_queued"]?.int ?? 0) > 0 })
+            sleep(3)
+            let during = h.api.requests.dropFirst(seen).map { "\($0.method) \($0.path) \($0.status)" }
+            #expect(during.isEmpty, "requests during Retry-After: \(during)")
+        }
+
+        /// 404 (the parent paused the only policy): the cached policy stays enforced and
+        /// `status` says the API has none; with `--on-no-policy allow` the profile is unfiltered.
+        @Test func noActivePolicyKeepsOrAllows() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            do {
+                let gate = try h.run(["--poll-interval": "1s"])
+                defer { gate.daemon.stop() }
+                #expect(h.waitApplied(gate), "\(gate.log)")
+                h.api.setPolicyStatus(h.policyID, .paused)
+                #expect(h.eventually { h.profileStatus()?["no_active_policy"]?.bool == true }, "\(h.statusText())")
+                #expect(h.policyRequests.contains { $0.status == 404 })
+                #expect(h.statusText().contains("the API has no active policy"), "\(h.statusText())")
+                #expect(h.profileStatus()?["policy_version"]?.int == 42)
+                #expect(gate.log.contains("event=no_active_policy profile=default keeping=true"), "\(gate.log)")
+                #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
+            }
+            let gate = try h.run(["--poll-interval": "1s", "--on-no-policy": "allow"])
+            defer { gate.daemon.stop() }
+            #expect(gate.log.contains("source=cached version=42"))
+            #expect(try h.eventually { try gate.dig("www.reddit.com").isForwarded }, "unfiltered after the 404: \(gate.log)")
+            #expect(h.policyRequests.last?.status == 404)
+            #expect(h.profileStatus()?["no_active_policy"]?.bool == true)
+            #expect(try gate.dig("adult.example").isForwarded, "as profile none: no categories either")
+        }
+
+        /// With `--on-no-policy allow` a 404 leaves the profile unfiltered: `status` must say
+        /// so, not that the last policy is kept.
+        @Test(.disabled("BUG: status says \"(keeping the last one)\" after a 404 even with on_no_policy = allow, when the profile is unfiltered"))
+        func statusTellsUnfilteredOnNoPolicyAllow() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run(["--poll-interval": "1s", "--on-no-policy": "allow"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+            h.api.setPolicyStatus(h.policyID, .paused)
+            #expect(try h.eventually { try gate.dig("www.reddit.com").isForwarded }, "unfiltered after the 404")
+            #expect(h.eventually { h.profileStatus()?["no_active_policy"]?.bool == true })
+            let text = h.statusText()
+            #expect(text.contains("the API has no active policy"), "\(text)")
+            #expect(!text.contains("keeping the last one"), "the profile is unfiltered, not keeping: \(text)")
+        }
+
+        /// A flaky uplink right after a new version is applied: the `enforcement_status`
+        /// report and the ack that failed are sent again, so the parent learns the change
+        /// is enforced without waiting for the next one.
+        @Test(.disabled("BUG: a failed enforcement_status report or ack is never retried (ProfileSync sends each once per applied version)"))
+        func failedAckAndEnforcementStatusAreRetried() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run(["--poll-interval": "1s"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+            let deviceID = try #require(h.api.devices.first?.id)
+
+            h.api.injectFault(.serverError, on: .report)
+            h.api.injectFault(.serverError, on: .ack)
+            h.api.updatePolicy(h.policyID) { $0.webFilter.blockedDomains.append("retry.example") }
+            #expect(h.eventually { gate.log.contains("event=policy_applied profile=default version=43 ") }, "\(gate.log)")
+            #expect(try gate.dig("retry.example").isBlocked)
+            #expect(h.api.pendingFaults(on: .report).isEmpty && h.api.pendingFaults(on: .ack).isEmpty)
+            #expect(h.eventually(8) { h.api.acks.contains { $0.version == 43 } }, "acks: \(h.api.acks.map(\.version))")
+            #expect(h.enforcementReports.contains { $0["policy_version"]?.int == 43 })
+            #expect(h.api.device(deviceID)?.lastPolicyVersion == 43)
+        }
+
+        /// Once a profile's request budget (20 a minute, SPEC §7.6) is spent, a due poll
+        /// waits for the budget without burning a CPU (a Pi has four, shared with the DNS
+        /// loops). Twenty-odd SIGUSR1s spend the budget in a second or two.
+        @Test(.disabled("BUG: the sync thread busy-loops (100 % of a core) while the request budget is spent and a poll is due"))
+        func spentRequestBudgetDoesNotSpin() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run(["--poll-interval": "1s"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+            for _ in 0..<24 {
+                gate.daemon.signal(SIGUSR1)
+                usleep(50_000)
+            }
+            #expect(h.eventually(5) { h.api.requests.count >= 20 })
+            usleep(1_500_000)
+            let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+            let before = CPUTime.ticks(gate.daemon.pid)
+            usleep(3_000_000)
+            let used = Double(CPUTime.ticks(gate.daemon.pid) - before) / ticksPerSecond
+            #expect(used < 0.5, "\(used) s of CPU in 3 s with nothing to do but wait for the budget")
+            #expect(try gate.dig("www.reddit.com").isBlocked)
+        }
+
+        /// A parent pauses the policy and a lower-numbered one takes over: `since_version`
+        /// polls get a spurious 304; the periodic unconditional fetch compares `policy_id`
+        /// and applies it.
+        @Test func switchToLowerVersionHealedByFullFetch() throws {
+            let h = try SyncHarness()
+            var other = FakePolicy(version: 5, priority: 1)
+            other.webFilter.level = "moderate"
+            other.webFilter.blockedDomains = ["switched.example"]
+            let otherID = h.api.addPolicy(other, to: h.childID)
+            try h.registered()
+            let gate = try h.run(["--poll-interval": "1s", "--full-sync-interval": "2s"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+
+            // Switch just after an unconditional fetch, so polls come before the next one.
+            let fulls = { h.policyRequests.filter { $0.query == nil }.count }
+            let before = fulls()
+            #expect(h.eventually(6) { fulls() > before })
+            let switchedAt = h.policyRequests.count
+            h.api.setPolicyStatus(h.policyID, .paused)
+
+            #expect(h.eventually(8) { gate.log.contains("event=policy_applied profile=default version=5 policy_id=\(otherID)") },
+                    "\(gate.log)")
+            let after = h.policyRequests.dropFirst(switchedAt)
+            #expect(after.contains { $0.query == "since_version=42" && $0.status == 304 },
+                    "a spurious 304: \(after.map { "\($0.query ?? "-") \($0.status)" })")
+            #expect(after.contains { $0.query == nil && $0.status == 200 })
+            #expect(try gate.dig("switched.example").extendedErrors == ["15 (Blocked): (blocked_domain:switched.example)"])
+            #expect(try gate.dig("www.reddit.com").isForwarded)
+            #expect(h.eventually { h.api.acks.last?.version == 5 })
+            #expect(h.enforcementReports.last?["policy_version"]?.int == 5)
+            #expect(h.eventually {
+                let profile = h.profileStatus()
+                return profile?["policy_version"]?.int == 5 && profile?["policy_id"]?.string == otherID
+            }, "\(h.statusText())")
+        }
+
+        /// A 200 that is not a valid policy for this child keeps the last good one, is
+        /// reported `failed`, and the log says why.
+        @Test func invalidPolicyRejectedAndReportedFailed() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run(["--poll-interval": "2s"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+
+            func failed() -> [TestJSON] {
+                h.enforcementReports.filter { ($0["results"]?.array ?? []).contains { $0["status"]?.string == "failed" } }
+            }
+            func document(childID: String, version: Int) throws -> String {
+                var policy = try #require(h.api.policy(h.policyID))
+                policy.version = version
+                policy.webFilter.blockedDomains.append("override.example")
+                return policy.compiled(childID: childID, childAge: 10, generatedAt: "2026-11-30T10:00:00.5Z").description
+            }
+            let otherChild = FakeIDs.uuid()
+            let cases: [(body: String, version: Int, why: String)] = [
+                (try document(childID: otherChild, version: 50), 50, "the policy is for child \(otherChild), not \(h.childID)"),
+                (try document(childID: h.childID, version: 0), 0, "version 0 is not"),
+                (#"{"version": 51, "child_id": "\#(h.childID)", "policy_id": "#, 0, "the policy does not decode"),
+            ]
+            for item in cases {
+                let before = failed().count
+                h.api.policyBodyOverride = item.body
+                h.api.updatePolicy(h.policyID)  // newer than since_version: the poll gets the 200
+                gate.daemon.signal(SIGUSR1)
+                #expect(h.eventually(8) { failed().count > before }, "no failed report for: \(item.why)")
+                let report = failed().last
+                #expect(report?["policy_version"]?.int == item.version)
+                let detail = report?["results"]?[0]?["detail"]?.string ?? ""
+                #expect(detail.contains("still enforcing version 42"), "\(detail)")
+                #expect(gate.log.contains("event=policy_rejected profile=default error=\"" + item.why), "\(gate.log)")
+                #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
+                #expect(try gate.dig("override.example").isForwarded)
+                #expect(h.profileStatus()?["policy_version"]?.int == 42)
+                #expect(h.profileStatus()?["last_error"]?.string?.hasPrefix("policy rejected") == true, "\(h.statusText())")
+            }
+            #expect(h.api.acks.map(\.version) == [42], "nothing rejected is acknowledged")
+
+            // The real document again: applied.
+            h.api.policyBodyOverride = nil
+            gate.daemon.signal(SIGUSR1)
+            #expect(h.eventually(8) { gate.log.contains("event=policy_applied profile=default version=45 ") }, "\(gate.log)")
+        }
+
+        /// A 400 on a `blocked_attempt` report moves the batch to the dead-letter table
+        /// (shown in `status`); later batches still go out.
+        @Test func badRequestOnReportDeadLetters() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run()
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+            #expect(h.eventually { h.enforcementReports.count == 1 })
+
+            h.api.injectFault(.badRequest, on: .report)
+            #expect(try gate.dig("www.reddit.com").isBlocked)
+            #expect(h.eventually(12) { (h.profileStatus()?["hits_dead_lettered"]?.int ?? 0) > 0 }, "\(h.statusText())\n\(gate.log)")
+            #expect(h.api.pendingFaults(on: .report).isEmpty)
+            #expect(gate.log.contains("event=hits_dead_lettered profile=default"), "\(gate.log)")
+            #expect(h.statusText().contains("dead-lettered 1"), "\(h.statusText())")
+
+            #expect(try gate.dig("later.reddit.com").isBlocked)
+            #expect(h.eventually(12) { h.deliveredCounts()["later.reddit.com 127.0.0.1"] == 1 }, "\(h.deliveredCounts())")
+            #expect(h.deliveredCounts()["www.reddit.com 127.0.0.1"] == nil, "the refused batch is not resent")
+            let profile = h.profileStatus()
+            #expect(profile?["hits_dead_lettered"]?.int == 1)
+            #expect(profile?["hits_queued"]?.int == 0)
+        }
+    }
+}

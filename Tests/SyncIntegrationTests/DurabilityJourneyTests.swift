@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension SyncFaultSuite {
+    /// Hits and policy through an API outage and a crash (SPEC §7.2, §7.4): nothing blocked
+    /// is lost, nothing is counted twice once the receiver drops duplicate `batch_id`s.
+    @Suite struct DurabilityJourneyTests {
+        @Test func apiDownCrashRestartAndDrain() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            var expected: [String: Int] = [:]
+            /// A blocked query, counted in `expected`.
+            @discardableResult
+            func block(_ gate: GateRun, _ name: String, _ type: String = "A", from client: String = "127.0.0.1") throws -> DigAnswer {
+                let answer = try gate.dig(name, type, from: client)
+                #expect(answer.isBlocked, "\(name) \(type) from \(client): \(answer)")
+                expected["\(name) \(client)", default: 0] += 1
+                return answer
+            }
+
+            // Registered, running, first policy enforced.
+            let first = try h.run()
+            defer { first.daemon.stop() }
+            #expect(h.waitApplied(first), "\(first.log)")
+            try block(first, "www.reddit.com")
+
+            // API down: still enforcing, hits queued in the store while run is up.
+            h.api.stop()
+            for _ in 0..<3 { try block(first, "www.reddit.com") }
+            try block(first, "www.reddit.com", "AAAA")
+            try block(first, "old.reddit.com", from: "127.0.0.2")
+            try block(first, "old.reddit.com", "AAAA", from: "127.0.0.2")
+            let lastBlock = Date()
+            #expect(h.eventually(8) { (h.profileStatus()?["hits_queued"]?.int ?? 0) > 0 }, "\(h.statusText())")
+            let running = h.status()
+            #expect(running?["run"]?["alive"]?.bool == true)
+            #expect(running?["run"]?["pid"]?.int == Int(first.daemon.pid))
+
+            // kill -9 more than 5 s after the last blocked query: what was flushed is safe.
+            let wait = 5.6 - Date().timeIntervalSince(lastBlock)
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            first.killHard()
+            #expect(!first.daemon.isRunning)
+
+            // Restart with the API still down: the same policy, from the store, before any
+            // network call; the queue survived.
+            let second = try h.run(port: first.port)
+            defer { second.daemon.stop() }
+            #expect(second.log.contains("event=enforcing profile=default source=cached version=42"), "\(second.log)")
+            #expect(try block(second, "www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
+            #expect((h.profileStatus()?["hits_queued"]?.int ?? 0) > 0, "\(h.statusText())")
+            #expect(h.profileStatus()?["policy_version"]?.int == 42)
+
+            // API back, and the first reply to a report is lost: the batch comes again
+            // with the same batch_id; after de-duplication every count is exact.
+            h.api.injectFault(.dropAfterProcessing, on: .report)
+            try h.api.start()
+            let drained = h.eventually(14) {
+                h.deliveredCounts() == expected && h.profileStatus()?["hits_queued"]?.int == 0
+            }
+            #expect(drained, "delivered \(h.deliveredCounts()), expected \(expected); \(h.statusText())\n\(second.log)")
+            #expect(!h.resentBatchIDs().isEmpty, "the batch whose reply was lost is resent with its batch_id")
+            for id in h.resentBatchIDs() {
+                let copies = h.blockedAttempts.filter { $0["batch_id"]?.string == id }
+                #expect(Set(copies.map { $0["events"]?.description ?? "" }).count == 1, "a resent batch carries the same events")
+            }
+            #expect(h.blockedAttempts.allSatisfy { $0["policy_version"]?.int == 42 })
+            #expect(try second.dig("www.reddit.com").isBlocked)
+        }
+
+        /// SIGTERM flushes the hits still in memory (SPEC §8): blocks a moment before the
+        /// stop are in the store, and go out exactly once after the restart.
+        @Test func sigtermFlushesHits() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run()
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+            h.api.stop()
+            for _ in 0..<3 { #expect(try gate.dig("www.reddit.com").isBlocked) }
+            gate.daemon.signal(SIGTERM)
+            #expect(gate.daemon.waitForExit(timeout: 8) == 0, "\(gate.log)")
+
+            let groups = try h.command(["hits", "--json"]).lines.compactMap { try? TestJSON.parse($0) }
+            #expect(groups.first { $0["domain"]?.string == "www.reddit.com" }?["count"]?.int == 3, "\(groups)")
+            #expect((h.profileStatus()?["hits_queued"]?.int ?? 0) > 0, "\(h.statusText())")
+
+            try h.api.start()
+            let again = try h.run()
+            defer { again.daemon.stop() }
+            #expect(h.eventually(10) { h.deliveredCounts() == ["www.reddit.com 127.0.0.1": 3] }, "\(h.deliveredCounts())")
+        }
+
+        /// `hit_queue_max` bounds the queue: old rows of one (name, reason) are folded into a
+        /// client `*` row, the number folded goes out as `merged_events`, no count is lost.
+        @Test func queueBoundMergesWithMergedEvents() throws {
+            let h = try SyncHarness()
+            try h.registered()
+            let gate = try h.run(["--hit-queue-max": "5"])
+            defer { gate.daemon.stop() }
+            #expect(h.waitApplied(gate), "\(gate.log)")
+
+            h.api.stop()
+            var sent = 0
+            // A first block, to see a flush happen: the rest then lands in one flush.
+            #expect(try gate.dig("first.reddit.com").isBlocked)
+            sent += 1
+            #expect(h.eventually(8) { (h.profileStatus()?["hits_queued"]?.int ?? 0) > 0 }, "\(h.statusText())")
+            for client in 2...13 {
+                #expect(try gate.dig("www.reddit.com", from: "127.0.0.\(client)").isBlocked)
+                sent += 1
+            }
+            for name in ["a.reddit.com", "b.reddit.com", "c.reddit.com"] {
+                #expect(try gate.dig(name).isBlocked)
+                sent += 1
+            }
+            #expect(h.eventually(8) { (h.profileStatus()?["merged_pending"]?.int ?? 0) > 0 }, "\(h.statusText())\n\(gate.log)")
+            #expect(gate.log.contains("event=hits_merged"))
+            let queued = h.profileStatus()?["hits_queued"]?.int ?? 0
+            #expect(queued <= 6, "bounded at 5 rows (plus the frozen batch in flight): \(queued)")
+
+            try h.api.start()
+            let total = { h.deliveredCounts().values.reduce(0, +) }
+            #expect(h.eventually(10) { total() == sent && h.profileStatus()?["hits_queued"]?.int == 0 },
+                    "delivered \(h.deliveredCounts()) of \(sent)")
+            let batches = h.uniqueBatches()
+            let merged = batches.compactMap { $0["merged_events"]?.int }.reduce(0, +)
+            #expect(merged > 0, "\(batches.map(\.description))")
+            let events = batches.flatMap { $0["events"]?.array ?? [] }
+            let star = events.filter { $0["client"]?.string == "*" }
+            #expect(star.contains { $0["domain"]?.string == "www.reddit.com" }, "\(events)")
+            // The www.reddit.com count over its client rows and its `*` row is still 12.
+            let www = events.filter { $0["domain"]?.string == "www.reddit.com" }.reduce(0) { $0 + ($1["count"]?.int ?? 0) }
+            #expect(www == 12)
+            #expect(h.profileStatus()?["merged_pending"]?.int == 0)
+        }
+    }
+}
