@@ -148,6 +148,12 @@ enum Migrations {
             );
             PRAGMA user_version = 1;
             """),
+        Migration(version: 2, sql: """
+            -- Whether a 404 (no active policy) left the profile unfiltered (`on_no_policy = allow`)
+            -- or still enforcing the cached policy, so `status` can say which.
+            ALTER TABLE sync_state ADD COLUMN no_policy_unfiltered INTEGER NOT NULL DEFAULT 0;
+            PRAGMA user_version = 2;
+            """),
     ]
 
     /// The schema version this build writes and reads.

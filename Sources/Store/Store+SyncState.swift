@@ -16,6 +16,8 @@ public struct SyncState: Sendable, Equatable {
     public var revoked: Bool
     /// The API answered 404: no active policy for this child.
     public var noActivePolicy: Bool
+    /// With `noActivePolicy`: true when the profile went unfiltered (`on_no_policy = allow`).
+    public var noPolicyUnfiltered: Bool = false
     /// The last version acknowledged with `POST /device/ack`.
     public var ackedVersion: Int
     /// The last version whose enforcement status was reported.
@@ -49,11 +51,11 @@ extension Store {
             try database.run("""
                 INSERT OR REPLACE INTO sync_state (profile, applied_version, policy_id, last_sync_at, last_success_at,
                     last_error, last_error_at, unauthorized_since, revoked, no_active_policy, acked_version,
-                    reported_version, next_full_sync_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    reported_version, next_full_sync_at, no_policy_unfiltered)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, state.profile, state.appliedVersion, state.policyID, state.lastSyncAt, state.lastSuccessAt,
                 state.lastError, state.lastErrorAt, state.unauthorizedSince, state.revoked, state.noActivePolicy,
-                state.ackedVersion, state.reportedVersion, state.nextFullSyncAt)
+                state.ackedVersion, state.reportedVersion, state.nextFullSyncAt, state.noPolicyUnfiltered)
         }
     }
 
@@ -73,15 +75,18 @@ extension Store {
 
     private static let selectSyncState = """
         SELECT profile, applied_version, policy_id, last_sync_at, last_success_at, last_error, last_error_at,
-            unauthorized_since, revoked, no_active_policy, acked_version, reported_version, next_full_sync_at
+            unauthorized_since, revoked, no_active_policy, acked_version, reported_version, next_full_sync_at,
+            no_policy_unfiltered
         FROM sync_state
         """
 
     private static func syncState(from row: Row) -> SyncState {
-        SyncState(profile: row.text(0), appliedVersion: row.int(1), policyID: row.text(2),
-                  lastSyncAt: row.optionalInt64(3), lastSuccessAt: row.optionalInt64(4),
-                  lastError: row.optionalText(5), lastErrorAt: row.optionalInt64(6),
-                  unauthorizedSince: row.optionalInt64(7), revoked: row.bool(8), noActivePolicy: row.bool(9),
-                  ackedVersion: row.int(10), reportedVersion: row.int(11), nextFullSyncAt: row.optionalInt64(12))
+        var state = SyncState(profile: row.text(0), appliedVersion: row.int(1), policyID: row.text(2),
+                              lastSyncAt: row.optionalInt64(3), lastSuccessAt: row.optionalInt64(4),
+                              lastError: row.optionalText(5), lastErrorAt: row.optionalInt64(6),
+                              unauthorizedSince: row.optionalInt64(7), revoked: row.bool(8), noActivePolicy: row.bool(9),
+                              ackedVersion: row.int(10), reportedVersion: row.int(11), nextFullSyncAt: row.optionalInt64(12))
+        state.noPolicyUnfiltered = row.bool(13)
+        return state
     }
 }

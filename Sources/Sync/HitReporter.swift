@@ -32,7 +32,10 @@ public struct HitReporter {
             case .rejected(let why):
                 _ = try? store.deadLetter(batchID: batch.id, reason: why, now: now / 1000)
                 log("hits_dead_lettered", [("profile", sync.profile), ("batch_id", batch.id), ("error", why)])
-            case .unauthorized, .rateLimited, .failed:
+            case .rateLimited(let seconds):
+                sync.rateLimited(retryAfter: seconds, now: now)
+                return delivered
+            case .unauthorized, .failed:
                 return delivered
             }
         }

@@ -13,28 +13,39 @@ public final class ProfileSync {
     private var schedule: SyncSchedule
     private var budget = RequestBudget()
     private var state: SyncState
-    /// Publishes a new policy to the proxies (built aside, swapped whole) and returns its
-    /// enforcement results. Nil: go unfiltered (`on_no_policy = allow` after a 404).
-    private let apply: (CompiledPolicy?) -> [EnforcementResult]
+    /// Publishes a new policy to the proxies (built aside, swapped whole). Nil: go
+    /// unfiltered (`on_no_policy = allow` after a 404).
+    private let apply: (CompiledPolicy?) -> Void
+    /// The enforcement results of a policy (SPEC §7.3), for the report.
+    private let evaluate: (CompiledPolicy) -> [EnforcementResult]
     private let keepOnNoPolicy: Bool
     private let log: (String, [(String, String)]) -> Void
+    /// A 429 holds every request of this profile (polls, acks, reports) until then.
+    private var holdUntil: Int64 = 0
+    /// Whether this process has said the API has no active policy (said once, not per poll).
+    private var announcedNoPolicy = false
 
     public init(profile: String, childID: String, api: any PhosraAPIClient, store: Store, timing: SyncSchedule.Timing,
-                now: Int64, keepOnNoPolicy: Bool, apply: @escaping (CompiledPolicy?) -> [EnforcementResult],
+                now: Int64, keepOnNoPolicy: Bool, apply: @escaping (CompiledPolicy?) -> Void,
+                evaluate: @escaping (CompiledPolicy) -> [EnforcementResult],
                 log: @escaping (String, [(String, String)]) -> Void) throws(StoreError) {
         self.profile = profile
         self.childID = childID
         self.api = api
         self.store = store
         self.apply = apply
+        self.evaluate = evaluate
         self.keepOnNoPolicy = keepOnNoPolicy
         self.log = log
         state = try store.syncState(profile: profile) ?? SyncState(profile: profile)
         schedule = SyncSchedule(timing: timing, now: now * 1000, unauthorizedSince: state.unauthorizedSince.map { $0 * 1000 })
     }
 
-    /// When the next request is due (unix milliseconds).
-    public var nextDue: Int64 { schedule.next().at }
+    /// When the next request can go (unix milliseconds): due by the schedule, and within
+    /// the request budget and any `Retry-After` hold, so the sync thread sleeps until then.
+    public func nextDue(now: Int64) -> Int64 {
+        max(schedule.next().at, budget.availableAt(now), holdUntil)
+    }
 
     public var appliedVersion: Int { state.appliedVersion }
 
@@ -44,8 +55,7 @@ public final class ProfileSync {
     public func step(now: Int64, force: Bool = false) -> Bool {
         let (request, due) = schedule.next()
         guard force || due <= now else { return true }
-        guard budget.availableAt(now) <= now else { return true }
-        budget.spend(now)
+        guard spend(now) else { return true }
         let fetch = api.fetchPolicy(sinceVersion: request == .full || state.appliedVersion == 0 ? nil : state.appliedVersion)
         let outcome = handle(fetch, request: request, now: now)
         schedule.record(outcome, for: request, now: now, random: Double.random(in: 0..<1))
@@ -53,11 +63,36 @@ public final class ProfileSync {
         state.unauthorizedSince = schedule.unauthorizedSince.map { $0 / 1000 }
         state.revoked = schedule.isRevoked(now: now)
         state.nextFullSyncAt = schedule.nextFullAt / 1000
-        persist()
         switch outcome {
-        case .applied, .notModified, .noPolicy, .invalid: return true
-        default: return false
+        case .applied, .notModified, .noPolicy, .invalid:
+            retryUnconfirmed(now: now)
+            persist()
+            return true
+        default:
+            persist()
+            return false
         }
+    }
+
+    /// An `enforcement_status` report or an ack that did not get through is sent again
+    /// once the API answers, also after a restart (the versions are in the store).
+    private func retryUnconfirmed(now: Int64) {
+        let version = state.appliedVersion
+        guard version > 0, state.reportedVersion < version || state.ackedVersion < version else { return }
+        if state.reportedVersion < version,
+           let stored = try? store.policy(profile: profile), stored.version == version,
+           let policy = try? CompiledPolicy.decode(stored.json),
+           sendReport(ReportPayloads.enforcementStatus(version: version, results: evaluate(policy), at: now / 1000), now: now) {
+            state.reportedVersion = version
+        }
+        if state.ackedVersion < version, spend(now), api.ack(version: version) == .accepted {
+            state.ackedVersion = version
+        }
+    }
+
+    /// A 429 from any request: hold this profile's requests for `Retry-After`.
+    public func rateLimited(retryAfter seconds: Int64, now: Int64) {
+        holdUntil = max(holdUntil, now + max(1, seconds) * 1000)
     }
 
     private func handle(_ fetch: PolicyFetch, request: SyncSchedule.Request, now: Int64) -> SyncSchedule.Outcome {
@@ -68,18 +103,22 @@ public final class ProfileSync {
         case .notModified:
             succeeded(now)
             state.noActivePolicy = false
+            state.noPolicyUnfiltered = false
             return .notModified
         case .noPolicy:
             succeeded(now)
-            if !state.noActivePolicy { log("no_active_policy", [("profile", profile), ("keeping", "\(keepOnNoPolicy)")]) }
+            if !announcedNoPolicy { log("no_active_policy", [("profile", profile), ("keeping", "\(keepOnNoPolicy)")]) }
+            announcedNoPolicy = true
             state.noActivePolicy = true
-            if !keepOnNoPolicy { _ = apply(nil) }
+            state.noPolicyUnfiltered = !keepOnNoPolicy
+            if !keepOnNoPolicy { apply(nil) }
             return .noPolicy
         case .unauthorized:
             failed("401: the API did not accept the device key", now)
             return .unauthorized
         case .rateLimited(let seconds):
             failed("429: rate limited, retrying after \(seconds) s", now)
+            rateLimited(retryAfter: seconds, now: now)
             return .rateLimited(retryAfterSeconds: seconds)
         case .failed(let why):
             failed(why, now)
@@ -90,6 +129,8 @@ public final class ProfileSync {
     /// A 200: validate, and only then build aside, swap, persist, report and ack.
     private func receive(_ bytes: [UInt8], now: Int64) -> SyncSchedule.Outcome {
         state.noActivePolicy = false
+        state.noPolicyUnfiltered = false
+        announcedNoPolicy = false
         let policy: CompiledPolicy
         do {
             policy = try CompiledPolicy.decode(bytes)
@@ -101,7 +142,8 @@ public final class ProfileSync {
             return reject("the policy is for child \(policy.childID), not \(childID)", version: policy.version, now: now)
         }
         if policy.version == state.appliedVersion && policy.policyID == state.policyID { return .notModified }
-        let results = apply(policy)
+        apply(policy)
+        let results = evaluate(policy)
         state.appliedVersion = policy.version
         state.policyID = policy.policyID
         do {
@@ -136,9 +178,9 @@ public final class ProfileSync {
         return result == .accepted
     }
 
-    /// One request from the budget, or false when it is spent.
+    /// One request from the budget, or false when it is spent or a 429 holds it.
     private func spend(_ now: Int64) -> Bool {
-        guard budget.availableAt(now) <= now else { return false }
+        guard now >= holdUntil, budget.availableAt(now) <= now else { return false }
         budget.spend(now)
         return true
     }

@@ -59,8 +59,8 @@ public enum Registration {
     }
 
     public static func register(_ request: Request, client: HTTPClient) throws(Failure) -> DeviceIdentity {
-        let body = Body(deviceName: String(request.deviceName.prefix(255)), deviceModel: String(deviceModel().prefix(100)),
-                        osVersion: String(osVersion().prefix(20)), appVersion: String(request.appVersion.prefix(20)),
+        let body = Body(deviceName: cut(request.deviceName, 255), deviceModel: cut(deviceModel(), 100),
+                        osVersion: cut(osVersion(), 20), appVersion: cut(request.appVersion, 20),
                         capabilities: ["dns_filter", "http_connect_proxy"])
         let bytes = Array((try? JSONEncoder().encode(body)) ?? Data("{}".utf8))
         let url = request.api.appending(path: "children").appending(path: request.childID).appending(path: "devices")
@@ -84,6 +84,14 @@ public enum Registration {
         }
         return DeviceIdentity(profile: request.profile, deviceID: answer.device.id, childID: answer.device.childID,
                               api: request.api.description, key: key)
+    }
+
+    /// At most `limit` Unicode code points: the server's VARCHAR limits count code points,
+    /// not the grapheme clusters `String.prefix` counts.
+    static func cut(_ text: String, _ limit: Int) -> String {
+        var result = ""
+        result.unicodeScalars.append(contentsOf: text.unicodeScalars.prefix(limit))
+        return result
     }
 
     /// The board's model (a Raspberry Pi's device tree) or the machine type.

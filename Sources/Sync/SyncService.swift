@@ -91,7 +91,8 @@ public final class SyncService: @unchecked Sendable {
                 report(Self.now())
                 nextReport = Self.now() + intervals.report
             }
-            let wakeAt = ([nextFlush, nextBeat, nextReport] + profiles.map(\.nextDue)).min() ?? now + 1000
+            let current = Self.now()
+            let wakeAt = ([nextFlush, nextBeat, nextReport] + profiles.map { $0.nextDue(now: current) }).min() ?? now + 1000
             let wait = max(0, wakeAt - Self.now())
             _ = try? doorbell.wait(timeout: Nanoseconds(wait) * 1_000_000, clock: MonotonicClock())
             doorbell.drain()

@@ -111,7 +111,7 @@ extension SyncFaultSuite {
         /// The server's VARCHAR limits count code points; a name whose characters are made of
         /// several code points (flags, family emoji, decomposed accents) must be cut by code
         /// points too, or the INSERT fails with a 500.
-        @Test(.disabled("BUG: Registration cuts device_name with String.prefix(255), by Characters, not code points: 500 from the API"))
+        @Test
         func registrationCutsNamesByCodePoints() throws {
             let h = try SyncHarness()
             // 160 characters, 400 code points: under 255 characters, over 255 code points.

@@ -86,12 +86,8 @@ struct SyncSetup {
                 profiles.append(try ProfileSync(
                     profile: identity.profile, childID: identity.childID, api: api, store: store, timing: timing, now: now,
                     keepOnNoPolicy: settings.string("on_no_policy") != "allow",
-                    apply: { policy in
-                        let rules = policy.map { PolicyRules($0) } ?? .unfiltered
-                        daemon.replace(rules: rules)
-                        guard let policy else { return [] }
-                        return EnforcementReport.results(for: policy, rules: rules, listed: lists.present)
-                    },
+                    apply: { policy in daemon.replace(rules: policy.map { PolicyRules($0) } ?? .unfiltered) },
+                    evaluate: { policy in EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: lists.present) },
                     log: { event, fields in log.info(event, fields) }))
             } catch {
                 throw .usage("\(error)")

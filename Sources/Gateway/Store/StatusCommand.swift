@@ -64,7 +64,10 @@ enum StatusCommand {
             var line = "profile \(state.profile): "
             line += state.appliedVersion > 0 ? "policy version \(state.appliedVersion)" : "no policy yet"
             if !state.policyID.isEmpty { line += " (\(state.policyID))" }
-            if state.noActivePolicy { line += ", the API has no active policy (keeping the last one)" }
+            if state.noActivePolicy {
+                line += state.noPolicyUnfiltered ? ", the API has no active policy (unfiltered: on_no_policy = allow)"
+                    : ", the API has no active policy (keeping the last one)"
+            }
             if let success = state.lastSuccessAt { line += ", last sync \(StatusText.ago(now - success))" }
             if let error = state.lastError, let at = state.lastErrorAt { line += ", last error \(StatusText.ago(now - at)): \(error)" }
             if state.revoked { line += ", REVOKED (the API refuses this device's key)" }
@@ -83,6 +86,7 @@ enum StatusCommand {
                 ("policy_id", JSONText.string(state.policyID)), ("last_sync", optional(state.lastSuccessAt)),
                 ("last_error", JSONText.string(state.lastError)), ("last_error_at", optional(state.lastErrorAt)),
                 ("revoked", "\(state.revoked)"), ("no_active_policy", "\(state.noActivePolicy)"),
+                ("unfiltered", "\(state.noActivePolicy && state.noPolicyUnfiltered)"),
                 ("hits_queued", "\(counts.queued + counts.batched)"), ("hits_dead_lettered", "\(counts.deadLettered)"),
                 ("merged_pending", "\(counts.mergedPending)"),
             ])

@@ -46,9 +46,9 @@ enum SyncCommand {
                 sync = try ProfileSync(profile: profile, childID: identity.childID, api: api, store: store,
                                        timing: SyncSchedule.Timing(), now: Int64(time(nil)),
                                        keepOnNoPolicy: settings.string("on_no_policy") != "allow",
-                                       apply: { policy in
-                                           guard let policy else { return [] }
-                                           return EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: listed)
+                                       apply: { _ in },
+                                       evaluate: { policy in
+                                           EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: listed)
                                        },
                                        log: { event, fields in log.info(event, fields) })
             } catch { throw GatewayError.usage("\(error)") }
