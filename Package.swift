@@ -28,6 +28,9 @@ let package = Package(
         .target(name: "DNSWire"),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
         .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config", "EventLoop", "SystemIO"]),
+        // The HTTP forward proxy (SPEC §5): CONNECT tunnels with the SNI check, plain HTTP with the
+        // block page, PAC; I/O-free state machines driven by a thin socket driver on the DNS loops.
+        .target(name: "HTTPProxy", dependencies: ["EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo", "SystemIO"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // SQLite 3 from the system (Debian: libsqlite3-dev), plus SQLITE_TRANSIENT as a function.
@@ -47,7 +50,7 @@ let package = Package(
         // A small blocking HTTP/1.1 client over TCP or TLS, for the sync thread (SPEC §7).
         .target(name: "HTTPClient", dependencies: ["TLS", "EventLoop", "SystemIO"]),
         // Composition root: options → engine → commands.
-        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient"]),
+        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "HTTPProxy", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient"]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Helpers for tests only: scratch directories, free ports, child processes, dig,
         // the fake Phosra API and HTTP(S) test servers.
@@ -57,6 +60,7 @@ let package = Package(
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo", "TestSupport"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CSystem", "SystemIO", "TestSupport"]),
+        .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "TestSupport", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "EventLoop"]),
         .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
@@ -71,6 +75,7 @@ let package = Package(
         .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),
         .testTarget(name: "SyncIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
+        .testTarget(name: "HTTPProxyIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -27,6 +27,11 @@ public final class GateRun: @unchecked Sendable {
         if !words.contains("--dns-listen") { words += ["--dns-listen", "127.0.0.1:\(self.port)"] }
         if !words.contains("--state-dir") { words += ["--state-dir", stateDirectory] }
         if !words.contains("--timezone") { words += ["--timezone", "UTC"] }
+        // No HTTP proxy unless the test asks for one: a checkout's default (127.0.0.1:3128)
+        // would make every test daemon bind the same port.
+        if !words.contains("--proxy-listen") && !words.contains(where: { $0.hasPrefix("--proxy-listen=") }) {
+            words += ["--proxy-listen="]
+        }
         daemon = try ChildDaemon(GateRun.binary, ["run"] + words, cwd: cwd)
         if waitReady, !daemon.waitFor("event=listening", timeout: 20) {
             let log = daemon.stderr

@@ -3,17 +3,22 @@ import DNSProxy
 import DomainMatch
 import EventLoop
 import Glibc
+import HTTPProxy
 import Policy
 import Synchronization
 import SystemIO
 
-/// The running gateway: loop threads with their DNS servers, the policy watcher and the
-/// signals. Built by `RunCommand`; `wait()` returns when it has shut down.
+/// The running gateway: loop threads with their DNS servers and HTTP proxy, the policy
+/// watcher and the signals. Built by `RunCommand`; `wait()` returns when it has shut down.
 final class Daemon: @unchecked Sendable {
     // Sendable: the mutable state is loop-confined to loop 0 (signals, watcher, draining)
     // or written once before the loops see it.
     let group: EventLoopGroup
     let pipeline: QueryPipeline
+    /// The HTTP proxy's lookups: the DNS pipeline's cache and inspection, hits as the proxy's.
+    let proxyLookups: QueryPipeline
+    /// Open proxy connections per client, across loops (`proxy_max_conns_per_client`).
+    let proxyLimiter = ConnectionLimiter()
     let log: Logger
     /// What snapshots are made of: the builder (configuration, lists) and the rules of the
     /// policy in force. Changed by the policy watcher (loop 0), a reload (control thread)
@@ -38,6 +43,7 @@ final class Daemon: @unchecked Sendable {
         pipeline = QueryPipeline(snapshot: builder.make(rules: rules),
                                  cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
                                  hits: hits)
+        proxyLookups = ProxyLookups.pipeline(sharingCacheOf: pipeline, hits: hits)
         do {
             group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns")
             doorbell = try Doorbell()
@@ -53,11 +59,22 @@ final class Daemon: @unchecked Sendable {
             let pipeline = self.pipeline, log = self.log
             let idle = Nanoseconds(max(options.tcpIdle, 1)) * 1_000_000
             let addresses = options.dnsListen.map { SocketAddress(listen: $0) }
+            let proxyAddresses = options.proxyListen.map { SocketAddress(listen: $0) }
+            let proxySettings = options.proxy, lookups = proxyLookups, limiter = proxyLimiter
             nonisolated(unsafe) let factory = upstream
             do {
                 let servers = try loop.runSync { () throws -> LoopServers in
                     let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: try factory(loop))
-                    return try LoopServers(driver: driver, addresses: addresses, idle: idle, log: log)
+                    var proxy: ProxyLoop?
+                    if !proxyAddresses.isEmpty {
+                        // On the DNS loop, with its upstream client: the same resolver, no hops.
+                        let loopProxy = ProxyLoop(loop: loop, lookups: lookups, upstream: driver.upstream,
+                                                  snapshot: driver.snapshot, settings: proxySettings, hits: pipeline.hits,
+                                                  limiter: limiter, log: log)
+                        for address in proxyAddresses { try loopProxy.listen(on: address) }
+                        proxy = loopProxy
+                    }
+                    return try LoopServers(driver: driver, addresses: addresses, idle: idle, log: log, proxy: proxy)
                 }
                 perLoop.append(servers)
             } catch {
@@ -65,6 +82,7 @@ final class Daemon: @unchecked Sendable {
             }
         }
         for address in options.dnsListen { log.info("listening", [("service", "dns"), ("udp", "\(address)"), ("tcp", "\(address)")]) }
+        for address in options.proxyListen { log.info("listening", [("service", "proxy"), ("tcp", "\(address)")]) }
         let first = group.loops[0]
         do {
             try first.runSync { () throws -> Void in
@@ -130,7 +148,7 @@ final class Daemon: @unchecked Sendable {
         parts.withLock { parts in
             parts.builder = builder
             if let rules { parts.rules = rules }
-            publish(parts.builder.make(rules: parts.rules))
+            publish(parts.builder.make(rules: parts.rules), proxy: parts.builder.options.proxy)
         }
     }
 
@@ -139,23 +157,30 @@ final class Daemon: @unchecked Sendable {
     func replace(rules: PolicyRules) -> SnapshotBuilder {
         parts.withLock { parts in
             parts.rules = rules
-            publish(parts.builder.make(rules: rules))
+            publish(parts.builder.make(rules: rules), proxy: parts.builder.options.proxy)
             return parts.builder
         }
     }
 
-    /// Swaps a new snapshot in: the pipeline's, then each loop's own copy, on its thread.
+    /// Swaps a new snapshot in: the pipeline's, then each loop's own copy, on its thread
+    /// (the HTTP proxy's with its settings: its open tunnels are re-decided at once).
     /// Called under `parts`' lock, so snapshots are published in the order they were made.
-    private func publish(_ snapshot: ProxySnapshot) {
+    private func publish(_ snapshot: ProxySnapshot, proxy settings: ProxySettings) {
         pipeline.replace(snapshot)
+        proxyLookups.replace(ProxyLookups.snapshot(from: snapshot))
         for servers in perLoop {
             let driver = servers.driver
             nonisolated(unsafe) let unsafeDriver = driver
-            _ = driver.loop.execute { unsafeDriver.snapshot = snapshot }
+            let proxy = servers.proxy
+            _ = driver.loop.execute {
+                unsafeDriver.snapshot = snapshot
+                proxy?.update(snapshot: snapshot, settings: settings)
+            }
         }
     }
 
-    /// SIGTERM: stop taking queries, let those in flight finish for up to 5 s, then stop.
+    /// SIGTERM: stop taking queries and proxy connections, let those in flight finish for
+    /// up to 5 s, then stop.
     private func drain() {
         guard !draining else { return }
         draining = true
@@ -167,7 +192,9 @@ final class Daemon: @unchecked Sendable {
 
     private func waitForQuiet(deadline: Nanoseconds) {
         let loop = group.loops[0]
-        let busy = perLoop.reduce(0) { $0 + $1.driver.inFlight.load(ordering: .relaxed) }
+        let busy = perLoop.reduce(0) {
+            $0 + $1.driver.inFlight.load(ordering: .relaxed) + ($1.proxy?.openConnections.load(ordering: .relaxed) ?? 0)
+        }
         if busy == 0 || loop.clock.now() >= deadline {
             ask(.stop)
             return
@@ -203,11 +230,15 @@ final class Daemon: @unchecked Sendable {
 final class LoopServers: @unchecked Sendable {
     // Sendable: built inside `runSync` on the loop and afterwards only touched there.
     let driver: QueryDriver
+    /// The HTTP proxy on this loop, when `proxy_listen` names an address.
+    let proxy: ProxyLoop?
     private var udp: [UDPServer] = []
     private var tcp: [TCPServer] = []
 
-    init(driver: QueryDriver, addresses: [SocketAddress], idle: Nanoseconds, log: Logger) throws(SystemError) {
+    init(driver: QueryDriver, addresses: [SocketAddress], idle: Nanoseconds, log: Logger, proxy: ProxyLoop?)
+        throws(SystemError) {
         self.driver = driver
+        self.proxy = proxy
         for address in addresses {
             udp.append(try UDPServer(address: address, driver: driver, log: log))
             tcp.append(try TCPServer(address: address, driver: driver, idleTimeout: idle, log: log))
@@ -217,6 +248,7 @@ final class LoopServers: @unchecked Sendable {
     func stopListening() {
         for server in udp { server.stopReading() }
         for server in tcp { server.close() }
+        proxy?.stopAccepting()
     }
 }
 

@@ -8,12 +8,15 @@ import Store
 import Sync
 import SystemIO
 
-/// `phosra-gate run`: the daemon (SPEC §4, §8).
+/// `phosra-gate run`: the daemon (SPEC §4, §5, §8).
 enum RunCommand {
     static let usage = """
         usage: phosra-gate run [--config FILE] [--policy FILE] [--lists DIR] [--state-dir DIR] [--dns-listen ADDR:PORT,…]
-                               [--upstream SPEC,…] [--timezone TZ] [--block-mode MODE] [--block-ttl DURATION]
-                               [--rate-limit N] [--allow-clients CIDR,…] [--ca-file FILE] [any other key as --key value]
+                               [--proxy-listen ADDR:PORT,…] [--upstream SPEC,…] [--timezone TZ] [--block-mode MODE]
+                               [--block-ttl DURATION] [--rate-limit N] [--allow-clients CIDR,…] [--ca-file FILE]
+                               [--connect-ports PORT,…] [--allow-ip-connect] [--connect-timeout DURATION]
+                               [--tunnel-idle DURATION] [--proxy-max-conns-per-client N] [--gateway-name NAME]
+                               [any other key as --key value]
         """
 
     static func run(_ words: [String], console: some Console) -> Int32 {
@@ -87,8 +90,9 @@ enum RunCommand {
         do {
             let settings = try EngineOptions.settings(configFlag: configPath, flags: flags)
             let options = try RunOptions(settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
-            if options.dnsListen != running.dnsListen || options.stateDirectory != running.stateDirectory {
-                log.warn("reload", [("note", "dns_listen and state_dir change only on restart")])
+            if options.dnsListen != running.dnsListen || options.proxyListen != running.proxyListen
+                || options.stateDirectory != running.stateDirectory {
+                log.warn("reload", [("note", "dns_listen, proxy_listen and state_dir change only on restart")])
             }
             let builder = try makeBuilder(settings, options: options, activity: activity, log: log)
             let rules = localFile ? PolicyRules(try EngineOptions.policy(settings)) : nil

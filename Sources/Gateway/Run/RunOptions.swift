@@ -2,6 +2,7 @@ import Config
 import DNSProxy
 import DomainMatch
 import Glibc
+import HTTPProxy
 import Policy
 import SystemIO
 
@@ -25,10 +26,16 @@ struct RunOptions {
     var localForward: [LocalForward]
     var logFormat: Logger.Format
     var threads: Int
+    /// The HTTP proxy (SPEC §5): where it listens (empty: no proxy) and its reloadable keys.
+    var proxyListen: [ListenAddress]
+    var proxy: ProxySettings
 
     /// Without a configuration file (running from a checkout), DNS listens on
     /// 127.0.0.1:5300 (not 5353, which mDNS owns) and state lives in ./.phosra-gate.
     static let checkoutListen = [ListenAddress("127.0.0.1:5300")!]
+    /// …and the HTTP proxy on 127.0.0.1:3128 (SPEC §8); with a configuration file,
+    /// `proxy_listen` decides (empty by default: no proxy).
+    static let checkoutProxyListen = [ListenAddress("127.0.0.1:3128")!]
     static let checkoutStateDirectory = ".phosra-gate"
 
     init(_ settings: Settings, fromCheckout: Bool) throws(GatewayError) {
@@ -61,10 +68,35 @@ struct RunOptions {
         let configuredThreads = settings.integer("dns_threads")
         threads = configuredThreads > 0 ? min(configuredThreads, 64)
             : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2, 8))
+        proxyListen = settings.global["proxy_listen"] == nil && fromCheckout ? Self.checkoutProxyListen
+            : settings.list("proxy_listen").compactMap(ListenAddress.init)
+        let gatewayName = settings.string("gateway_name")
+        proxy = ProxySettings(connectPorts: Set(settings.list("connect_ports").compactMap { UInt16($0) }),
+                              allowIPConnect: settings.boolean("allow_ip_connect"),
+                              connectTimeout: Self.nanoseconds(settings.duration("connect_timeout")),
+                              tunnelIdle: Self.nanoseconds(settings.duration("tunnel_idle")),
+                              maxConnectionsPerClient: settings.integer("proxy_max_conns_per_client"),
+                              gatewayName: gatewayName.isEmpty ? Self.hostName() : gatewayName)
         guard !dnsListen.isEmpty else { throw .config(settings.error("dns_listen", "no address to listen on")) }
+        guard proxy.connectTimeout > 0 else { throw .config(settings.error("connect_timeout", "must be above 0")) }
+        guard proxy.tunnelIdle > 0 else { throw .config(settings.error("tunnel_idle", "must be above 0")) }
         guard cacheMinTTL <= cacheMaxTTL else {
             throw .config(settings.error("cache_min_ttl", "is above cache_max_ttl"))
         }
+    }
+}
+
+extension RunOptions {
+    static func nanoseconds(_ milliseconds: Int64) -> UInt64 { UInt64(max(milliseconds, 0)) * 1_000_000 }
+
+    /// The block page's gateway name when `gateway_name` is empty.
+    static func hostName() -> String {
+        var name = [UInt8](repeating: 0, count: 256)
+        let status = name.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { gethostname($0.baseAddress!, $0.count - 1) }
+        }
+        let text = String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
+        return status != 0 || text.isEmpty ? "phosra-gate" : text
     }
 }
 

@@ -97,7 +97,7 @@ struct SyncSetup {
         intervals.report = max(1000, settings.duration("report_interval"))
         intervals.historyRetention = max(60_000, settings.duration("hit_retention"))
         let started = now
-        let listeners = options.dnsListen.map { "dns \($0)" }
+        let listeners = options.dnsListen.map { "dns \($0)" } + options.proxyListen.map { "proxy \($0)" }
         do {
             return try SyncService(
                 store: store,

@@ -41,7 +41,7 @@ enum RegisterCommand {
             let client = HTTPClient(tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
                                     userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version))
             let request = Registration.Request(api: api, childID: childID, parentToken: token,
-                                               deviceName: arguments.flag("--name") ?? hostName(), profile: profile,
+                                               deviceName: arguments.flag("--name") ?? RunOptions.hostName(), profile: profile,
                                                appVersion: Gateway.version)
             let identity: DeviceIdentity
             do { identity = try Registration.register(request, client: client) } catch { throw GatewayError.usage("\(error)") }
@@ -64,12 +64,5 @@ enum RegisterCommand {
         let token = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined()
         guard !token.isEmpty else { throw .flag("--parent-token-file", "the token is empty") }
         return token
-    }
-
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        gethostname(&buffer, buffer.count - 1)
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "phosra-gate" : name
     }
 }

@@ -1,0 +1,93 @@
+import EventLoop
+import SystemIO
+
+/// The socket work of a connection: opening and dropping the upstream connection,
+/// writing the machine's output, keeping epoll interest and the timer in step with what
+/// the machine wants, and closing everything once.
+extension ConnectionHandler {
+    func openUpstream(_ address: SocketAddress) {
+        dropUpstream()
+        do {
+            let connection = try Socket.connect(to: address)
+            let end = UpstreamEnd(handler: self, socket: connection)
+            try owner.loop.register(connection.descriptor, interest: .write, handler: end)
+            upstream = end
+        } catch {
+            deliver { $0.connectFailed($1) }
+        }
+    }
+
+    func dropUpstream() {
+        guard let upstream else { return }
+        self.upstream = nil
+        try? owner.loop.deregister(upstream.socket.descriptor)
+        upstream.socket.close()
+    }
+
+    /// Writes what the machine has for either side, then watches what it wants.
+    func sync() {
+        guard !closed, relay == nil else { return }
+        if machine.clientOut.readableBytes > 0 {
+            guard (try? socket.write(from: &machine.clientOut)) != nil else { return teardown() }
+            if machine.clientOut.readableBytes == 0 { machine.clientOut.clear() }
+        }
+        if case .closing = machine.state, machine.clientOut.readableBytes == 0, !clientWriteShut {
+            clientWriteShut = true
+            try? socket.shutdown(.write)
+        }
+        if let upstream, !upstream.connecting {
+            if machine.upstreamOut.readableBytes > 0 {
+                if (try? upstream.socket.write(from: &machine.upstreamOut)) == nil {
+                    dropUpstream()
+                    return deliver { $0.upstreamClosed($1) }
+                }
+                if machine.upstreamOut.readableBytes == 0 { machine.upstreamOut.clear() }
+            }
+            var interest: Interest = machine.wantsUpstreamBytes ? .read : .none
+            if machine.upstreamOut.readableBytes > 0 { interest.insert(.write) }
+            if interest != upstream.interest {
+                upstream.interest = interest
+                try? owner.loop.setInterest(interest, for: upstream.socket.descriptor)
+            }
+        }
+        var interest: Interest = machine.wantsClientBytes ? .read : .none
+        if machine.clientOut.readableBytes > 0 { interest.insert(.write) }
+        if interest != clientInterest {
+            clientInterest = interest
+            try? owner.loop.setInterest(interest, for: socket.descriptor)
+        }
+        if machine.deadline != timerDeadline {
+            cancelTimer()
+            if let deadline = machine.deadline {
+                timer = owner.loop.scheduleTimer(at: deadline, target: self)
+                timerDeadline = deadline
+            }
+        }
+    }
+
+    func cancelTimer() {
+        if let timer { _ = owner.loop.cancelTimer(timer) }
+        timer = nil
+        timerDeadline = nil
+    }
+
+    /// Closes everything and tells the loop. Idempotent.
+    func teardown() {
+        guard !closed else { return }
+        closed = true
+        cancelTimer()
+        if let relay {
+            relay.stop()
+            self.relay = nil
+        }
+        dropUpstream()
+        try? owner.loop.deregister(socket.descriptor)
+        socket.close()
+        owner.connectionClosed(self)
+    }
+
+    /// One read: nil when the connection failed.
+    func readSocket(_ from: Socket, into buffer: inout ByteBuffer) -> IOResult? {
+        try? from.read(into: &buffer, maxBytes: ProxyLimits.readChunk)
+    }
+}

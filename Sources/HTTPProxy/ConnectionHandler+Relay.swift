@@ -1,0 +1,46 @@
+import EventLoop
+
+/// The tunnel's relay (SPEC §5.2, after the SNI check): handed the sockets and whatever
+/// bytes the machine still held, it runs until both directions have closed.
+extension ConnectionHandler {
+    func startRelay() {
+        guard let upstream else { return teardown() }
+        let relay = SpliceRelay(loop: owner.loop, pipes: owner.pipes, client: socket, upstream: upstream.socket,
+                                toUpstream: machine.upstreamOut, toClient: machine.clientOut)
+        // The buffers' bytes now belong to the relay; the connection keeps no buffer.
+        machine.upstreamOut = ByteBuffer(capacity: 0)
+        machine.clientOut = ByteBuffer(capacity: 0)
+        machine.clientIn = ByteBuffer(capacity: 0)
+        self.relay = relay
+        cancelTimer()
+        owner.tunnels.insert(self)
+        relayStep(.start)
+    }
+
+    enum RelayEvent {
+        case start
+        case readable(SpliceRelay.Side)
+        case writable(SpliceRelay.Side)
+        case hangup(SpliceRelay.Side)
+    }
+
+    /// Runs a relay step; an error or the end of both directions ends the connection.
+    func relayStep(_ event: RelayEvent) {
+        guard let relay else { return }
+        do {
+            switch event {
+            case .start: try relay.start()
+            case .readable(let side): try relay.readable(side)
+            case .writable(let side): try relay.writable(side)
+            case .hangup(let side): try relay.hangup(side)
+            }
+            if relay.isFinished {
+                machine.relayEnded()
+                teardown()
+            }
+        } catch {
+            machine.relayEnded()
+            teardown()
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import DomainMatch
+import EventLoop
+import Glibc
+import SystemIO
+
+/// The socket side of one client connection: reads into the state machine's buffers,
+/// tells it what happened, carries out its actions (lookup, connect, relay, record,
+/// close), writes its output and keeps the loop watching what it wants. All decisions
+/// are `ProxyConnection`'s; this type only does I/O. Loop-confined.
+final class ConnectionHandler: Selectable, TimerTarget {
+    typealias Event = (inout ProxyConnection, ProxyEnvironment) -> [ProxyAction]
+
+    unowned let owner: ProxyLoop
+    let socket: Socket
+    var machine: ProxyConnection
+    var upstream: UpstreamEnd?
+    var relay: SpliceRelay?
+    var timer: TimerHandle?
+    var timerDeadline: Nanoseconds?
+    var clientInterest: Interest = .read
+    var clientWriteShut = false
+    var closed = false
+    /// Events that arrive while one is being handled (a cached lookup answers at once)
+    /// wait for it to finish, so actions are carried out in order.
+    private var busy = false
+    private var deferred: [Event] = []
+
+    init(owner: ProxyLoop, socket: Socket, machine: ProxyConnection) throws(SystemError) {
+        self.owner = owner
+        self.socket = socket
+        self.machine = machine
+        try? socket.setNoDelay()
+        try owner.loop.register(socket.descriptor, interest: .read, handler: self)
+    }
+
+    /// Writes what the machine already has (a refusal) and arms its deadline; called once
+    /// the loop has counted the connection.
+    func start() {
+        sync()
+    }
+
+    // MARK: Client socket
+
+    func readable() {
+        if relay != nil { return relayStep(.readable(.client)) }
+        guard machine.wantsClientBytes else { return sync() }
+        switch readSocket(socket, into: &machine.clientIn) {
+        case .processed: deliver { $0.clientInput($1) }
+        case .eof: deliver { $0.clientClosed($1) }
+        case .wouldBlock: break
+        case nil: teardown()
+        }
+    }
+
+    func writable() {
+        if relay != nil { return relayStep(.writable(.client)) }
+        sync()
+    }
+
+    func hangup() {
+        if relay != nil { return relayStep(.hangup(.client)) }
+        teardown()  // the client is gone (or reset): nothing more can reach it
+    }
+
+    // MARK: Upstream socket (through `UpstreamEnd`)
+
+    func upstreamReadable() {
+        if relay != nil { return relayStep(.readable(.upstream)) }
+        guard let upstream else { return }
+        guard machine.wantsUpstreamBytes else { return sync() }
+        switch readSocket(upstream.socket, into: &machine.upstreamIn) {
+        case .processed: deliver { $0.upstreamInput($1) }
+        case .eof, nil:
+            dropUpstream()
+            deliver { $0.upstreamClosed($1) }
+        case .wouldBlock: break
+        }
+    }
+
+    func upstreamWritable() {
+        if relay != nil { return relayStep(.writable(.upstream)) }
+        guard let upstream else { return }
+        guard upstream.connecting else { return sync() }
+        do {
+            try upstream.socket.finishConnect()
+            upstream.connecting = false
+            try? upstream.socket.setNoDelay()
+            deliver { $0.connected($1) }
+        } catch {
+            dropUpstream()
+            deliver { $0.connectFailed($1) }
+        }
+    }
+
+    func upstreamHangup() {
+        if relay != nil { return relayStep(.hangup(.upstream)) }
+        guard let upstream else { return }
+        let connecting = upstream.connecting
+        dropUpstream()
+        deliver(connecting ? { $0.connectFailed($1) } : { $0.upstreamClosed($1) })
+    }
+
+    // MARK: Timer and tick
+
+    func timerFired(tag: UInt64) {
+        timer = nil
+        timerDeadline = nil
+        deliver { $0.deadlinePassed($1) }
+    }
+
+    /// The loop's once-a-second pass over tunnels (SPEC §5.4).
+    func tick() {
+        let lastActivity = relay?.lastActivity ?? owner.loop.clock.now()
+        deliver { $0.tick($1, lastActivity: lastActivity) }
+    }
+
+    // MARK: Carrying out
+
+    func deliver(_ event: @escaping Event) {
+        guard !closed else { return }
+        if busy { return deferred.append(event) }
+        busy = true
+        var next: Event? = event
+        while let current = next, !closed {
+            perform(current(&machine, owner.environment()))
+            next = deferred.isEmpty ? nil : deferred.removeFirst()
+        }
+        deferred.removeAll()
+        busy = false
+        sync()
+    }
+
+    private func perform(_ actions: [ProxyAction]) {
+        for action in actions where !closed {
+            switch action {
+            case .lookup(let name):
+                owner.resolver.lookup(name, client: machine.client) { [weak self] result in
+                    self?.deliver { $0.lookupFinished(result, $1) }
+                }
+            case .connect(let address): openUpstream(address)
+            case .dropUpstream: dropUpstream()
+            case .relay: startRelay()
+            case .record(let hit): owner.hits.record(hit)
+            case .close: teardown()
+            }
+        }
+    }
+}

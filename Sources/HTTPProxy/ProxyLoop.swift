@@ -1,0 +1,133 @@
+import DNSProxy
+import DomainMatch
+import EventLoop
+import Glibc
+import Policy
+import Synchronization
+import SystemIO
+
+/// The HTTP proxy on one event loop (the loops it shares with the DNS proxy): its
+/// listeners, its connections, the registry of open tunnels re-decided every second,
+/// a spare-pipe pool, and this loop's copy of the snapshot and settings (read without a
+/// lock). Loop-confined except `openConnections`; one per loop, made on the loop thread.
+public final class ProxyLoop: TimerTarget, @unchecked Sendable {
+    // Sendable: every member but the atomic is touched only on `loop`'s thread.
+    public let loop: EventLoop
+    let resolver: ProxyResolver
+    let hits: any HitRecorder
+    let limiter: ConnectionLimiter
+    let log: Logger
+    public private(set) var snapshot: ProxySnapshot
+    public private(set) var settings: ProxySettings
+    private var connections: [ObjectIdentifier: (handler: ConnectionHandler, counted: Bool)] = [:]
+    var tunnels = TunnelRegistry<ConnectionHandler>()
+    let pipes = PipePool()
+    private var servers: [ProxyServer] = []
+    private var ticking = false
+    private var draining = false
+    /// Connections open on this loop; any thread (the daemon waits for them when draining).
+    public let openConnections = Atomic<Int>(0)
+    static let tickInterval: Nanoseconds = 1_000_000_000
+
+    /// - Parameters:
+    ///   - lookups: the proxy's lookup pipeline (`ProxyLookups.pipeline`), shared by all loops.
+    ///   - upstream: this loop's upstream client (the DNS proxy's).
+    public init(loop: EventLoop, lookups: QueryPipeline, upstream: any UpstreamResolving, snapshot: ProxySnapshot,
+                settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter, log: Logger) {
+        self.loop = loop
+        let driver = QueryDriver(loop: loop, pipeline: lookups, upstream: upstream)
+        driver.snapshot = ProxyLookups.snapshot(from: snapshot)
+        resolver = ProxyResolver(driver: driver)
+        self.snapshot = snapshot
+        self.settings = settings
+        self.hits = hits
+        self.limiter = limiter
+        self.log = log
+    }
+
+    /// Listens on `address` (loop thread); returns the bound address.
+    @discardableResult
+    public func listen(on address: SocketAddress) throws(SystemError) -> SocketAddress {
+        let server = try ProxyServer(address: address, owner: self)
+        servers.append(server)
+        if !ticking {
+            ticking = true
+            loop.scheduleTimer(at: loop.clock.now() &+ Self.tickInterval, target: self)
+        }
+        return server.address
+    }
+
+    /// A new snapshot or new settings (loop thread): open tunnels are re-decided at once.
+    public func update(snapshot: ProxySnapshot, settings: ProxySettings) {
+        self.snapshot = snapshot
+        self.settings = settings
+        resolver.driver.snapshot = ProxyLookups.snapshot(from: snapshot)
+        sweepTunnels()
+    }
+
+    /// SIGTERM (loop thread): no new connections; idle keep-alive ones close now, the
+    /// others when they next fall idle (the daemon stops the loops after 5 s at most).
+    public func stopAccepting() {
+        draining = true
+        for server in servers { server.close() }
+        servers.removeAll()
+        closeIdle()
+    }
+
+    /// What a connection decides with, now.
+    func environment() -> ProxyEnvironment {
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        return ProxyEnvironment(snapshot: snapshot, settings: settings, now: loop.clock.now(), wallClock: Int64(wall.tv_sec))
+    }
+
+    /// A new connection: `allow_clients` (403) and the per-client limit (429) first.
+    func accept(_ socket: Socket, from server: ProxyServer) {
+        guard let peer = socket.address?.ipAddress else { return socket.close() }
+        let arrivedOn = server.isWildcard ? ((try? socket.localAddress()) ?? server.address) : server.address
+        let now = loop.clock.now()
+        var counted = false
+        let machine: ProxyConnection
+        if !snapshot.allowClients.contains(peer) {
+            machine = .refused(client: peer, arrivedOn: arrivedOn, status: 403,
+                               message: "client \(peer) may not use this proxy", now: now)
+        } else if !limiter.acquire(peer, limit: settings.maxConnectionsPerClient) {
+            machine = .refused(client: peer, arrivedOn: arrivedOn, status: 429,
+                               message: "too many connections from \(peer)", now: now)
+        } else {
+            counted = true
+            machine = ProxyConnection(client: peer, arrivedOn: arrivedOn, now: now)
+        }
+        do {
+            let handler = try ConnectionHandler(owner: self, socket: socket, machine: machine)
+            connections[ObjectIdentifier(handler)] = (handler, counted)
+            openConnections.add(1, ordering: .relaxed)
+            handler.start()
+        } catch {
+            if counted { limiter.release(peer) }
+            socket.close()
+        }
+    }
+
+    /// Called once by each handler when it has closed its sockets.
+    func connectionClosed(_ handler: ConnectionHandler) {
+        guard let entry = connections.removeValue(forKey: ObjectIdentifier(handler)) else { return }
+        tunnels.remove(handler)
+        if entry.counted { limiter.release(handler.machine.client) }
+        openConnections.subtract(1, ordering: .relaxed)
+    }
+
+    public func timerFired(tag: UInt64) {
+        sweepTunnels()
+        if draining { closeIdle() }
+        loop.scheduleTimer(at: loop.clock.now() &+ Self.tickInterval, target: self)
+    }
+
+    private func sweepTunnels() {
+        for handler in tunnels.snapshot { handler.tick() }
+    }
+
+    private func closeIdle() {
+        for entry in connections.values where entry.handler.machine.isIdle { entry.handler.teardown() }
+    }
+}

@@ -1,0 +1,44 @@
+import EventLoop
+import SystemIO
+
+/// One listening address of the HTTP proxy on one loop (`SO_REUSEPORT`: every loop has
+/// its own socket on the address and the kernel spreads connections; each stays on the
+/// loop that accepted it). Loop-confined.
+final class ProxyServer: Selectable {
+    let socket: Socket
+    /// The bound address (with the port the OS chose for port 0).
+    let address: SocketAddress
+    /// Bound to 0.0.0.0 or ::: the address a connection arrived on must be asked for.
+    let isWildcard: Bool
+    unowned let owner: ProxyLoop
+
+    init(address: SocketAddress, owner: ProxyLoop) throws(SystemError) {
+        socket = try Socket.listen(on: address, backlog: 1024, reusePort: true)
+        self.address = socket.address ?? address
+        isWildcard = address.ipv4Bits == 0 || (address.ipv6Bits.map { $0.high == 0 && $0.low == 0 } ?? false)
+        self.owner = owner
+        try owner.loop.register(socket.descriptor, interest: .read, handler: self)
+    }
+
+    func readable() {
+        // A bounded number per wake-up, so one busy listener cannot starve the loop.
+        for _ in 0..<64 {
+            let accepted: Socket?
+            do { accepted = try socket.accept() } catch {
+                owner.log.warn("proxy_accept_failed", [("error", error.description)])
+                return
+            }
+            guard let connection = accepted else { return }
+            owner.accept(connection, from: self)
+        }
+    }
+
+    func writable() {}
+
+    func hangup() {}
+
+    func close() {
+        try? owner.loop.deregister(socket.descriptor)
+        socket.close()
+    }
+}

@@ -1,0 +1,84 @@
+import DomainMatch
+
+/// Where a request wants to go, read from its request target (RFC 9112 §3.2): the
+/// authority-form of CONNECT (`host:port`) or the absolute-form of a proxy request
+/// (`http://host[:port]/path`). The host is normalised once here (SPEC §1.1, STYLE
+/// habit 5): a validated lowercase name, or an IP literal.
+public struct ProxyTarget: Equatable, Sendable {
+    public enum Host: Equatable, Sendable, CustomStringConvertible {
+        case name(DomainName)
+        case address(IPAddress)
+
+        public var description: String {
+            switch self {
+            case .name(let name): name.description
+            case .address(let address): address.description
+            }
+        }
+    }
+
+    public let host: Host
+    public let port: UInt16
+    /// For the origin: the path and query (`/` at least), no fragment. Empty for CONNECT.
+    public let path: String
+    /// `host[:port]` as the client wrote it: the `Host` sent to the origin.
+    public let authority: String
+
+    /// `host:port` (CONNECT, RFC 9110 §9.3.6): the port is required; IPv6 in brackets.
+    public static func connect(_ target: String) throws(ProxyError) -> ProxyTarget {
+        guard let (host, port) = try split(authority: Substring(target), defaultPort: nil) else { throw .badTarget(target) }
+        return ProxyTarget(host: host, port: port, path: "", authority: target)
+    }
+
+    /// `http://authority[/path][?query]`: no user info, port 80 unless given.
+    public static func absolute(_ target: String) throws(ProxyError) -> ProxyTarget {
+        guard target.utf8.count > 7, target.prefix(7).lowercased() == "http://" else { throw .badTarget(target) }
+        let rest = target.dropFirst(7)
+        let authorityEnd = rest.firstIndex(where: { (character: Character) -> Bool in
+            character == "/" || character == "?" || character == "#"
+        }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard !authority.contains("@"), let (host, port) = try split(authority: authority, defaultPort: 80) else {
+            throw .badTarget(target)
+        }
+        var path = String(rest[authorityEnd...].prefix { $0 != "#" })
+        if !path.hasPrefix("/") { path = "/" + path }
+        return ProxyTarget(host: host, port: port, path: path, authority: String(authority))
+    }
+
+    /// `host[:port]` → host and port; nil when the form is wrong (no port where one is
+    /// required, a port that is not 1–65535).
+    /// - Throws: `.invalidHost` when the host is neither an IP literal nor a valid name.
+    private static func split(authority: Substring, defaultPort: UInt16?) throws(ProxyError) -> (Host, UInt16)? {
+        var hostText = authority, portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            hostText = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.first == ":" else { return nil }
+                portText = after.dropFirst()
+            }
+            guard let address = IPAddress(hostText), case .v6 = address else { throw .invalidHost("[\(hostText)]") }
+            guard let port = port(portText, defaultPort) else { return nil }
+            return (.address(address), port)
+        }
+        if let colon = authority.lastIndex(of: ":") {
+            hostText = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        }
+        guard let port = port(portText, defaultPort), !hostText.isEmpty else { return nil }
+        if let address = IPAddress(hostText), case .v4 = address { return (.address(address), port) }
+        guard !hostText.contains(":"), let name = try? QueryName.parse(String(hostText)) else {
+            throw .invalidHost(String(hostText))
+        }
+        return (.name(name), port)
+    }
+
+    private static func port(_ text: Substring?, _ defaultPort: UInt16?) -> UInt16? {
+        guard let text else { return defaultPort }
+        guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              let value = Int(text), value >= 1, value <= 65535 else { return nil }
+        return UInt16(value)
+    }
+}

@@ -1,0 +1,182 @@
+import EventLoop
+import Glibc
+import SystemIO
+
+/// A tunnel's relay after the SNI check (SPEC §5.2): both directions moved with
+/// splice(2) through a pipe each, so no byte is copied into user space and nothing is
+/// allocated per chunk. Half-close is respected: a side's EOF becomes a FIN to the other
+/// side once everything before it is delivered, and the relay ends when both directions
+/// have. Loop-confined; the handler forwards the sockets' readiness here.
+///
+/// Per direction: bytes the proxy already holds (the inspected ClientHello, the `200`)
+/// go first, then a pipe: fill from the source, drain to the destination. The pipe is
+/// borrowed from the loop's pool for the move and given back empty, kept only while the
+/// destination is full. The source is read only while everything read before has been
+/// delivered — backpressure costs no buffer. A fill shorter than the pipe's room means
+/// the source is drained for now; level-triggered readiness says when there is more, so
+/// no read ends in EAGAIN.
+final class SpliceRelay {
+    struct Direction {
+        /// Held only while it has bytes the destination has not taken yet.
+        var pipe: SplicePipe?
+        /// Bytes to write before the pipe's.
+        var pending: ByteBuffer
+        /// The source may have bytes (it was reported readable, or it has hung up).
+        var canRead = false
+        var sourceEOF = false
+        /// The source hung up (both halves closed): it is no longer watched, only read dry.
+        var detached = false
+        /// Everything delivered and the destination's write side shut down.
+        var finished = false
+
+        var wantsRead: Bool { !sourceEOF && !detached && pending.readableBytes == 0 && pipe == nil }
+        var wantsWrite: Bool { !finished && (pending.readableBytes > 0 || pipe != nil) }
+    }
+
+    enum Side { case client, upstream }
+
+    let loop: EventLoop
+    let pipes: PipePool
+    let client: Socket
+    let upstream: Socket
+    /// Client → origin, origin → client.
+    var up: Direction
+    var down: Direction
+    /// When a byte last moved (monotonic): `tunnel_idle` is measured from it.
+    private(set) var lastActivity: Nanoseconds
+    private var watched: (client: Interest?, upstream: Interest?) = (nil, nil)
+
+    init(loop: EventLoop, pipes: PipePool, client: Socket, upstream: Socket, toUpstream: ByteBuffer, toClient: ByteBuffer) {
+        self.loop = loop
+        self.pipes = pipes
+        self.client = client
+        self.upstream = upstream
+        up = Direction(pending: toUpstream)
+        down = Direction(pending: toClient)
+        lastActivity = loop.clock.now()
+    }
+
+    var isFinished: Bool { up.finished && down.finished }
+
+    /// Starts moving: what is pending goes out, then both sockets are watched.
+    func start() throws(SystemError) {
+        try pump(&up, from: client, to: upstream)
+        try pump(&down, from: upstream, to: client)
+        try watch()
+    }
+
+    func readable(_ side: Side) throws(SystemError) {
+        switch side {
+        case .client:
+            up.canRead = true
+            try pump(&up, from: client, to: upstream)
+        case .upstream:
+            down.canRead = true
+            try pump(&down, from: upstream, to: client)
+        }
+        try watch()
+    }
+
+    func writable(_ side: Side) throws(SystemError) {
+        switch side {
+        case .client: try pump(&down, from: upstream, to: client)
+        case .upstream: try pump(&up, from: client, to: upstream)
+        }
+        try watch()
+    }
+
+    /// EPOLLHUP/EPOLLERR on `side`. A pending error, or a hang-up while bytes are still
+    /// owed to that side, fails the relay (thrown). A clean hang-up after its write side
+    /// was shut down leaves only its unread input: the socket stops being watched (a
+    /// hung-up socket would be reported ready forever) and is read dry at once, further
+    /// reads driven by the other side's writability.
+    func hangup(_ side: Side) throws(SystemError) {
+        let socket = side == .client ? client : upstream
+        let error = (try? socket.option(level: SOL_SOCKET, name: SO_ERROR)) ?? EIO
+        let owed = side == .client ? down.finished : up.finished
+        guard error == 0, owed else { throw SystemError("relay", errno: error == 0 ? ECONNRESET : error) }
+        try? loop.deregister(socket.descriptor)
+        switch side {
+        case .client:
+            watched.client = nil
+            up.detached = true
+            up.canRead = true
+            try pump(&up, from: client, to: upstream)
+        case .upstream:
+            watched.upstream = nil
+            down.detached = true
+            down.canRead = true
+            try pump(&down, from: upstream, to: client)
+        }
+        try watch()
+    }
+
+    /// Moves what can move now in one direction.
+    private func pump(_ direction: inout Direction, from source: Socket, to destination: Socket) throws(SystemError) {
+        while !direction.finished {
+            if direction.pending.readableBytes > 0 {
+                _ = try destination.write(from: &direction.pending)
+                guard direction.pending.readableBytes == 0 else { return }
+                direction.pending = ByteBuffer(capacity: 0)
+            }
+            if let pipe = direction.pipe {
+                _ = try pipe.drain(to: destination)
+                guard pipe.isEmpty else { return }
+                direction.pipe = nil
+                pipes.give(pipe)
+            }
+            if direction.sourceEOF {
+                // ENOTCONN: the destination's peer is already gone; nothing more to say.
+                try? destination.shutdown(.write)
+                direction.finished = true
+                return
+            }
+            guard direction.canRead else { return }
+            let pipe = try pipes.take()
+            let result: IOResult
+            do { result = try pipe.fill(from: source) } catch {
+                pipes.give(pipe)
+                throw error
+            }
+            switch result {
+            case .processed(let moved):
+                lastActivity = loop.clock.now()
+                direction.canRead = moved == pipe.capacity || direction.detached
+                direction.pipe = pipe
+            case .wouldBlock:
+                direction.canRead = false
+                pipes.give(pipe)
+            case .eof:
+                direction.sourceEOF = true
+                pipes.give(pipe)
+            }
+        }
+    }
+
+    /// Each socket's interest: reading for the direction it feeds, writing for the one it drains.
+    private func watch() throws(SystemError) {
+        if !up.detached {
+            var interest: Interest = up.wantsRead ? .read : .none
+            if down.wantsWrite { interest.insert(.write) }
+            if interest != watched.client {
+                try loop.setInterest(interest, for: client.descriptor)
+                watched.client = interest
+            }
+        }
+        if !down.detached {
+            var interest: Interest = down.wantsRead ? .read : .none
+            if up.wantsWrite { interest.insert(.write) }
+            if interest != watched.upstream {
+                try loop.setInterest(interest, for: upstream.descriptor)
+                watched.upstream = interest
+            }
+        }
+    }
+
+    /// Gives back pipes still held (the pool drops those with bytes left in them).
+    func stop() {
+        for pipe in [up.pipe, down.pipe].compactMap({ $0 }) { pipes.give(pipe) }
+        up.pipe = nil
+        down.pipe = nil
+    }
+}

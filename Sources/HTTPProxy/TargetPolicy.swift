@@ -1,0 +1,70 @@
+import DomainMatch
+import Policy
+import Zoneinfo
+
+/// What the proxy does with a request's target.
+public enum Verdict: Equatable, Sendable {
+    /// 403 with this reason; the upstream is never contacted.
+    case refuse(BlockReason)
+    /// Resolve `name` (the host, or for a rewrite the rewrite's target) through the
+    /// gateway's resolver and connect there; `decision` is the host's.
+    case resolve(DomainName, Decision)
+    /// Connect to this IP literal.
+    case address(IPAddress, Decision)
+}
+
+/// The decision of SPEC §3 applied to a proxy target (§5.2, §5.5), for one client at one
+/// instant. Checks in order, each with its reason: the CONNECT port (`port`), an IP
+/// literal (`ip_literal`: refused unless `allow_ip_connect`, and always when the engine
+/// blocks it — a cutoff or a blocked IP entry — but never when it is system-allowed),
+/// then the engine's decision on the name. Pure.
+public struct TargetPolicy {
+    public let engine: DecisionEngine<LabelTrie>
+    public let rules: PolicyRules
+    public let local: LocalDateTime
+    public let settings: ProxySettings
+
+    public init(engine: DecisionEngine<LabelTrie>, rules: PolicyRules, local: LocalDateTime, settings: ProxySettings) {
+        self.engine = engine
+        self.rules = rules
+        self.local = local
+        self.settings = settings
+    }
+
+    public func verdict(_ target: ProxyTarget, isConnect: Bool) -> Verdict {
+        if isConnect, !settings.connectPorts.contains(target.port) {
+            return .refuse(BlockReason(Decision(.block, .port, rule: "\(target.port)")))
+        }
+        switch target.host {
+        case .address(let address):
+            let decision = decide(Self.name(of: address))
+            if decision.reason == .system { return .address(address, decision) }
+            guard settings.allowIPConnect, decision.action != .block else {
+                return .refuse(BlockReason(Decision(.block, .ipLiteral, rule: address.description)))
+            }
+            return .address(address, decision)
+        case .name(let name):
+            let decision = decide(name)
+            switch decision.action {
+            case .block: return .refuse(BlockReason(decision))
+            case .allow: return .resolve(name, decision)
+            case .rewrite:
+                guard let text = decision.target, let target = try? QueryName.parse(text) else {
+                    return .resolve(name, decision)
+                }
+                return .resolve(target, decision)
+            }
+        }
+    }
+
+    public func decide(_ name: DomainName) -> Decision {
+        engine.decide(name, rules: rules, local: local)
+    }
+
+    /// An address as the engine sees names: a dotted quad matches IP entries (§1.2); an
+    /// IPv6 literal is one opaque label, which only the system and cutoff steps can judge.
+    static func name(of address: IPAddress) -> DomainName {
+        if case .v4 = address, let name = try? QueryName.parse(address.description) { return name }
+        return DomainName(wireLabels: [Array(address.description.utf8)])!
+    }
+}

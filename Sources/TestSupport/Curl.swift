@@ -1,0 +1,58 @@
+import Foundation
+
+/// What one curl run printed: the output (`-i`: response heads and body), stderr, its
+/// exit status, and the final and CONNECT status codes (`-w`).
+public struct CurlResult: Sendable, CustomStringConvertible {
+    public let exitCode: Int32
+    /// Everything before the `-w` trailer: with `-i`, CONNECT response head, response head, body.
+    public let output: String
+    public let stderr: String
+    /// `%{http_code}` of the last response (0 when there was none).
+    public let status: Int
+    /// `%{http_connect}`: the proxy's answer to CONNECT (0 when none was sent).
+    public let connectStatus: Int
+
+    public var description: String {
+        "curl exit \(exitCode), status \(status), connect \(connectStatus)\n\(output)\nstderr: \(stderr)"
+    }
+
+    /// The body after the last response head.
+    public var body: String {
+        guard let range = output.range(of: "\r\n\r\n", options: .backwards) else { return output }
+        return String(output[range.upperBound...])
+    }
+}
+
+/// The real curl (`curl -x` for a proxy, `-p` to tunnel through it with CONNECT), run to
+/// completion with a time limit.
+public enum Curl {
+    public static let path = "/usr/bin/curl"
+
+    /// `curl -s -S -i --max-time T ARGS… -w '\n%{http_code} %{http_connect}'`.
+    public static func run(_ arguments: [String], timeout: Int = 8) throws -> CurlResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-s", "-S", "-i", "--max-time", "\(timeout)", "-w", "\n@@%{http_code} %{http_connect}"] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        nonisolated(unsafe) var errData = Data()
+        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        let text = String(decoding: outData, as: UTF8.self)
+        var output = text, status = 0, connect = 0
+        if let marker = text.range(of: "\n@@", options: .backwards) {
+            output = String(text[..<marker.lowerBound])
+            let codes = text[marker.upperBound...].split(separator: " ").compactMap { Int($0) }
+            status = codes.first ?? 0
+            connect = codes.count > 1 ? codes[1] : 0
+        }
+        return CurlResult(exitCode: process.terminationStatus, output: output,
+                          stderr: String(decoding: errData, as: UTF8.self), status: status, connectStatus: connect)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// CONNECT with real curl against the real binary (SPEC §5.2): the decision, 403 with
+/// `X-Phosra-Block` before any upstream contact, safe-search re-targeting, the port and
+/// IP-literal rules, and hits recorded as the proxy's.
+@Suite(.serialized) struct ConnectIntegrationTests {
+    let fixture: ProxyFixture
+
+    init() throws { fixture = try ProxyFixture() }
+
+    @Test func anAllowedConnectCarriesTLSEndToEnd() throws {
+        let certificates = try TestCertificates()
+        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in .respond(.init(status: 200, text: "secret page\n")) }
+        let gate = try fixture.start(connectPorts: [https.port])
+        let result = try fixture.curl(["--cacert", certificates.caFile, "https://dot.test:\(https.port)/page"])
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(result.connectStatus == 200)
+        #expect(result.output.hasPrefix("HTTP/1.1 200 Connection established\r\n"))
+        #expect(result.status == 200)
+        #expect(result.body == "secret page\n")
+        #expect(https.connectionsAccepted == 1)
+        #expect(fixture.dns.waitForQueries("dot.test", type: "A").count == 1, "resolved through the gateway's resolver")
+        _ = gate
+    }
+
+    @Test func aBlockedConnectIs403WithTheReasonAndTheOriginIsNeverContacted() throws {
+        let gate = try fixture.start()
+        for host in ["adult.example", "www.adult.example", "www.reddit.com"] {
+            let result = try fixture.curl(["-p", "http://\(host):\(fixture.origin.port)/"])
+            #expect(result.connectStatus == 403, "\(result)")
+            #expect(result.output.hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
+            #expect(result.output.contains("\r\nContent-Type: text/plain"))
+        }
+        let raw = try fixture.client()
+        raw.send("CONNECT x.adult.example:\(fixture.origin.port) HTTP/1.1\r\n\r\n")
+        let answer = String(decoding: raw.readToEnd() ?? [], as: UTF8.self)
+        #expect(answer.contains("\r\nX-Phosra-Block: category:adult\r\n"), "\(answer)")
+        #expect(answer.hasSuffix("\r\n\r\nblocked by phosra-gate: x.adult.example (category:adult)\n"), "a one-line body")
+        sleep(seconds: 0.3)
+        #expect(fixture.origin.connectionsAccepted == 0, "the upstream is never contacted")
+        #expect(fixture.dns.queries.filter { $0.name.hasSuffix("adult.example") || $0.name.hasSuffix("reddit.com") }.isEmpty,
+                "not even looked up: \(fixture.dns.queries)")
+        gate.daemon.stop()
+        let hits = try fixture.storedHits(gate)
+        #expect(hits.contains(HitSummary(domain: "adult.example", reason: "category:adult", source: "proxy", client: "127.0.0.1",
+                                         count: 1)), "\(hits)")
+        #expect(hits.contains { $0.domain == "www.reddit.com" && $0.reason == "blocked_domain:reddit.com" && $0.source == "proxy" })
+        #expect(hits.allSatisfy { $0.source == "proxy" })
+    }
+
+    @Test func aSafeSearchConnectLandsOnTheRewriteTargetsAddress() throws {
+        let gate = try fixture.start()
+        let result = try fixture.curl(["-p", "http://www.google.com:\(fixture.origin.port)/search?q=x"])
+        #expect(result.connectStatus == 200, "\(result)")
+        #expect(result.status == 200)
+        #expect(result.body.contains("origin saw GET /search?q=x"), "the origin at the target's address answered")
+        #expect(result.body.contains("Host: www.google.com:\(fixture.origin.port)"), "the tunnel carries the original request")
+        #expect(fixture.origin.connectionsAccepted == 1)
+        #expect(fixture.dns.waitForQueries("forcesafesearch.google.com", type: "A").count == 1)
+        #expect(fixture.dns.queries(for: "www.google.com").isEmpty, "the original name is never resolved")
+        _ = gate
+    }
+
+    @Test func aPortOutsideConnectPortsIsRefused() throws {
+        let gate = try fixture.start()
+        let other = FreePort.tcpAndUDP()
+        let result = try fixture.curl(["-p", "http://origin.test:\(other)/"])
+        #expect(result.connectStatus == 403, "\(result)")
+        #expect(result.output.contains("\r\nX-Phosra-Block: port\r\n"))
+        _ = gate
+    }
+
+    @Test func anIPLiteralIsRefusedUnlessAllowIPConnect() throws {
+        let gate = try fixture.start()
+        let refused = try fixture.curl(["-p", "http://127.0.0.1:\(fixture.origin.port)/"])
+        #expect(refused.connectStatus == 403, "\(refused)")
+        #expect(refused.output.contains("\r\nX-Phosra-Block: ip_literal\r\n"))
+        #expect(fixture.origin.connectionsAccepted == 0)
+        gate.daemon.stop()
+
+        let allowing = try fixture.start(ProxyFixture.policy(blocked: ["reddit.com", "127.0.0.2"]), ["--allow-ip-connect"])
+        let allowed = try fixture.curl(["-p", "http://127.0.0.1:\(fixture.origin.port)/ip"])
+        #expect(allowed.connectStatus == 200, "\(allowed)")
+        #expect(allowed.body.hasPrefix("origin saw GET /ip"))
+        let entry = try fixture.curl(["-p", "http://127.0.0.2:\(fixture.origin.port)/"])
+        #expect(entry.output.contains("\r\nX-Phosra-Block: ip_literal\r\n"), "a blocked IP entry is refused all the same")
+        _ = allowing
+    }
+
+    @Test func aNameWithOnlyAnIPv6AddressIsTriedOverIPv6() throws {
+        let gate = try fixture.start()
+        let result = try fixture.curl(["-p", "http://v6only.test:\(fixture.origin.port)/"])
+        // The origin listens on 127.0.0.1 only: the proxy tried ::1 (AAAA after an empty A) and got refused.
+        #expect(result.connectStatus == 502, "\(result)")
+        #expect(fixture.dns.waitForQueries("v6only.test", type: "AAAA").count == 1)
+        let unknown = try fixture.curl(["-p", "http://nowhere.test:\(fixture.origin.port)/"])
+        #expect(unknown.connectStatus == 502, "\(unknown)")
+        _ = gate
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// A blocking TCP client for what curl cannot do: a head sent slowly or split, a
+/// hand-made ClientHello in two writes, half-close, counting open connections.
+final class ProxyClient {
+    private let fd: Int32
+
+    /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds.
+    init(port: UInt16, timeout: TimeInterval = 5) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw ProxyClientError(message: "connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+        }
+        setTimeout(timeout)
+    }
+
+    deinit { close(fd) }
+
+    func setTimeout(_ seconds: TimeInterval) {
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { return }
+            offset += sent
+        }
+    }
+
+    /// Half-close: no more bytes from us.
+    func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// One read: its bytes, [] at EOF, nil on timeout or error.
+    func readSome() -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count < 0 { return nil }
+        return Array(buffer[0..<count])
+    }
+
+    /// Reads until `text` has arrived, EOF or a timeout; everything read.
+    func read(until text: String) -> String {
+        var received: [UInt8] = []
+        while !String(decoding: received, as: UTF8.self).contains(text) {
+            guard let chunk = readSome(), !chunk.isEmpty else { break }
+            received += chunk
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Reads one response head (to the empty line), plus `body` bytes after it.
+    func readResponse() -> String {
+        var text = read(until: "\r\n\r\n")
+        if let range = text.range(of: "\r\n\r\n"),
+           let line = text[..<range.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+           let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) {
+            while text.utf8.count - text.distance(from: text.startIndex, to: range.upperBound) < length {
+                guard let chunk = readSome(), !chunk.isEmpty else { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+        }
+        return text
+    }
+
+    /// Everything until the proxy closes (or `timeout` passes: then nil).
+    func readToEnd() -> [UInt8]? {
+        var received: [UInt8] = []
+        while true {
+            guard let chunk = readSome() else { return nil }
+            if chunk.isEmpty { return received }
+            received += chunk
+        }
+    }
+
+    /// Seconds until the proxy closed the connection (nil: not within the read timeout).
+    func secondsUntilClosed() -> TimeInterval? {
+        let start = Date()
+        return readToEnd() == nil ? nil : Date().timeIntervalSince(start)
+    }
+}
+
+struct ProxyClientError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

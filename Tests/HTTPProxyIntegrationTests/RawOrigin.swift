@@ -1,0 +1,74 @@
+import Foundation
+
+/// A TCP listener on 127.0.0.1 that records the bytes of each connection (one at a time);
+/// with `replyAfterEOF` it answers `got N bytes` once the client has half-closed, then closes.
+final class RawOrigin: @unchecked Sendable {
+    let port: UInt16
+    private let fd: Int32
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+
+    init(replyAfterEOF: Bool = false) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else {
+            close(descriptor)
+            throw ProxyClientError(message: "raw origin: cannot listen")
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        fd = descriptor
+        port = UInt16(bigEndian: address.sin_port)
+        Thread { [weak self] in
+            while true {
+                let connection = accept(descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                self?.serve(connection, replyAfterEOF: replyAfterEOF)
+                close(connection)
+            }
+        }.start()
+    }
+
+    deinit {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
+
+    private func serve(_ connection: Int32, replyAfterEOF: Bool) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var total = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            total += count
+            lock.lock()
+            bytes += buffer[0..<count]
+            lock.unlock()
+        }
+        guard replyAfterEOF else { return }
+        usleep(100_000)
+        let reply = Array("got \(total) bytes\n".utf8)
+        _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    func received() -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        return bytes
+    }
+
+    func waitForBytes(_ count: Int, timeout: TimeInterval = 3) -> [UInt8] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while received().count < count && Date() < deadline { usleep(10_000) }
+        return received()
+    }
+}

@@ -1,0 +1,24 @@
+@testable import HTTPProxy
+import Testing
+
+@Suite struct ForwardedHeadTests {
+    @Test func theRequestGoesOutInOriginFormWithoutHopByHopFields() throws {
+        let head = try RequestHead(Array("""
+            GET http://Example.org:8080/p?q=1 HTTP/1.1\r\nHost: other.example\r\nConnection: keep-alive, X-Private\r\n\
+            Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eA==\r\nTE: trailers\r\nTrailer: X\r\nUpgrade: h2c\r\n\
+            Keep-Alive: 5\r\nX-Private: 1\r\nAccept: */*\r\nVia: 1.1 other\r\nContent-Length: 0\r\n\r\n
+            """.utf8))
+        let target = try ProxyTarget.absolute(head.target)
+        var out = ForwardedHead.request(head, target: target)
+        #expect(out.readString(length: out.readableBytes) == """
+            GET /p?q=1 HTTP/1.1\r\nHost: Example.org:8080\r\nAccept: */*\r\nVia: 1.1 other\r\nContent-Length: 0\r\n\
+            Via: 1.1 phosra-gate\r\n\r\n
+            """)
+    }
+
+    @Test func aRequestCarryingOurViaLoops() throws {
+        let looped = try RequestHead(Array("GET http://x/ HTTP/1.1\r\nVia: 1.1 a, 1.1 phosra-gate\r\n\r\n".utf8))
+        #expect(ForwardedHead.isLoop(looped))
+        #expect(!ForwardedHead.isLoop(try RequestHead(Array("GET http://x/ HTTP/1.1\r\n\r\n".utf8))))
+    }
+}
