@@ -23,7 +23,8 @@ public enum BodyFraming: Equatable, Sendable {
 
 /// Finds where a body ends in a stream of bytes without changing them: the proxy
 /// forwards chunked bodies as they are and only needs to know where the next message
-/// starts. Keeps no bytes; state is a few integers whatever the body's size. Pure.
+/// starts (or, for an HTTP/1.0 client, what the chunks carry). Keeps no bytes; state is
+/// a few integers whatever the body's size. Pure.
 public struct BodyTracker: Sendable, Equatable {
     enum State: Equatable {
         case length(remaining: Int64)
@@ -59,19 +60,30 @@ public struct BodyTracker: Sendable, Equatable {
     /// - Throws: `.malformedChunk` for a chunk-size line that is not 1–15 hex digits
     ///   optionally followed by extensions, or chunk data not followed by a line end.
     public mutating func consume(_ bytes: UnsafeRawBufferPointer) throws(ProxyError) -> Int {
+        try consume(bytes) { _ in }
+    }
+
+    /// As `consume(_:)`, handing `content` the body's content as it goes by: for a chunked
+    /// body the chunk data without its framing (for an HTTP/1.0 client, which cannot read
+    /// chunked), otherwise the bytes themselves.
+    public mutating func consume(_ bytes: UnsafeRawBufferPointer,
+                                 content: (UnsafeRawBufferPointer) -> Void) throws(ProxyError) -> Int {
         var index = 0
         while index < bytes.count {
             switch state {
             case .done:
                 return index
             case .untilClose:
+                content(UnsafeRawBufferPointer(rebasing: bytes[index...]))
                 return bytes.count
             case .length(let remaining):
                 let take = Int(min(Int64(bytes.count - index), remaining))
+                content(UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
                 index += take
                 state = remaining - Int64(take) == 0 ? .done : .length(remaining: remaining - Int64(take))
             case .data(let remaining):
                 let take = Int(min(Int64(bytes.count - index), remaining))
+                content(UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
                 index += take
                 state = remaining - Int64(take) == 0 ? .dataCarriageReturn : .data(remaining: remaining - Int64(take))
             default:

@@ -5,7 +5,7 @@ import EventLoop
 extension ConnectionHandler {
     func startRelay() {
         guard let upstream else { return teardown() }
-        let relay = SpliceRelay(loop: owner.loop, pipes: owner.pipes, client: socket, upstream: upstream.socket,
+        let relay = TunnelRelay(loop: owner.loop, buffers: owner.relayBuffers, client: socket, upstream: upstream.socket,
                                 toUpstream: machine.upstreamOut, toClient: machine.clientOut)
         // The buffers' bytes now belong to the relay; the connection keeps no buffer.
         machine.upstreamOut = ByteBuffer(capacity: 0)
@@ -19,9 +19,9 @@ extension ConnectionHandler {
 
     enum RelayEvent {
         case start
-        case readable(SpliceRelay.Side)
-        case writable(SpliceRelay.Side)
-        case hangup(SpliceRelay.Side)
+        case readable(TunnelRelay.Side)
+        case writable(TunnelRelay.Side)
+        case hangup(TunnelRelay.Side)
     }
 
     /// Runs a relay step; an error or the end of both directions ends the connection.

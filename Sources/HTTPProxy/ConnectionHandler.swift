@@ -14,7 +14,7 @@ final class ConnectionHandler: Selectable, TimerTarget {
     let socket: Socket
     var machine: ProxyConnection
     var upstream: UpstreamEnd?
-    var relay: SpliceRelay?
+    var relay: TunnelRelay?
     var timer: TimerHandle?
     var timerDeadline: Nanoseconds?
     var clientInterest: Interest = .read

@@ -66,6 +66,11 @@ public struct Exchange: Equatable, Sendable {
     public var requestBody: BodyTracker
     public var response: Response = .head
     public var clientKeepAlive: Bool
+    /// The client spoke HTTP/1.0: it cannot read a chunked response (RFC 9112 §7.1).
+    public let clientIsHTTP10: Bool
+    /// The response is chunked and the client is HTTP/1.0: pass the chunks' content
+    /// only, and end it by closing.
+    public var dechunk = false
     public var upstreamKeepAlive = true
     public let origin: Origin
     /// Sent on a connection reused from an earlier exchange (may be retried once).

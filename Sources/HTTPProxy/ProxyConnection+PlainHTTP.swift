@@ -5,8 +5,9 @@ import Zoneinfo
 /// Plain HTTP (SPEC §5.5): every request on a keep-alive connection decided on its URL
 /// host; a block answered with the block page; an allowed request forwarded with its
 /// body, and the response passed back, both framed as they came (Content-Length,
-/// chunked, or until the origin closes), the upstream connection kept for the next
-/// request to the same origin.
+/// chunked, or until the origin closes) — except a chunked response to an HTTP/1.0
+/// client, which gets the content ended by a close — the upstream connection kept for
+/// the next request to the same origin.
 extension ProxyConnection {
     mutating func forward(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target: ProxyTarget
@@ -34,7 +35,8 @@ extension ProxyConnection {
         }
         let exchange = Exchange(method: head.method, site: target.host.description, url: head.target,
                                 head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
-                                clientKeepAlive: head.keepAlive, origin: Origin(destination: destination, port: target.port),
+                                clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
+                                origin: Origin(destination: destination, port: target.port),
                                 retryable: framing == .length(0))
         if upstream == exchange.origin {
             var reused = exchange
@@ -102,22 +104,33 @@ extension ProxyConnection {
                 exchange.reusedConnection = false
                 exchange.head = ByteBuffer(capacity: 0)
                 if head.isInformational {
-                    ForwardedHead.response(head, close: false, keepAliveFor10: false, to: &clientOut)
+                    ForwardedHead.response(head, close: false, keepAliveFor10: false, dropTransferEncoding: false,
+                                           to: &clientOut)
                     state = .exchanging(exchange)
                     continue
                 }
                 exchange.upstreamKeepAlive = head.keepAlive && framing != .untilClose
-                // The client's connection survives only if this response's end is known and
-                // the request has been read to its end.
-                let keep = exchange.clientKeepAlive && framing != .untilClose && exchange.requestBody.isComplete
-                ForwardedHead.response(head, close: !keep, keepAliveFor10: keep, to: &clientOut)
+                exchange.dechunk = framing == .chunked && exchange.clientIsHTTP10
+                // The client's connection survives only if it can tell this response's end
+                // and the request has been read to its end.
+                let keep = exchange.clientKeepAlive && framing != .untilClose && !exchange.dechunk
+                    && exchange.requestBody.isComplete
+                ForwardedHead.response(head, close: !keep, keepAliveFor10: keep, dropTransferEncoding: exchange.dechunk,
+                                       to: &clientOut)
                 exchange.clientKeepAlive = keep
                 let tracker = BodyTracker(framing)
                 exchange.response = tracker.isComplete ? .done : .body(tracker)
             case .body(var tracker):
                 do {
-                    let used = try upstreamIn.withUnsafeReadableBytes { bytes throws(ProxyError) in try tracker.consume(bytes) }
-                    _ = upstreamIn.withUnsafeReadableBytes { clientOut.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
+                    let used: Int
+                    if exchange.dechunk {
+                        used = try upstreamIn.withUnsafeReadableBytes { bytes throws(ProxyError) in
+                            try tracker.consume(bytes) { _ = clientOut.writeBytes($0) }
+                        }
+                    } else {
+                        used = try upstreamIn.withUnsafeReadableBytes { bytes throws(ProxyError) in try tracker.consume(bytes) }
+                        _ = upstreamIn.withUnsafeReadableBytes { clientOut.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
+                    }
                     upstreamIn.moveReaderIndex(forwardBy: used)
                     upstreamIn.discardReadBytes()
                 } catch {

@@ -21,7 +21,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     public private(set) var settings: ProxySettings
     private var connections: [ObjectIdentifier: (handler: ConnectionHandler, counted: Bool)] = [:]
     var tunnels = TunnelRegistry<ConnectionHandler>()
-    let pipes = PipePool()
+    let relayBuffers = RelayBuffers()
     private var servers: [ProxyServer] = []
     private var ticking = false
     private var draining = false

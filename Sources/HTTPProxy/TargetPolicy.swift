@@ -61,8 +61,8 @@ public struct TargetPolicy {
         engine.decide(name, rules: rules, local: local)
     }
 
-    /// An address as the engine sees names: a dotted quad matches IP entries (§1.2); an
-    /// IPv6 literal is one opaque label, which only the system and cutoff steps can judge.
+    /// An address as the engine sees names: a dotted quad, or an IPv6 literal as one label;
+    /// both match the lists' IP entries (§1.2).
     static func name(of address: IPAddress) -> DomainName {
         if case .v4 = address, let name = try? QueryName.parse(address.description) { return name }
         return DomainName(wireLabels: [Array(address.description.utf8)])!

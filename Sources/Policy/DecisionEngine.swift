@@ -25,7 +25,7 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
     /// The rules of §3 in order; the first that applies wins. `applyCutoff: false` skips
     /// step 2, for names met inside an answer (a CNAME chain) rather than asked for.
     public func decide(_ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool = true) -> Decision {
-        let ip = IPAddress.dottedQuad(name)
+        let ip = IPAddress.literal(name)
         let own = system.matcher.match(name)
 
         // 1. The API and `always_allow` first: a gateway that cannot reach its API, or a
@@ -89,11 +89,19 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
 }
 
 extension IPAddress {
-    /// The address a name spells, when it is a dotted quad (`1.2.3.4`); IP entries in
-    /// lists match such names.
-    static func dottedQuad(_ name: DomainName) -> IPAddress? {
-        guard name.labelCount == 4, let last = name.bytes.last, last >= UInt8(ascii: "0"), last <= UInt8(ascii: "9")
-        else { return nil }
-        return IPAddress(name.description)
+    /// The address a name spells, which IP entries in lists match: a dotted quad
+    /// (`1.2.3.4`), or an IPv6 literal carried as one label (how the HTTP proxy asks about
+    /// `CONNECT [2001:db8::1]:443`; no hostname has a colon).
+    static func literal(_ name: DomainName) -> IPAddress? {
+        switch name.labelCount {
+        case 4:
+            guard let last = name.bytes.last, last >= UInt8(ascii: "0"), last <= UInt8(ascii: "9") else { return nil }
+            return IPAddress(name.description)
+        case 1:
+            guard name.bytes.contains(UInt8(ascii: ":")) else { return nil }
+            return IPAddress(name.description)
+        default:
+            return nil
+        }
     }
 }

@@ -99,4 +99,33 @@ import TestSupport
         #expect(unknown.connectStatus == 502, "\(unknown)")
         _ = gate
     }
+
+    /// Small reads are copied through the loop's buffer; a read that fills it turns its
+    /// direction to splice. Transfers far larger than both arrive byte for byte: a TLS
+    /// download with curl, and an upload after a small first write, half-closed.
+    @Test func largeTransfersCrossTheTunnelIntactBothWays() throws {
+        let certificates = try TestCertificates()
+        let letters: [UInt8] = (0..<4_000_000).map { (index: Int) -> UInt8 in UInt8(97 + (index * 7 + index / 4096) % 26) }
+        let page = String(decoding: letters, as: UTF8.self)
+        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in .respond(.init(status: 200, text: page)) }
+        let origin = try RawOrigin(replyAfterEOF: true)
+        let gate = try fixture.start(connectPorts: [https.port, origin.port])
+
+        let download = try fixture.curl(["--cacert", certificates.caFile, "https://dot.test:\(https.port)/big"])
+        #expect(download.status == 200, "\(download.exitCode)")
+        #expect(download.body.utf8.count == page.utf8.count)
+        #expect(download.body == page)
+
+        let client = try fixture.tunnel(to: "origin.test", port: origin.port)
+        let first = Array("small first\n".utf8)
+        let payload: [UInt8] = (0..<3_000_000).map { (index: Int) -> UInt8 in UInt8(truncatingIfNeeded: (index &* 2_654_435_761) >> 13) }
+        client.send(first)
+        _ = origin.waitForBytes(first.count)
+        client.send(payload)
+        client.shutdownWrite()
+        let reply = String(decoding: client.readToEnd() ?? [], as: UTF8.self)
+        #expect(reply == "got \(first.count + payload.count) bytes\n")
+        #expect(origin.received() == first + payload)
+        _ = gate
+    }
 }

@@ -23,6 +23,24 @@ import TestSupport
         _ = gate
     }
 
+    /// An HTTP/1.0 client cannot read chunked (RFC 9112 §7.1): curl --http1.0 gets the
+    /// chunks' content, ended by the close; an HTTP/1.1 client gets the chunks as they came.
+    @Test func aChunkedResponseReachesAnHTTP10ClientDechunked() throws {
+        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n".utf8)
+        let origin = try TestHTTPServer { _ in .rawParts([chunked, Array("5\r\nworld\r\n0\r\n\r\n".utf8)],
+                                                          pause: .milliseconds(50), close: false) }
+        let gate = try fixture.start()
+        let old = try fixture.curl(["--http1.0", "http://origin.test:\(origin.port)/"])
+        #expect(old.exitCode == 0, "\(old)")
+        #expect(old.body == "hello world")
+        #expect(!old.output.lowercased().contains("transfer-encoding"))
+        #expect(old.output.contains("\r\nConnection: close\r\n"))
+        let new = try fixture.curl(["--raw", "http://origin.test:\(origin.port)/"])
+        #expect(new.output.contains("\r\nTransfer-Encoding: chunked\r\n"), "\(new)")
+        #expect(new.output.hasSuffix("\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n"))
+        _ = gate
+    }
+
     @Test func aSecondKeepAliveRequestToABlockedHostIsRefusedAlthoughTheFirstWasAllowed() throws {
         let gate = try fixture.start()
         let client = try fixture.client()

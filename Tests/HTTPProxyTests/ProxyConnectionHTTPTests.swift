@@ -78,6 +78,20 @@ import Testing
         #expect(connection.state == .readingHead)
     }
 
+    /// RFC 9112 §7.1: an HTTP/1.0 client cannot read chunked. It gets the chunks' content,
+    /// without `Transfer-Encoding` and ended by the close, even when it asked for keep-alive.
+    @Test func aChunkedResponseToAnHTTP10ClientIsDechunkedAndEndedByClosing() {
+        var connection = forwarded("GET http://example.org/ HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(connection.takeUpstreamOutput().hasPrefix("GET / HTTP/1.1\r\n"))
+        _ = connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Kept: 1\r\n\r\n3;ext=1\r\nabc\r\n",
+                                         fixture.env())
+        let head = connection.takeClientOutput()
+        #expect(head == "HTTP/1.1 200 OK\r\nX-Kept: 1\r\nVia: 1.1 phosra-gate\r\nConnection: close\r\n\r\nabc")
+        _ = connection.receiveFromOrigin("A\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n", fixture.env())
+        #expect(connection.takeClientOutput() == "0123456789")
+        #expect(connection.state == .closing)
+    }
+
     @Test func aResponseWithoutALengthEndsTheConnection() {
         var connection = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
         _ = connection.receiveFromOrigin("HTTP/1.0 200 OK\r\n\r\nstream", fixture.env())

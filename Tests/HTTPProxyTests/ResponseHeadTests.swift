@@ -35,7 +35,7 @@ import Testing
             Proxy-Authenticate: Basic\r\nUpgrade: h2c\r\nX-Kept: yes\r\n\r\n
             """)
         var out = ByteBuffer()
-        ForwardedHead.response(head, close: true, keepAliveFor10: false, to: &out)
+        ForwardedHead.response(head, close: true, keepAliveFor10: false, dropTransferEncoding: false, to: &out)
         let text = out.readString(length: out.readableBytes) ?? ""
         #expect(text == "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Kept: yes\r\nVia: 1.1 phosra-gate\r\nConnection: close\r\n\r\n")
     }

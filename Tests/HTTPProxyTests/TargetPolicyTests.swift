@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func ipLiteralsAreRefusedUnlessAllowed() {
-        var fixture = ProxyFixture(policy: ProxyFixture.policy(blocked: ["10.0.0.66"]))
+        var fixture = ProxyFixture(policy: ProxyFixture.policy(blocked: ["10.0.0.66", "2001:db8::66"]))
         guard case .refuse(let block) = fixture.policy().verdict(connect("10.0.0.1:443"), isConnect: true) else {
             Issue.record("an IP literal must be refused by default")
             return
@@ -35,6 +35,11 @@ import Testing
         #expect(entry.text == "ip_literal")
         #expect(fixture.policy().verdict(connect("[2001:db8::1]:443"), isConnect: true)
                 == .address(IPAddress("2001:db8::1")!, Decision(.allow, .default)))
+        guard case .refuse(let v6) = fixture.policy().verdict(connect("[2001:DB8:0::66]:443"), isConnect: true) else {
+            Issue.record("a blocked IPv6 entry is refused too, however the literal is spelled")
+            return
+        }
+        #expect(v6.text == "ip_literal")
     }
 
     @Test func ipLiteralsAreRefusedInACutoffEvenWhenAllowed() {
