@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Helpers for tests only: scratch directories, free ports, child processes, dig,
         // the fake Phosra API and HTTP(S) test servers.
-        .target(name: "TestSupport", dependencies: ["COpenSSL"]),
+        .target(name: "TestSupport", dependencies: ["COpenSSL", "EventLoop"]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch", "TestSupport"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo", "TestSupport"]),

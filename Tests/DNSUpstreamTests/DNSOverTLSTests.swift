@@ -3,6 +3,7 @@ import DNSUpstream
 import DNSWire
 import Testing
 import TLS
+import TestSupport
 
 /// DNS-over-TLS against a real unbound with a certificate from a test CA (RFC 7858).
 @Suite(.serialized) struct DNSOverTLSTests {

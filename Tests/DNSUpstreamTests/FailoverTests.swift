@@ -5,6 +5,7 @@ import EventLoop
 import Glibc
 import SystemIO
 import Testing
+import TestSupport
 
 /// Ordered failover, timeouts, the total budget, truncation and forged replies, against
 /// fake upstreams on loopback (SPEC §4.6).

@@ -2,6 +2,7 @@ import Config
 import DNSUpstream
 import DNSWire
 import Testing
+import TestSupport
 
 /// The pooled TCP connection's life: reuse, the server closing it, retry on a new one.
 @Suite(.serialized) struct StreamConnectionTests {

@@ -4,29 +4,8 @@ import DNSWire
 import EventLoop
 import Glibc
 import Synchronization
+import TestSupport
 import TLS
-
-/// Ten seconds: the bound on every wait in these tests; nothing should come near it.
-let testTimeout: Nanoseconds = 10_000_000_000
-
-/// Polls `condition` every millisecond until it holds (true) or `timeout` passes (false).
-func waitUntil(timeout: Nanoseconds = testTimeout, _ condition: () -> Bool) -> Bool {
-    let clock = MonotonicClock()
-    let deadline = clock.now() + timeout
-    while !condition() {
-        if clock.now() > deadline { return false }
-        usleep(1_000)
-    }
-    return true
-}
-
-/// A value shared between a loop and the test's thread.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    var value: Value { mutex.withLock { $0 } }
-    func update<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-}
 
 /// One resolution's outcome as the test sees it.
 struct Outcome: Sendable {

@@ -3,6 +3,7 @@ import EventLoop
 import Glibc
 import SystemIO
 import Testing
+import TestSupport
 
 /// Records what the loop reports for one descriptor. Loop-confined; read via `sync`.
 private final class Recorder: Selectable, @unchecked Sendable {

@@ -2,6 +2,7 @@ import EventLoop
 import Glibc
 import Synchronization
 import Testing
+import TestSupport
 
 /// State touched only by tasks on one loop; the test reads it through `runSync`.
 private final class LoopTally: @unchecked Sendable {

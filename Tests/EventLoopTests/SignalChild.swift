@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import SystemIO
+import TestSupport
 
 /// Set in the environment of a child started by `runSelfAsChild` to run the process-wide
 /// signal scenario instead of the tests.

@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import Testing
+import TestSupport
 
 /// Signals through a `SignalSource`.
 ///

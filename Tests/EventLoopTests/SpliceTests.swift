@@ -2,6 +2,7 @@ import EventLoop
 import Glibc
 import SystemIO
 import Testing
+import TestSupport
 
 /// A two-way relay between two TCP sockets through two `SplicePipe`s, driven by a loop —
 /// the primitive a CONNECT tunnel is built on, in its simplest form. Loop-confined.

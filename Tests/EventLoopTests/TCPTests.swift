@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import SystemIO
 import Testing
+import TestSupport
 
 @Suite struct TCPTests {
     /// Starts an echo listener on `loop` and returns its address.

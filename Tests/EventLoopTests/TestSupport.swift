@@ -1,20 +1,7 @@
 import EventLoop
 import Glibc
 import Synchronization
-
-/// Ten seconds: the bound on every wait in these tests; nothing should come near it.
-let testTimeout: Nanoseconds = 10_000_000_000
-
-/// Polls `condition` every millisecond until it holds (true) or `timeout` passes (false).
-func waitUntil(timeout: Nanoseconds = testTimeout, _ condition: () -> Bool) -> Bool {
-    let clock = MonotonicClock()
-    let deadline = clock.now() + timeout
-    while !condition() {
-        if clock.now() > deadline { return false }
-        usleep(1_000)
-    }
-    return true
-}
+import TestSupport
 
 /// Runs `body` with a started group and always shuts it down.
 func withLoops<R>(_ count: Int = 1, clock: any Clock = MonotonicClock(), _ body: (EventLoopGroup) throws -> R) throws -> R {
@@ -30,19 +17,6 @@ extension EventLoop {
     @discardableResult
     func sync<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
         try runSync(timeout: testTimeout, body)
-    }
-}
-
-/// A value shared between a loop and the test's thread.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-
-    init(_ value: Value) { mutex = Mutex(value) }
-
-    var value: Value { mutex.withLock { $0 } }
-
-    func update<R>(_ body: (inout Value) -> R) -> R {
-        mutex.withLock { value in body(&value) }
     }
 }
 

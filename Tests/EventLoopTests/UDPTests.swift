@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import SystemIO
 import Testing
+import TestSupport
 
 /// Counters a UDP server on a loop publishes to the test thread.
 private final class UDPStats: Sendable {
