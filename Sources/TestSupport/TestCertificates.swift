@@ -59,7 +59,9 @@ public final class UnboundDoT: @unchecked Sendable {
     /// `tls://127.0.0.1:PORT#name`, as `--upstream` takes it.
     public func spec(name: String = TestCertificates.serverName) -> String { "tls://127.0.0.1:\(port)#\(name)" }
 
-    public init(certificates: TestCertificates? = nil) throws {
+    /// - Parameter idleTimeoutMilliseconds: how soon unbound closes an idle TLS connection
+    ///   (30 s is unbound's own default).
+    public init(certificates: TestCertificates? = nil, idleTimeoutMilliseconds: Int = 30_000) throws {
         self.certificates = try certificates ?? TestCertificates()
         directory = try ScratchDirectory("pg-unbound")
         var lastError: Error?
@@ -86,6 +88,7 @@ public final class UnboundDoT: @unchecked Sendable {
                     verbosity: 1
                     log-queries: yes
                     incoming-num-tcp: 64
+                    tcp-idle-timeout: \(idleTimeoutMilliseconds)
                     access-control: 127.0.0.0/8 allow
                     module-config: "iterator"
                     local-zone: "example.test." redirect

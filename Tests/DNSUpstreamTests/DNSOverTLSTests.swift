@@ -7,22 +7,22 @@ import TestSupport
 
 /// DNS-over-TLS against a real unbound with a certificate from a test CA (RFC 7858).
 @Suite(.serialized) struct DNSOverTLSTests {
-    private func spec(_ server: Unbound, name: String = TestPKI.serverName) -> UpstreamSpec {
+    private func spec(_ server: UnboundDoT, name: String = TestCertificates.serverName) -> UpstreamSpec {
         upstream("tls://127.0.0.1:\(server.port)#\(name)")
     }
 
     @Test func answersWithTheRightCAAndName() throws {
-        let unbound = try Unbound()
-        let tls = try TLSContext(caFile: unbound.pki.caFile)
+        let unbound = try UnboundDoT()
+        let tls = try TLSContext(caFile: unbound.certificates.caFile)
         try withHarness(upstreams: [spec(unbound)], tls: tls) { harness throws in
-            #expect(try harness.resolve("www.example.test").address == Unbound.answer)
+            #expect(try harness.resolve("www.example.test").address == UnboundDoT.answer)
             #expect(harness.events.value.isEmpty)
         }
     }
 
     @Test func aWrongServerNameFailsTheUpstream() throws {
-        let unbound = try Unbound()
-        let tls = try TLSContext(caFile: unbound.pki.caFile)
+        let unbound = try UnboundDoT()
+        let tls = try TLSContext(caFile: unbound.certificates.caFile)
         let wrong = spec(unbound, name: "other.test")
         try withHarness(upstreams: [wrong], tls: tls) { harness throws in
             #expect(try harness.resolve("www.example.test").reply == nil)
@@ -34,8 +34,8 @@ import TestSupport
 
     @Test(arguments: [false, true])
     func anUntrustedCAFailsTheUpstream(otherCA: Bool) throws {
-        let unbound = try Unbound()
-        let tls = try otherCA ? TLSContext(caFile: unbound.pki.otherCAFile) : TLSContext()
+        let unbound = try UnboundDoT()
+        let tls = try otherCA ? TLSContext(caFile: unbound.certificates.otherCAFile) : TLSContext()
         try withHarness(upstreams: [spec(unbound)], tls: tls) { harness throws in
             #expect(try harness.resolve("www.example.test").reply == nil)
             #expect(harness.events.value == [
@@ -45,13 +45,13 @@ import TestSupport
     }
 
     @Test func fiftyConcurrentQueriesArePipelinedOnOneConnection() throws {
-        let unbound = try Unbound()
-        let tls = try TLSContext(caFile: unbound.pki.caFile)
+        let unbound = try UnboundDoT()
+        let tls = try TLSContext(caFile: unbound.certificates.caFile)
         try withHarness(upstreams: [spec(unbound)], tls: tls) { harness throws in
             let names = (0..<50).map { "q\($0).example.test" }
             let outcomes = try harness.resolveAll(names)
             for (name, outcome) in zip(names, outcomes) {
-                #expect(outcome.address == Unbound.answer)
+                #expect(outcome.address == UnboundDoT.answer)
                 let message = try DNSMessage.parse(try #require(outcome.reply))
                 let expected = try DNSName(name)
                 #expect(message.questions.first?.name == expected)
@@ -61,13 +61,13 @@ import TestSupport
     }
 
     @Test func aConnectionTheServerClosedIsReopenedForTheNextQuery() throws {
-        let unbound = try Unbound(idleTimeoutMilliseconds: 100)
-        let tls = try TLSContext(caFile: unbound.pki.caFile)
+        let unbound = try UnboundDoT(idleTimeoutMilliseconds: 100)
+        let tls = try TLSContext(caFile: unbound.certificates.caFile)
         try withHarness(upstreams: [spec(unbound)], tls: tls) { harness throws in
-            #expect(try harness.resolve("first.example.test").address == Unbound.answer)
+            #expect(try harness.resolve("first.example.test").address == UnboundDoT.answer)
             // unbound closes the idle connection after 100 ms; the client notices the close.
             #expect(waitUntil(timeout: 3_000_000_000) { (try? harness.onLoop { $0.openStreamConnections }) == 0 })
-            #expect(try harness.resolve("second.example.test").address == Unbound.answer)
+            #expect(try harness.resolve("second.example.test").address == UnboundDoT.answer)
             #expect(try harness.onLoop { $0.streamConnectsStarted } == 2)
             #expect(harness.events.value.isEmpty)
         }

@@ -32,7 +32,7 @@ import TestSupport
 
     @Test func aRefusedTCPConnectFailsOverWithTheErrno() throws {
         try withHarness { harness throws in
-            let dead = upstream("tcp://127.0.0.1:\(try freePort())")
+            let dead = upstream("tcp://127.0.0.1:\(FreePort.tcpAndUDP())")
             let fake = try FakeUpstream(on: harness.serverLoop, behavior: .answer(.noError))
             let outcome = try harness.resolve("example.test", upstreams: [dead, upstream(fake.spec)])
             #expect(outcome.address == "192.0.2.7")
