@@ -30,21 +30,9 @@ public enum Curl {
 
     /// `curl -s -S -i --max-time T ARGS… -w '\n%{http_code} %{http_connect}'`.
     public static func run(_ arguments: [String], timeout: Int = 8) throws -> CurlResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-s", "-S", "-i", "--max-time", "\(timeout)", "-w", "\n@@%{http_code} %{http_connect}"] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
-        let text = String(decoding: outData, as: UTF8.self)
+        let options = ["-s", "-S", "-i", "--max-time", "\(timeout)", "-w", "\n@@%{http_code} %{http_connect}"]
+        let result = try Program.run(path, options + arguments)
+        let text = result.stdout
         var output = text, status = 0, connect = 0
         if let marker = text.range(of: "\n@@", options: .backwards) {
             output = String(text[..<marker.lowerBound])
@@ -52,7 +40,7 @@ public enum Curl {
             status = codes.first ?? 0
             connect = codes.count > 1 ? codes[1] : 0
         }
-        return CurlResult(exitCode: process.terminationStatus, output: output,
-                          stderr: String(decoding: errData, as: UTF8.self), status: status, connectStatus: connect)
+        return CurlResult(exitCode: result.status, output: output, stderr: result.stderr, status: status,
+                          connectStatus: connect)
     }
 }

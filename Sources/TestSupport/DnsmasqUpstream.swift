@@ -21,24 +21,15 @@ public final class DnsmasqUpstream: @unchecked Sendable {
     ///     which no cache keeps).
     public init(_ records: [String], localTTL: Int = 300) throws {
         directory = try ScratchDirectory("pg-dnsmasq")
-        var lastError: Error?
-        for _ in 0..<3 {
-            let port = FreePort.tcpAndUDP()
-            do {
-                server = try SpawnedServer(
-                    Self.path,
-                    ["--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll", "--conf-file=/dev/null",
-                     "--pid-file=", "--bind-interfaces", "--listen-address=127.0.0.1", "--port=\(port)",
-                     "--log-queries", "--log-facility=-", "--local-ttl=\(localTTL)"] + records,
-                    logFile: directory.path("dnsmasq.log"), readyPort: port)
-                self.port = port
-                return
-            } catch {
-                // Another process took the port between asking and binding: try another.
-                lastError = error
-            }
+        let directory = self.directory
+        (server, port) = try SpawnedServer.onFreePort { port in
+            try SpawnedServer(
+                Self.path,
+                ["--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll", "--conf-file=/dev/null",
+                 "--pid-file=", "--bind-interfaces", "--listen-address=127.0.0.1", "--port=\(port)",
+                 "--log-queries", "--log-facility=-", "--local-ttl=\(localTTL)"] + records,
+                logFile: directory.path("dnsmasq.log"), readyPort: port)
         }
-        throw lastError!
     }
 
     deinit { server.kill() }

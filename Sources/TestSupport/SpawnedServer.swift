@@ -109,6 +109,20 @@ public final class SpawnedServer: @unchecked Sendable {
     }
 }
 
+extension SpawnedServer {
+    /// A server started by `start` on a loopback port free for TCP and UDP, and that port.
+    /// Another process can take the port between asking and binding, so up to three
+    /// ports are tried; the last failure is thrown.
+    public static func onFreePort(_ start: (UInt16) throws -> SpawnedServer) throws -> (SpawnedServer, UInt16) {
+        var lastError: Error?
+        for _ in 0..<3 {
+            let port = FreePort.tcpAndUDP()
+            do { return (try start(port), port) } catch { lastError = error }
+        }
+        throw lastError!
+    }
+}
+
 public struct SpawnedServerError: Error, CustomStringConvertible {
     public let message: String
     public init(message: String) { self.message = message }

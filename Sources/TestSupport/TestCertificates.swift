@@ -64,16 +64,15 @@ public final class UnboundDoT: @unchecked Sendable {
     public init(certificates: TestCertificates? = nil, idleTimeoutMilliseconds: Int = 30_000) throws {
         self.certificates = try certificates ?? TestCertificates()
         directory = try ScratchDirectory("pg-unbound")
-        var lastError: Error?
-        for _ in 0..<3 {
-            let port = FreePort.tcpAndUDP()
+        let directory = self.directory, certificates = self.certificates
+        (server, port) = try SpawnedServer.onFreePort { port in
             let config = """
                 server:
                     interface: 127.0.0.1@\(port)
                     port: \(port)
                     tls-port: \(port)
-                    tls-service-key: "\(self.certificates.serverKey)"
-                    tls-service-pem: "\(self.certificates.serverCertificate)"
+                    tls-service-key: "\(certificates.serverKey)"
+                    tls-service-pem: "\(certificates.serverCertificate)"
                     do-daemonize: no
                     use-syslog: no
                     logfile: ""
@@ -97,17 +96,10 @@ public final class UnboundDoT: @unchecked Sendable {
                 remote-control:
                     control-enable: no
                 """
-            do {
-                let file = try directory.write("unbound-\(port).conf", config)
-                server = try SpawnedServer(Self.path, ["-d", "-c", file], logFile: directory.path("unbound-\(port).log"),
-                                           readyPort: port)
-                self.port = port
-                return
-            } catch {
-                lastError = error
-            }
+            let file = try directory.write("unbound-\(port).conf", config)
+            return try SpawnedServer(Self.path, ["-d", "-c", file], logFile: directory.path("unbound-\(port).log"),
+                                     readyPort: port)
         }
-        throw lastError!
     }
 
     deinit { server.kill() }

@@ -18,7 +18,7 @@ import TestSupport
     }
 
     private func check(_ arguments: [String], policy: String = PolicyDocuments.json(level: "strict", safeSearch: true)) throws
-        -> GateProcess.Result {
+        -> ProgramOutput {
         let path = try dir.write("policy.json", policy)
         return try GateProcess.run(["check", "--policy", path, "--lists", lists] + arguments)
     }

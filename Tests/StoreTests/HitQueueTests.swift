@@ -1,3 +1,4 @@
+import SystemIO
 import Testing
 @testable import Store
 
@@ -176,23 +177,7 @@ import Testing
 /// against real JSON.
 enum TestReportJSON {
     static func string(_ text: String?) -> String {
-        guard let text else { return "null" }
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        text.map(Logger.json) ?? "null"
     }
 
     static let timestamp = "\"2026-03-01T00:00:00Z\""

@@ -60,7 +60,7 @@ extension SyncFaultSuite {
             let longEnvironment = LongRegistrationEnvironment.available
             let result = longEnvironment
                 ? try LongRegistrationEnvironment.run(words, osRelease: osRelease, model: model, scratch: h.scratch)
-                : try GateCommand.run(words).asResult
+                : try GateCommand.run(words)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(h.api.requests(to: .register).map(\.status) == [201])
             let device = try #require(h.api.devices.first)
@@ -189,7 +189,7 @@ extension SyncFaultSuite {
             let newerStart = Date()
             #expect(try gate.dig("old.reddit.com").isBlocked)
 
-            func hits(_ extra: [String] = []) throws -> GateProcessResult { try h.command(["hits"] + extra) }
+            func hits(_ extra: [String] = []) throws -> ProgramOutput { try h.command(["hits"] + extra) }
             func groups(_ extra: [String] = []) throws -> [TestJSON] {
                 try hits(["--json"] + extra).lines.map { try TestJSON.parse($0) }
             }
@@ -248,13 +248,7 @@ enum LongRegistrationEnvironment {
         return (try? shell(["/usr/bin/unshare", "-m", "true"]).status) == 0
     }()
 
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    static func run(_ words: [String], osRelease: String, model: String, scratch: ScratchDirectory) throws -> Result {
+    static func run(_ words: [String], osRelease: String, model: String, scratch: ScratchDirectory) throws -> ProgramOutput {
         let realProc = scratch.path("realproc")
         try FileManager.default.createDirectory(atPath: realProc, withIntermediateDirectories: true)
         let modelFile = try scratch.write("device-tree-model", model)
@@ -274,27 +268,7 @@ enum LongRegistrationEnvironment {
                          environment: ["PG_OS_RELEASE": osRelease, "PG_REAL_PROC": realProc, "PG_MODEL": modelFile])
     }
 
-    private static func shell(_ words: [String], environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: words[0])
-        process.arguments = Array(words.dropFirst())
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                 stderr: String(decoding: errData, as: UTF8.self))
+    private static func shell(_ words: [String], environment: [String: String] = [:]) throws -> ProgramOutput {
+        try Program.run(words[0], Array(words.dropFirst()), environment: environment)
     }
-}
-
-extension GateProcessResult {
-    var asResult: LongRegistrationEnvironment.Result { .init(status: status, stdout: stdout, stderr: stderr) }
 }

@@ -27,7 +27,7 @@ final class SyncFixture: @unchecked Sendable {
     }
 
     /// `phosra-gate register` through the real binary; the token comes on standard input.
-    func register(extra: [String] = []) throws -> GateProcessResult {
+    func register(extra: [String] = []) throws -> ProgramOutput {
         let tokenFile = try scratch.write("token", FakePhosraAPI.defaultParentToken + "\n")
         let result = try GateCommand.run(["register", "--api", api.baseURL, "--child-id", childID, "--parent-token-file", tokenFile,
                                           "--state-dir", state, "--name", "test gateway"] + extra)

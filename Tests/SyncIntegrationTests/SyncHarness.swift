@@ -46,7 +46,7 @@ final class SyncHarness: @unchecked Sendable {
 
     /// `phosra-gate register` with the token from a file (with `--ca-file` of the test CA
     /// over HTTPS unless `trustTestCA` is false).
-    func register(name: String = "test gateway", extra: [String] = [], trustTestCA: Bool = true) throws -> GateProcessResult {
+    func register(name: String = "test gateway", extra: [String] = [], trustTestCA: Bool = true) throws -> ProgramOutput {
         let tokenFile = try scratch.write("token", FakePhosraAPI.defaultParentToken + "\n")
         var words = ["register", "--api", api.baseURL, "--child-id", childID, "--parent-token-file", tokenFile,
                      "--state-dir", state, "--name", name]
@@ -76,7 +76,7 @@ final class SyncHarness: @unchecked Sendable {
     }
 
     /// Any other command on this state directory.
-    func command(_ words: [String], stdin: String? = nil) throws -> GateProcessResult {
+    func command(_ words: [String], stdin: String? = nil) throws -> ProgramOutput {
         try GateCommand.run(words + ["--state-dir", state], stdin: stdin)
     }
 
