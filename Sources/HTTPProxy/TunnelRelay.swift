@@ -173,9 +173,7 @@ final class TunnelRelay {
             direction.bulk = moved == RelayBuffers.copyLimit
             direction.canRead = direction.bulk || direction.detached
             _ = try destination.write(from: &buffer)
-            if buffer.readableBytes > 0 {
-                var rest = ByteBuffer(capacity: buffer.readableBytes)
-                _ = rest.writeBuffer(buffer)
+            if buffer.readableBytes > 0, let rest = buffer.readBuffer(length: buffer.readableBytes) {
                 direction.pending = rest
             }
         case .wouldBlock:
