@@ -22,12 +22,12 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CSystem", "SystemIO"]),
         // CompiledPolicy model, categories, time rules, safe search and decide(). Pure.
         .target(name: "Policy", dependencies: ["DomainMatch", "Zoneinfo"]),
-        // The configuration file format and the flags that mirror it → typed options.
-        .target(name: "Config", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
+        // The configuration file format, flags, and typed keys (declared in Gateway) → typed settings.
+        .target(name: "Config", dependencies: ["SystemIO"]),
         // DNS message parse/serialize (RFC 1035, 6891, 8914, 9460). Pure.
         .target(name: "DNSWire"),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
-        .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config", "EventLoop", "SystemIO"]),
+        .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "EventLoop", "SystemIO"]),
         // The HTTP forward proxy (SPEC §5): CONNECT tunnels with the SNI check, plain HTTP with the
         // block page, PAC; I/O-free state machines driven by a thin socket driver on the DNS loops.
         .target(name: "HTTPProxy", dependencies: ["EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo", "SystemIO"]),
@@ -46,7 +46,7 @@ let package = Package(
         // Client TLS on the event loop: a verifying context and a non-blocking connection state machine.
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (SPEC §4.6).
-        .target(name: "DNSUpstream", dependencies: ["DNSWire", "EventLoop", "TLS", "Config", "SystemIO"]),
+        .target(name: "DNSUpstream", dependencies: ["DNSWire", "DomainMatch", "EventLoop", "TLS", "SystemIO"]),
         // A small blocking HTTP/1.1 client over TCP or TLS, for the sync thread (SPEC §7).
         .target(name: "HTTPClient", dependencies: ["TLS", "EventLoop", "SystemIO"]),
         // Composition root: options → engine → commands.
@@ -61,13 +61,13 @@ let package = Package(
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CSystem", "SystemIO", "TestSupport"]),
         .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "TestSupport", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "EventLoop"]),
-        .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config"]),
+        .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "COpenSSL", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(name: "DNSUpstreamTests",
-                    dependencies: ["DNSUpstream", "DNSWire", "TLS", "Config", "DomainMatch", "EventLoop", "SystemIO",
+                    dependencies: ["DNSUpstream", "DNSWire", "TLS", "DomainMatch", "EventLoop", "SystemIO",
                                    "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),

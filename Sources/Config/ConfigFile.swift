@@ -1,12 +1,12 @@
 import SystemIO
 
-/// The configuration file (SPEC §8): `key = value` lines, `#` comments, values bare or
-/// `"quoted"`, `[profile NAME]` sections. Unknown keys and bad values are errors naming
-/// file, line and key.
+/// The configuration file: `key = value` lines, `#` comments, values bare or `"quoted"`,
+/// `[profile NAME]` sections (docs/configuration.md). Unknown keys and bad values are
+/// errors naming file, line and key.
 public enum ConfigFile {
     public static let defaultPath = "/etc/phosra-gate/phosra-gate.conf"
 
-    public static func load(_ path: String) throws(ConfigError) -> Settings {
+    public static func load(_ path: String, schema: ConfigSchema) throws(ConfigError) -> Settings {
         let bytes: [UInt8]
         do {
             bytes = try Files.read(path, limit: 1 << 20)
@@ -14,10 +14,10 @@ public enum ConfigFile {
             throw ConfigError(.file(path: path, line: 0), key: nil, error.reason)
         }
         let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
-        return try parse(String(decoding: text, as: UTF8.self), path: path)
+        return try parse(String(decoding: text, as: UTF8.self), path: path, schema: schema)
     }
 
-    public static func parse(_ text: String, path: String) throws(ConfigError) -> Settings {
+    public static func parse(_ text: String, path: String, schema: ConfigSchema) throws(ConfigError) -> Settings {
         var settings = Settings()
         var profileIndex: Int?
         var seen: [String: Int] = [:]
@@ -40,7 +40,7 @@ public enum ConfigFile {
                 throw ConfigError(origin, key: nil, "expected `key = value`")
             }
             let name = line[..<equals].trimmingCharacters(in: " \t")
-            guard let key = ConfigKey.named(name) else { throw ConfigError(origin, key: name, "unknown key") }
+            guard let key = schema.named(name) else { throw ConfigError(origin, key: name, "unknown key") }
             if profileIndex == nil, !key.global {
                 throw ConfigError(origin, key: name, "only allowed inside a [profile NAME] section")
             }
@@ -50,12 +50,8 @@ public enum ConfigFile {
             if let first = seen[name] { throw ConfigError(origin, key: name, "set twice (first on line \(first))") }
             seen[name] = number
             let raw = try unquote(line[line.index(after: equals)...].trimmingCharacters(in: " \t"), origin: origin, key: name)
-            let value: ConfigValue
-            switch ConfigValue.parse(raw, as: key.kind) {
-            case .success(let parsed): value = parsed
-            case .failure(let problem): throw ConfigError(origin, key: name, problem.text)
-            }
-            let setting = Setting(value: value, origin: origin)
+            if let problem = key.check(raw) { throw ConfigError(origin, key: name, problem.text) }
+            let setting = Setting(text: raw, origin: origin)
             if let index = profileIndex {
                 settings.profiles[index].settings.set(name, setting)
             } else {

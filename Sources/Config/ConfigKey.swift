@@ -1,70 +1,104 @@
-/// The type of a configuration value (SPEC §8).
-public enum ValueKind: Equatable, Sendable {
-    case string
-    case integer
-    /// `800ms`, `30s`, `5m`, `6h`, `1d` (and sums such as `1h30m`); a bare number is seconds.
-    case duration
-    case boolean
-    /// Comma-separated.
-    case list
-    /// One of a fixed set of words, compared ignoring ASCII case.
-    case choice([String])
-    /// A string or list whose items must have a given form (checked when read).
-    case formatted(ValueFormat, list: Bool)
-
-    var name: String {
-        switch self {
-        case .string: return "string"
-        case .integer: return "integer"
-        case .duration: return "duration"
-        case .boolean: return "boolean"
-        case .list: return "list"
-        case .choice(let words): return words.joined(separator: "|")
-        case .formatted(let format, let list): return list ? "list of \(format.name)" : format.name
-        }
-    }
+/// Where a key may be written.
+public enum KeyScope: Sendable {
+    /// At the top level only.
+    case global
+    /// Inside `[profile NAME]` sections only.
+    case profile
+    /// Both: at the top level for every profile, in a section for one.
+    case both
 }
 
-/// One configuration key: its type, default, where it may appear and whether `SIGHUP`
-/// reloads it. The table in `ConfigKey+Table.swift` is the contract the README lists.
-public struct ConfigKey: Sendable {
+/// One configuration key, declared once with its type, its default, where it may appear
+/// and whether `SIGHUP` applies a change without a restart. Read with
+/// `settings[Key.rateLimit]`, so a misspelt key does not compile. Every key is also a flag
+/// spelt with dashes (`rate_limit` ↔ `--rate-limit`).
+public struct ConfigKey<Value: Sendable>: Sendable {
     public let name: String
-    public let kind: ValueKind
-    /// The default as written in a config file; "" for none.
+    public let type: ValueType<Value>
+    /// The default as a configuration file would write it; "" for none.
     public let defaultText: String
+    /// The default, parsed once.
+    public let defaultValue: Value
     public let reloadable: Bool
-    /// Allowed inside `[profile NAME]` sections.
-    public let perProfile: Bool
-    /// Allowed at the top level.
-    public let global: Bool
+    public let scope: KeyScope
+    /// One line for `--help` and the documentation.
     public let help: String
 
-    init(_ name: String, _ kind: ValueKind, _ defaultText: String, reload: Bool = true,
-         scope: Scope = .global, _ help: String) {
+    /// Traps when `defaultText` does not parse as `type`: a programming error that the
+    /// first test listing the key table finds.
+    public init(
+        _ name: String, _ type: ValueType<Value>, default defaultText: String = "", reload: Bool,
+        scope: KeyScope = .global, _ help: String
+    ) {
+        guard case .success(let value) = type.parse(defaultText) else {
+            preconditionFailure("config key \(name): default \"\(defaultText)\" is not a \(type.name)")
+        }
         self.name = name
-        self.kind = kind
+        self.type = type
         self.defaultText = defaultText
+        defaultValue = value
         reloadable = reload
-        perProfile = scope != .global
-        global = scope != .profile
+        self.scope = scope
         self.help = help
     }
 
-    enum Scope { case global, profile, both }
-
     /// The flag spelling: `rate_limit` ↔ `--rate-limit`.
-    public var flag: String { "--" + name.replacingUnderscores() }
+    public var flag: String { AnyConfigKey.flag(for: name) }
 
-    public static func named(_ name: String) -> ConfigKey? { all.first { $0.name == name } }
-
-    var isList: Bool {
-        if case .formatted(_, let list) = kind { return list }
-        return kind == .list
+    /// The key without its value type, for the parser's table and the documentation.
+    public var erased: AnyConfigKey {
+        let type = type
+        return AnyConfigKey(
+            name: name, typeName: type.name, defaultText: defaultText, reloadable: reloadable, scope: scope,
+            help: help, isBoolean: type.isBoolean,
+            check: { text in
+                if case .failure(let problem) = type.parse(text) { return problem }
+                return nil
+            })
     }
-
-    public static func flagNamed(_ flag: String) -> ConfigKey? { all.first { $0.flag == flag } }
 }
 
-extension String {
-    func replacingUnderscores() -> String { String(map { $0 == "_" ? "-" : $0 }) }
+/// A key as the parser and the documentation see it: name, rules and a check of a value's
+/// form, without the value's type.
+public struct AnyConfigKey: Sendable {
+    public let name: String
+    public let typeName: String
+    public let defaultText: String
+    public let reloadable: Bool
+    public let scope: KeyScope
+    public let help: String
+    public let isBoolean: Bool
+    let check: @Sendable (String) -> ConfigProblem?
+
+    public var flag: String { Self.flag(for: name) }
+    /// Allowed at the top level.
+    public var global: Bool { scope != .profile }
+    /// Allowed inside `[profile NAME]` sections.
+    public var perProfile: Bool { scope != .global }
+
+    static func flag(for name: String) -> String { "--" + String(name.map { $0 == "_" ? "-" : $0 }) }
+}
+
+/// The keys a configuration accepts: one table, so the parser, the flags and the
+/// documentation test all read the same declarations.
+public struct ConfigSchema: Sendable {
+    public let keys: [AnyConfigKey]
+    private let byName: [String: Int]
+    private let byFlag: [String: Int]
+
+    /// Traps on a name declared twice (a programming error).
+    public init(_ keys: [AnyConfigKey]) {
+        self.keys = keys
+        var byName: [String: Int] = [:]
+        var byFlag: [String: Int] = [:]
+        for (index, key) in keys.enumerated() {
+            precondition(byName.updateValue(index, forKey: key.name) == nil, "config key \(key.name) declared twice")
+            byFlag[key.flag] = index
+        }
+        self.byName = byName
+        self.byFlag = byFlag
+    }
+
+    public func named(_ name: String) -> AnyConfigKey? { byName[name].map { keys[$0] } }
+    public func flagNamed(_ flag: String) -> AnyConfigKey? { byFlag[flag].map { keys[$0] } }
 }

@@ -1,19 +1,34 @@
-/// A value and where it came from, so a later check (an address, a zone) can still name
-/// the file, line and key.
+/// A value's text as written (unquoted) and where it came from, so a later check (an
+/// address that must be local, a zone that must exist) can still name file, line and key.
 public struct Setting: Equatable, Sendable {
-    public let value: ConfigValue
+    public let text: String
     public let origin: ConfigError.Origin
 }
 
-/// The settings of one scope: the top level or one `[profile NAME]` section.
+/// The settings of one scope: the top level or one `[profile NAME]` section. Every text in
+/// it was checked against its key's type when read.
 public struct SettingTable: Equatable, Sendable {
     public private(set) var values: [String: Setting] = [:]
 
     public init() {}
 
-    public subscript(key: String) -> Setting? { values[key] }
+    /// The key's value, or its default when the scope does not set it.
+    public subscript<Value>(key: ConfigKey<Value>) -> Value {
+        guard let setting = values[key.name], case .success(let value) = key.type.parse(setting.text) else {
+            return key.defaultValue
+        }
+        return value
+    }
 
-    mutating func set(_ key: String, _ setting: Setting) { values[key] = setting }
+    public func isSet<Value>(_ key: ConfigKey<Value>) -> Bool { values[key.name] != nil }
+
+    /// Where the key was set, for errors found after parsing.
+    public func origin<Value>(_ key: ConfigKey<Value>) -> ConfigError.Origin? { values[key.name]?.origin }
+
+    /// Names of the keys this scope sets, sorted.
+    public var names: [String] { values.keys.sorted() }
+
+    mutating func set(_ name: String, _ setting: Setting) { values[name] = setting }
 }
 
 /// Everything the configuration file and the flags said. Flags win over the file.
@@ -29,78 +44,40 @@ public struct Settings: Equatable, Sendable {
             && lhs.profiles.map(\.settings) == rhs.profiles.map(\.settings)
     }
 
-    /// The value of a top-level key, or its default.
-    public func value(_ name: String) -> ConfigValue {
-        if let setting = global[name] { return setting.value }
-        guard let key = ConfigKey.named(name) else { preconditionFailure("no config key \(name)") }
-        guard !key.defaultText.isEmpty else { return key.isList ? .list([]) : .string("") }
-        switch ConfigValue.parse(key.defaultText, as: key.kind) {
-        case .success(let value): return value
-        case .failure: preconditionFailure("bad default for \(name)")
-        }
+    /// A top-level key's value, or its default.
+    public subscript<Value>(key: ConfigKey<Value>) -> Value { global[key] }
+
+    /// Whether the file or a flag set the key at the top level (some defaults depend on
+    /// whether the gateway runs from a checkout).
+    public func isSet<Value>(_ key: ConfigKey<Value>) -> Bool { global.isSet(key) }
+
+    /// Describes where a top-level key was set, for an error found after parsing.
+    public func error<Value>(_ key: ConfigKey<Value>, _ problem: String) -> ConfigError {
+        ConfigError(global.origin(key) ?? .flag(key.flag), key: key.name, problem)
     }
 
-    public func string(_ name: String) -> String {
-        if case .string(let text) = value(name) { return text }
-        return ""
-    }
-
-    public func list(_ name: String) -> [String] {
-        if case .list(let items) = value(name) { return items }
-        return []
-    }
-
-    public func boolean(_ name: String) -> Bool {
-        if case .boolean(let flag) = value(name) { return flag }
-        return false
-    }
-
-    public func integer(_ name: String) -> Int {
-        if case .integer(let number) = value(name) { return number }
-        return 0
-    }
-
-    /// Milliseconds.
-    public func duration(_ name: String) -> Int64 {
-        if case .duration(let milliseconds) = value(name) { return milliseconds }
-        return 0
-    }
-
-    /// Where a top-level key was set, for errors found after parsing.
-    public func origin(_ name: String) -> ConfigError.Origin? { global[name]?.origin }
-
-    /// Applies `--flag[=value]` for a configuration key. `value` is nil for a bare
+    /// Applies `--flag[=value]` for a top-level key of `schema`. `value` is nil for a bare
     /// boolean flag, which means true.
-    public mutating func applyFlag(_ flag: String, value: String?) throws(ConfigError) {
-        guard let key = ConfigKey.flagNamed(flag), key.global else {
+    public mutating func applyFlag(_ flag: String, value: String?, schema: ConfigSchema) throws(ConfigError) {
+        guard let key = schema.flagNamed(flag), key.global else {
             throw ConfigError(.flag(flag), key: nil, "unknown flag")
         }
         let text: String
         if let value {
             text = value
-        } else if key.kind == .boolean {
+        } else if key.isBoolean {
             text = "true"
         } else {
             throw ConfigError(.flag(flag), key: key.name, "needs a value")
         }
-        switch ConfigValue.parse(text, as: key.kind) {
-        case .success(let parsed): global.set(key.name, Setting(value: parsed, origin: .flag(flag)))
-        case .failure(let problem): throw ConfigError(.flag(flag), key: key.name, problem.text)
-        }
+        if let problem = key.check(text) { throw ConfigError(.flag(flag), key: key.name, problem.text) }
+        global.set(key.name, Setting(text: text, origin: .flag(flag)))
     }
-}
 
-extension Settings {
     /// `self` with every top-level value of `overrides` on top (flags over the file).
     public func overridden(by overrides: Settings) -> Settings {
         var merged = self
         for (name, setting) in overrides.global.values { merged.global.set(name, setting) }
         return merged
-    }
-
-    /// Describes where a key was set, for an error found after parsing.
-    public func error(_ name: String, _ problem: String) -> ConfigError {
-        let flag = ConfigKey.named(name)?.flag ?? name
-        return ConfigError(origin(name) ?? .flag(flag), key: name, problem)
     }
 }

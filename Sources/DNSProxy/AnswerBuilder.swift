@@ -1,4 +1,3 @@
-import Config
 import DNSWire
 import DomainMatch
 

@@ -1,4 +1,3 @@
-import Config
 import DomainMatch
 import EventLoop
 

@@ -1,4 +1,4 @@
-import Config
+import DomainMatch
 import DNSWire
 import SystemIO
 import TLS

@@ -36,8 +36,8 @@ struct Arguments {
             let isBoolean: Bool
             if let kind = commandFlags[name] {
                 isBoolean = kind == .boolean
-            } else if let key = ConfigKey.flagNamed(name), key.global {
-                isBoolean = key.kind == .boolean
+            } else if let key = Key.schema.flagNamed(name), key.global {
+                isBoolean = key.isBoolean
             } else {
                 throw ConfigError(.flag(name), key: nil, "unknown flag")
             }
@@ -66,7 +66,7 @@ struct Arguments {
                 configFlags.append((name, value))
             }
         }
-        for (flag, value) in configFlags { try settings.applyFlag(flag, value: value) }
+        for (flag, value) in configFlags { try settings.applyFlag(flag, value: value, schema: Key.schema) }
     }
 
     static let booleanWords: Set<String> = ["true", "false", "yes", "no", "on", "off", "1", "0"]

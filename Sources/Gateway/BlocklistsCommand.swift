@@ -44,10 +44,10 @@ enum BlocklistsCommand {
             }
             let target: String
             if let out = arguments.flag("--out") {
-                guard settings.global["state_dir"] == nil else { throw GatewayError.usage("give --state-dir or --out, not both") }
+                guard !settings.isSet(Key.stateDir) else { throw GatewayError.usage("give --state-dir or --out, not both") }
                 target = out
             } else {
-                target = ListCache.path(stateDirectory: settings.string("state_dir"))
+                target = ListCache.path(stateDirectory: settings[Key.stateDir])
             }
             do { try ListCache.write(lists.trie, to: target) } catch { throw GatewayError.usage("\(error)") }
             let skipped = lists.stats.values.reduce(0) { $0 + $1.skipped }

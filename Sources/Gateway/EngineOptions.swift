@@ -14,9 +14,9 @@ enum EngineOptions {
         var file = Settings()
         do {
             if let path = configFlag {
-                file = try ConfigFile.load(path)
+                file = try ConfigFile.load(path, schema: Key.schema)
             } else if Files.exists(ConfigFile.defaultPath) {
-                file = try ConfigFile.load(ConfigFile.defaultPath)
+                file = try ConfigFile.load(ConfigFile.defaultPath, schema: Key.schema)
             }
         } catch {
             throw .config(error)
@@ -26,26 +26,26 @@ enum EngineOptions {
 
     static func decisionOptions(_ settings: Settings) -> DecisionOptions {
         var options = DecisionOptions()
-        options.alwaysAllow = settings.list("always_allow")
-        options.downtimeAllow = settings.list("downtime_allow")
-        options.blockBypass = settings.boolean("block_bypass")
-        options.api = settings.string("api")
+        options.alwaysAllow = settings[Key.alwaysAllow]
+        options.downtimeAllow = settings[Key.downtimeAllow]
+        options.blockBypass = settings[Key.blockBypass]
+        options.api = settings[Key.api]
         return options
     }
 
     static func zone(_ settings: Settings) throws(GatewayError) -> ZoneRules {
-        let name = settings.string("timezone")
+        let name = settings[Key.timezone]
         guard !name.isEmpty else { return ZoneRules.system() }
         do {
             return try ZoneRules.load(named: name)
         } catch {
-            throw .config(settings.error("timezone", error.description))
+            throw .config(settings.error(Key.timezone, error.description))
         }
     }
 
     /// The list files of the configured (or default) folder, not yet read.
     static func listInputs(_ settings: Settings) throws(GatewayError) -> ListInputs {
-        var path = settings.string("lists")
+        var path = settings[Key.lists]
         if path.isEmpty {
             guard let found = ListsLocator.defaultFolder() else {
                 throw .lists("no lists folder found (./blocklists, the checkout's, \(ListsLocator.installed)); pass --lists DIR")
@@ -55,7 +55,7 @@ enum EngineOptions {
         do {
             return try ListInputs.scan(path)
         } catch {
-            throw .config(settings.error("lists", error.description))
+            throw .config(settings.error(Key.lists, error.description))
         }
     }
 
@@ -63,13 +63,13 @@ enum EngineOptions {
     /// inputs, else built from the text. `writeBack` stores a fresh build there.
     static func categoryLists(_ inputs: ListInputs, settings: Settings, writeBack: Bool,
                               warnings: inout [String]) -> CategoryLists {
-        let stateDirectory = settings.string("state_dir")
+        let stateDirectory = settings[Key.stateDir]
         let usable = Files.isDirectory(stateDirectory) ? stateDirectory : nil
         return ListCache.open(inputs, stateDirectory: usable, writeBack: writeBack && usable != nil, warnings: &warnings)
     }
 
     static func policy(_ settings: Settings) throws(GatewayError) -> CompiledPolicy {
-        let path = settings.string("policy")
+        let path = settings[Key.policy]
         guard !path.isEmpty else { throw .flag("--policy", "a CompiledPolicy file is required") }
         return try PolicyFile.load(path)
     }

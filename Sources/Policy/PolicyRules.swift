@@ -78,3 +78,18 @@ public final class PolicyRules: Sendable {
     /// YouTube's strict restricted mode only for level strict (§3.2).
     var strictYouTube: Bool { level == .strict }
 }
+
+/// What a profile enforces until its first policy arrives (`initial_policy`).
+public enum InitialPolicy: String, CaseIterable, Sendable {
+    /// Level strict, safe search on, no time rules: a new gateway filters from the start.
+    case strict
+    /// Unfiltered but for circumvention.
+    case none
+
+    public var rules: PolicyRules {
+        switch self {
+        case .strict: PolicyRules.initialStrict
+        case .none: PolicyRules.unfiltered
+        }
+    }
+}

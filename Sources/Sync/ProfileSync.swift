@@ -208,3 +208,11 @@ public final class ProfileSync {
     /// Sends a report body on this profile's budget.
     public func send(_ body: [UInt8]) -> APIResult { api.report(body) }
 }
+
+/// What a 404 from the API ("no active policy") means for a profile (`on_no_policy`).
+public enum NoPolicyAction: String, CaseIterable, Sendable {
+    /// Keep enforcing the cached policy.
+    case keep
+    /// Go unfiltered, as profile `none`.
+    case allow
+}

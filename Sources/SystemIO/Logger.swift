@@ -4,7 +4,7 @@ import Glibc
 /// (`log_format`). A line is one `write`, so lines from several threads never mix.
 /// Never give it a device key or a parent token.
 public struct Logger: Sendable {
-    public enum Format: String, Sendable { case keyvalue, json }
+    public enum Format: String, CaseIterable, Sendable { case keyvalue, json }
 
     public let format: Format
 

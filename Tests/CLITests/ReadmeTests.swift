@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Config
+import Config
+@testable import Gateway
 import TestSupport
 
 /// What the README promises is what ships: its commands run, its key table is complete,
@@ -46,15 +47,15 @@ import TestSupport
     }
 
     @Test func everyConfigKeyIsDocumented() {
-        for key in ConfigKey.all {
+        for key in Key.all {
             #expect(Self.readme.contains("| `\(key.name)` |"), "README lacks \(key.name)")
         }
     }
 
     @Test func theExampleConfigurationParses() throws {
         let path = GateProcess.checkout.appendingPathComponent("examples/phosra-gate.conf").path
-        let settings = try ConfigFile.load(path)
-        #expect(settings.string("timezone") == "Europe/Berlin")
-        #expect(settings.list("always_allow") == ["school.example.edu", "10.0.0.5"])
+        let settings = try ConfigFile.load(path, schema: Key.schema)
+        #expect(settings[Key.timezone] == "Europe/Berlin")
+        #expect(settings[Key.alwaysAllow] == ["school.example.edu", "10.0.0.5"])
     }
 }

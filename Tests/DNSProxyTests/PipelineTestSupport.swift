@@ -1,4 +1,4 @@
-import Config
+import DNSUpstream
 import DNSWire
 import DomainMatch
 @testable import DNSProxy

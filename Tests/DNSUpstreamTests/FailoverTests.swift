@@ -1,4 +1,4 @@
-import Config
+import DomainMatch
 import DNSUpstream
 import DNSWire
 import EventLoop

@@ -1,4 +1,5 @@
 import Config
+import DNSUpstream
 import DNSProxy
 import DomainMatch
 import EventLoop

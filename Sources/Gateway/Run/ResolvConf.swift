@@ -1,4 +1,5 @@
 import Config
+import DNSUpstream
 import DomainMatch
 import SystemIO
 

@@ -1,5 +1,6 @@
 import Blocklists
 import Config
+import DNSUpstream
 import DNSProxy
 import EventLoop
 import Glibc

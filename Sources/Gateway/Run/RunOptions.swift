@@ -1,5 +1,6 @@
 import Config
 import DNSProxy
+import DNSUpstream
 import DomainMatch
 import Glibc
 import HTTPProxy
@@ -39,56 +40,53 @@ struct RunOptions {
     static let checkoutStateDirectory = ".phosra-gate"
 
     init(_ settings: Settings, fromCheckout: Bool) throws(GatewayError) {
-        dnsListen = settings.global["dns_listen"] == nil && fromCheckout ? Self.checkoutListen
-            : settings.list("dns_listen").compactMap(ListenAddress.init)
-        stateDirectory = settings.global["state_dir"] == nil && fromCheckout ? Self.checkoutStateDirectory
-            : settings.string("state_dir")
-        let configured = settings.list("upstream").compactMap(UpstreamSpec.init)
+        dnsListen = !settings.isSet(Key.dnsListen) && fromCheckout ? Self.checkoutListen : settings[Key.dnsListen]
+        stateDirectory = !settings.isSet(Key.stateDir) && fromCheckout ? Self.checkoutStateDirectory
+            : settings[Key.stateDir]
+        let configured = settings[Key.upstream]
         upstreams = configured.isEmpty ? ResolvConf.upstreams(excluding: dnsListen) : configured
         guard !upstreams.isEmpty else {
-            throw .config(settings.error("upstream", "none given, and /etc/resolv.conf has no nameserver but our own addresses"))
+            throw .config(settings.error(Key.upstream, "none given, and /etc/resolv.conf has no nameserver but our own addresses"))
         }
-        upstreamTimeout = settings.duration("upstream_timeout")
-        caFile = settings.string("ca_file").isEmpty ? nil : settings.string("ca_file")
-        if let caFile, !Files.exists(caFile) { throw .config(settings.error("ca_file", "\(caFile): No such file or directory")) }
-        blockMode = BlockMode(settings.string("block_mode")) ?? .nxdomain
-        blockTTL = UInt32(clamping: settings.duration("block_ttl") / 1000)
-        tcpIdle = settings.duration("tcp_idle")
-        cacheSize = settings.integer("cache_size")
-        cacheMinTTL = UInt32(clamping: settings.duration("cache_min_ttl") / 1000)
-        cacheMaxTTL = UInt32(clamping: settings.duration("cache_max_ttl") / 1000)
-        serveStaleMax = settings.duration("serve_stale_max")
-        rateLimit = settings.integer("rate_limit")
-        let ranges = settings.list("allow_clients").compactMap(AddressRange.init)
+        upstreamTimeout = settings[Key.upstreamTimeout].wholeMilliseconds
+        caFile = settings[Key.caFile].isEmpty ? nil : settings[Key.caFile]
+        if let caFile, !Files.exists(caFile) { throw .config(settings.error(Key.caFile, "\(caFile): No such file or directory")) }
+        blockMode = settings[Key.blockMode]
+        blockTTL = UInt32(clamping: settings[Key.blockTTL].components.seconds)
+        tcpIdle = settings[Key.tcpIdle].wholeMilliseconds
+        cacheSize = settings[Key.cacheSize]
+        cacheMinTTL = UInt32(clamping: settings[Key.cacheMinTTL].components.seconds)
+        cacheMaxTTL = UInt32(clamping: settings[Key.cacheMaxTTL].components.seconds)
+        serveStaleMax = settings[Key.serveStaleMax].wholeMilliseconds
+        rateLimit = settings[Key.rateLimit]
+        let ranges = settings[Key.allowClients]
         allowClients = ranges.isEmpty ? .defaultClients(ownPrefixes: OwnPrefixes.globalIPv6()) : AccessList(ranges)
-        localForward = settings.list("local_forward").compactMap(LocalForward.init)
-        logFormat = Logger.Format(rawValue: settings.string("log_format")) ?? .keyvalue
+        localForward = settings[Key.localForward]
+        logFormat = settings[Key.logFormat]
         // Half the cores by default: the kernel's network processing, the HTTP proxy and
         // the sync need the rest (measured: on 2 cores one loop answers ~15 % more than two).
-        let configuredThreads = settings.integer("dns_threads")
+        let configuredThreads = settings[Key.dnsThreads]
         threads = configuredThreads > 0 ? min(configuredThreads, 64)
             : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2, 8))
-        proxyListen = settings.global["proxy_listen"] == nil && fromCheckout ? Self.checkoutProxyListen
-            : settings.list("proxy_listen").compactMap(ListenAddress.init)
-        let gatewayName = settings.string("gateway_name")
-        proxy = ProxySettings(connectPorts: Set(settings.list("connect_ports").compactMap { UInt16($0) }),
-                              allowIPConnect: settings.boolean("allow_ip_connect"),
-                              connectTimeout: Self.nanoseconds(settings.duration("connect_timeout")),
-                              tunnelIdle: Self.nanoseconds(settings.duration("tunnel_idle")),
-                              maxConnectionsPerClient: settings.integer("proxy_max_conns_per_client"),
+        proxyListen = !settings.isSet(Key.proxyListen) && fromCheckout ? Self.checkoutProxyListen
+            : settings[Key.proxyListen]
+        let gatewayName = settings[Key.gatewayName]
+        proxy = ProxySettings(connectPorts: Set(settings[Key.connectPorts]),
+                              allowIPConnect: settings[Key.allowIPConnect],
+                              connectTimeout: settings[Key.connectTimeout].wholeNanoseconds,
+                              tunnelIdle: settings[Key.tunnelIdle].wholeNanoseconds,
+                              maxConnectionsPerClient: settings[Key.proxyMaxConnsPerClient],
                               gatewayName: gatewayName.isEmpty ? Self.hostName() : gatewayName)
-        guard !dnsListen.isEmpty else { throw .config(settings.error("dns_listen", "no address to listen on")) }
-        guard proxy.connectTimeout > 0 else { throw .config(settings.error("connect_timeout", "must be above 0")) }
-        guard proxy.tunnelIdle > 0 else { throw .config(settings.error("tunnel_idle", "must be above 0")) }
+        guard !dnsListen.isEmpty else { throw .config(settings.error(Key.dnsListen, "no address to listen on")) }
+        guard proxy.connectTimeout > 0 else { throw .config(settings.error(Key.connectTimeout, "must be above 0")) }
+        guard proxy.tunnelIdle > 0 else { throw .config(settings.error(Key.tunnelIdle, "must be above 0")) }
         guard cacheMinTTL <= cacheMaxTTL else {
-            throw .config(settings.error("cache_min_ttl", "is above cache_max_ttl"))
+            throw .config(settings.error(Key.cacheMinTTL, "is above cache_max_ttl"))
         }
     }
 }
 
 extension RunOptions {
-    static func nanoseconds(_ milliseconds: Int64) -> UInt64 { UInt64(max(milliseconds, 0)) * 1_000_000 }
-
     /// The block page's gateway name when `gateway_name` is empty.
     static func hostName() -> String {
         var name = [UInt8](repeating: 0, count: 256)

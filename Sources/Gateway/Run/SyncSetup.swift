@@ -24,7 +24,7 @@ struct SyncSetup {
     static let profile = "default"
 
     init(settings: Settings, stateDirectory: String, store: Store, log: Logger) throws(GatewayError) {
-        let path = settings.string("policy")
+        let path = settings[Key.policy]
         if !path.isEmpty {
             let policy = try EngineOptions.policy(settings)
             mode = .localFile(path: path, policy: policy)
@@ -36,10 +36,10 @@ struct SyncSetup {
             try? store.saveSyncState(state)
             return
         }
-        let initial = settings.string("initial_policy") == "none" ? PolicyRules.unfiltered : PolicyRules.initialStrict
+        let initial = settings[Key.initialPolicy].rules
         guard let profile = DeviceIdentity.registeredProfiles(stateDirectory: stateDirectory).sorted().first else {
             log.warn("no_policy", [("note", "no --policy file and no registered device; enforcing initial_policy "
-                                    + settings.string("initial_policy") + " (see phosra-gate register)")])
+                                    + settings[Key.initialPolicy].rawValue + " (see phosra-gate register)")])
             mode = .unregistered
             rules = initial
             return
@@ -78,14 +78,14 @@ struct SyncSetup {
         if case .synced(let identity, _) = mode {
             let api = try Self.api(identity: identity, settings: settings, options: options)
             var timing = SyncSchedule.Timing()
-            timing.pollInterval = max(1000, settings.duration("poll_interval"))
-            timing.fullSyncInterval = max(1000, settings.duration("full_sync_interval"))
-            timing.revokeAfter = settings.duration("revoke_after")
-            timing.backoffMax = max(1000, settings.duration("backoff_max"))
+            timing.pollInterval = max(1000, settings[Key.pollInterval].wholeMilliseconds)
+            timing.fullSyncInterval = max(1000, settings[Key.fullSyncInterval].wholeMilliseconds)
+            timing.revokeAfter = settings[Key.revokeAfter].wholeMilliseconds
+            timing.backoffMax = max(1000, settings[Key.backoffMax].wholeMilliseconds)
             do {
                 profiles.append(try ProfileSync(
                     profile: identity.profile, childID: identity.childID, api: api, store: store, timing: timing, now: now,
-                    keepOnNoPolicy: settings.string("on_no_policy") != "allow",
+                    keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
                     apply: { policy in daemon.replace(rules: policy.map { PolicyRules($0) } ?? .unfiltered) },
                     evaluate: { policy in EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: lists.present) },
                     log: { event, fields in log.info(event, fields) }))
@@ -94,14 +94,14 @@ struct SyncSetup {
             }
         }
         var intervals = SyncService.Intervals()
-        intervals.report = max(1000, settings.duration("report_interval"))
-        intervals.historyRetention = max(60_000, settings.duration("hit_retention"))
+        intervals.report = max(1000, settings[Key.reportInterval].wholeMilliseconds)
+        intervals.historyRetention = max(60_000, settings[Key.hitRetention].wholeMilliseconds)
         let started = now
         let listeners = options.dnsListen.map { "dns \($0)" } + options.proxyListen.map { "proxy \($0)" }
         do {
             return try SyncService(
                 store: store,
-                flusher: HitFlusher(aggregator: aggregator, store: store, queueMax: max(1, settings.integer("hit_queue_max"))),
+                flusher: HitFlusher(aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax])),
                 profiles: profiles, activity: [Self.profile: activity], localVersions: localVersions, intervals: intervals,
                 heartbeat: { Heartbeat(pid: getpid(), startedAt: started, updatedAt: Int64(time(nil)), version: Gateway.version,
                                        listeners: listeners) },
@@ -114,12 +114,12 @@ struct SyncSetup {
     /// The HTTPS client for the API: verification against the system store or `ca_file`,
     /// timeouts for a server that may be cold-starting (phosra-api.md §1.1).
     static func api(identity: DeviceIdentity, settings: Settings, options: RunOptions) throws(GatewayError) -> PhosraHTTPAPI {
-        let baseText = settings.global["api"] != nil ? settings.string("api") : identity.api
+        let baseText = settings.isSet(Key.api) ? settings[Key.api] : identity.api
         let base: HTTPURL
-        do { base = try HTTPURL(baseText) } catch { throw .config(settings.error("api", "\(error)")) }
+        do { base = try HTTPURL(baseText) } catch { throw .config(settings.error(Key.api, "\(error)")) }
         var context: TLSContext?
         if let caFile = options.caFile {
-            do { context = try TLSContext(caFile: caFile) } catch { throw .config(settings.error("ca_file", "\(error)")) }
+            do { context = try TLSContext(caFile: caFile) } catch { throw .config(settings.error(Key.caFile, "\(error)")) }
         }
         let client = HTTPClient(tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
                                 userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version))

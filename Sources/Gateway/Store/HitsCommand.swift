@@ -20,7 +20,7 @@ enum HitsCommand {
             let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
             var since: Int64 = 86_400
             if let text = arguments.flag("--since") {
-                guard let milliseconds = ConfigValue.duration(text) else {
+                guard let milliseconds = ValueType.parseDuration(text) else {
                     throw GatewayError.flag("--since", "\"\(text)\" is not a duration (e.g. 30m, 6h, 7d)")
                 }
                 since = milliseconds / 1000
@@ -66,8 +66,8 @@ enum HitsCommand {
 /// `state_dir`, or `./.phosra-gate` from a checkout without a configuration file.
 enum StateDirectory {
     static func path(_ settings: Settings, configFlag: String?) -> String {
-        if settings.global["state_dir"] != nil { return settings.string("state_dir") }
+        if settings.isSet(Key.stateDir) { return settings[Key.stateDir] }
         let fromCheckout = configFlag == nil && !Files.exists(ConfigFile.defaultPath)
-        return fromCheckout ? RunOptions.checkoutStateDirectory : settings.string("state_dir")
+        return fromCheckout ? RunOptions.checkoutStateDirectory : settings[Key.stateDir]
     }
 }

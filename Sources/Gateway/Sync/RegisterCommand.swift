@@ -32,11 +32,11 @@ enum RegisterCommand {
             let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
             let token = try readToken(tokenFile)
             let api: HTTPURL
-            do { api = try HTTPURL(settings.string("api")) } catch { throw GatewayError.config(settings.error("api", "\(error)")) }
+            do { api = try HTTPURL(settings[Key.api]) } catch { throw GatewayError.config(settings.error(Key.api, "\(error)")) }
             var context: TLSContext?
-            let caFile = settings.string("ca_file")
+            let caFile = settings[Key.caFile]
             if !caFile.isEmpty {
-                do { context = try TLSContext(caFile: caFile) } catch { throw GatewayError.config(settings.error("ca_file", "\(error)")) }
+                do { context = try TLSContext(caFile: caFile) } catch { throw GatewayError.config(settings.error(Key.caFile, "\(error)")) }
             }
             let client = HTTPClient(tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
                                     userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version))

@@ -45,7 +45,7 @@ enum SyncCommand {
             do {
                 sync = try ProfileSync(profile: profile, childID: identity.childID, api: api, store: store,
                                        timing: SyncSchedule.Timing(), now: Int64(time(nil)),
-                                       keepOnNoPolicy: settings.string("on_no_policy") != "allow",
+                                       keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
                                        apply: { _ in },
                                        evaluate: { policy in
                                            EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: listed)

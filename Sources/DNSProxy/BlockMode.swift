@@ -1,6 +1,6 @@
 import DomainMatch
 
-/// How a blocked name is answered (SPEC §4.4), any query type.
+/// How a blocked name is answered (docs/dns.md#blocked-names), any query type.
 public enum BlockMode: Equatable, Sendable, CustomStringConvertible {
     /// NXDOMAIN with a synthetic SOA (the default).
     case nxdomain

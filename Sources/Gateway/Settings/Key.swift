@@ -1,0 +1,184 @@
+import Config
+import DNSProxy
+import DNSUpstream
+import DomainMatch
+import Policy
+import Sync
+import SystemIO
+
+/// Every configuration key, each declared once: name, type, default, whether `SIGHUP`
+/// applies a change without a restart, and a line of help. Read a value with
+/// `settings[Key.rateLimit]`; the types come from the modules that own them.
+/// docs/configuration.md lists the same keys (a test compares the two).
+enum Key {
+    // Files and places.
+    static let policy = ConfigKey(
+        "policy", .string, reload: true, "a local CompiledPolicy file to enforce without the API")
+    static let lists = ConfigKey(
+        "lists", .string, reload: true, "category lists folder (default: the project's or installed blocklists/)")
+    static let stateDir = ConfigKey(
+        "state_dir", .string, default: "/var/lib/phosra-gate", reload: false,
+        "SQLite store, device keys, compiled list cache")
+    static let timezone = ConfigKey(
+        "timezone", .string, reload: true, "IANA zone for the time rules (default: the system's)")
+
+    // The decision.
+    static let api = ConfigKey(
+        "api", .apiURL, default: "https://phosra-api.fly.dev/api/v1", reload: true,
+        "Phosra API base URL; its host is always allowed")
+    static let alwaysAllow = ConfigKey(
+        "always_allow", .strings, reload: true, "names never blocked, not even in a cutoff")
+    static let downtimeAllow = ConfigKey(
+        "downtime_allow", .strings, reload: true, "names that skip the downtime/schedule cutoff only")
+    static let blockBypass = ConfigKey(
+        "block_bypass", .boolean, default: "true", reload: true, "block encrypted-DNS, relay and proxy bypass names")
+
+    // The DNS proxy.
+    static let dnsListen = ConfigKey(
+        "dns_listen", .listenAddresses, default: "0.0.0.0:53", reload: false, "DNS listen addresses, ADDR:PORT")
+    static let upstream = ConfigKey(
+        "upstream", .upstreams, reload: true,
+        "upstream resolvers: IP[:port], tcp://IP[:port], tls://IP[:853]#name (default: /etc/resolv.conf)")
+    static let upstreamTimeout = ConfigKey(
+        "upstream_timeout", .duration, default: "800ms", reload: false, "per-upstream timeout")
+    static let caFile = ConfigKey(
+        "ca_file", .string, reload: false, "CA bundle for DNS-over-TLS and the API (default: system store)")
+    static let localForward = ConfigKey(
+        "local_forward", .localForwards, reload: true, "ZONE=IP[:port] servers for private/local zones")
+    static let allowClients = ConfigKey(
+        "allow_clients", .addressRanges, reload: true,
+        "CIDRs answered (default: loopback, private, link-local, own IPv6 prefixes)")
+    static let blockMode = ConfigKey(
+        "block_mode", .blockMode, default: "nxdomain", reload: true, "nxdomain | null | refused | ip:V4[,V6]")
+    static let blockTTL = ConfigKey("block_ttl", .duration, default: "10s", reload: true, "TTL of block answers")
+    static let tcpIdle = ConfigKey(
+        "tcp_idle", .duration, default: "10s", reload: false, "idle timeout of DNS TCP connections")
+    static let dnsThreads = ConfigKey(
+        "dns_threads", .integer, default: "0", reload: false, "DNS loop threads; 0 = half the cores (1 to 8)")
+    static let cacheSize = ConfigKey(
+        "cache_size", .integer, default: "100000", reload: false, "cached upstream answers (LRU)")
+    static let cacheMinTTL = ConfigKey("cache_min_ttl", .duration, default: "0s", reload: true, "lower TTL clamp")
+    static let cacheMaxTTL = ConfigKey("cache_max_ttl", .duration, default: "1d", reload: true, "upper TTL clamp")
+    static let serveStaleMax = ConfigKey(
+        "serve_stale_max", .duration, default: "1d", reload: false,
+        "how long past expiry a stale answer may be served")
+    static let rateLimit = ConfigKey(
+        "rate_limit", .integer, default: "1000", reload: true, "queries/s per client (burst 2×); 0 = off")
+
+    // The HTTP proxy.
+    static let proxyListen = ConfigKey(
+        "proxy_listen", .listenAddresses, reload: false, "HTTP proxy listen addresses, ADDR:PORT")
+    static let connectPorts = ConfigKey(
+        "connect_ports", .ports, default: "443", reload: true, "ports CONNECT may reach")
+    static let allowIPConnect = ConfigKey(
+        "allow_ip_connect", .boolean, default: "false", reload: true, "allow CONNECT to IP literals")
+    static let connectTimeout = ConfigKey(
+        "connect_timeout", .duration, default: "10s", reload: true, "upstream connect timeout")
+    static let tunnelIdle = ConfigKey(
+        "tunnel_idle", .duration, default: "5m", reload: true, "idle timeout of CONNECT tunnels")
+    static let proxyMaxConnsPerClient = ConfigKey(
+        "proxy_max_conns_per_client", .integer, default: "256", reload: true, "connections per client; 0 = no limit")
+    static let gatewayName = ConfigKey(
+        "gateway_name", .string, reload: true, "name shown on the block page (default: host name)")
+
+    // Profiles.
+    static let defaultProfile = ConfigKey(
+        "default_profile", .string, reload: true, "profile for clients no profile covers, or none")
+    static let clients = ConfigKey(
+        "clients", .strings, reload: true, scope: .profile, "IPs, CIDRs or MAC addresses this profile covers")
+    static let proxyUser = ConfigKey(
+        "proxy_user", .string, reload: true, scope: .profile, "proxy user name that selects this profile")
+    static let proxyPassword = ConfigKey(
+        "proxy_password", .string, reload: true, scope: .profile, "its password (Proxy-Authorization: Basic)")
+    static let childID = ConfigKey(
+        "child_id", .string, reload: false, scope: .profile, "the Phosra child this profile is registered for")
+
+    // Sync and reports.
+    static let initialPolicy = ConfigKey(
+        "initial_policy", .choice(InitialPolicy.self), default: "strict", reload: false, scope: .both,
+        "enforced until a first policy arrives")
+    static let onNoPolicy = ConfigKey(
+        "on_no_policy", .choice(NoPolicyAction.self), default: "keep", reload: false, scope: .both,
+        "what a 404 from the API means")
+    static let pollInterval = ConfigKey(
+        "poll_interval", .duration, default: "120s", reload: false, "policy poll interval (±10 % jitter)")
+    static let fullSyncInterval = ConfigKey(
+        "full_sync_interval", .duration, default: "6h", reload: false, "unconditional policy fetch interval")
+    static let reportInterval = ConfigKey(
+        "report_interval", .duration, default: "60s", reload: false, "hit report interval")
+    static let revokeAfter = ConfigKey(
+        "revoke_after", .duration, default: "30m", reload: false, "401s for this long mark a profile revoked")
+    static let backoffMax = ConfigKey(
+        "backoff_max", .duration, default: "5m", reload: false, "longest retry backoff")
+    static let hitQueueMax = ConfigKey(
+        "hit_queue_max", .integer, default: "100000", reload: false, "queued hit rows before merging")
+    static let hitRetention = ConfigKey(
+        "hit_retention", .duration, default: "7d", reload: false, "local hit history kept for `hits`")
+
+    // Operation.
+    static let logFormat = ConfigKey(
+        "log_format", .choice(Logger.Format.self), default: "keyvalue", reload: false, "log line format")
+    static let metricsListen = ConfigKey(
+        "metrics_listen", .optionalListenAddress, reload: false, "Prometheus metrics ADDR:PORT (off when empty)")
+
+    /// Every key in the documentation's order: what the parser and the flags accept.
+    static let all: [AnyConfigKey] = [
+        policy.erased, lists.erased, stateDir.erased, timezone.erased,
+        api.erased, alwaysAllow.erased, downtimeAllow.erased, blockBypass.erased,
+        dnsListen.erased, upstream.erased, upstreamTimeout.erased, caFile.erased, localForward.erased,
+        allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased, dnsThreads.erased,
+        cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
+        proxyListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
+        tunnelIdle.erased, proxyMaxConnsPerClient.erased, gatewayName.erased,
+        defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
+        initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
+        reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,
+        logFormat.erased, metricsListen.erased,
+    ]
+
+    static let schema = ConfigSchema(all)
+}
+
+/// The forms of values that need more than a word, each parsed by the type that owns it.
+extension ValueType where Value == ListenAddress {
+    static let listenAddress = ValueType.form("ADDR:PORT") { ListenAddress($0) }
+}
+
+extension ValueType where Value == [ListenAddress] {
+    static let listenAddresses = ValueType<ListenAddress>.listenAddress.list
+}
+
+extension ValueType where Value == ListenAddress? {
+    static let optionalListenAddress = ValueType<ListenAddress>.listenAddress.optional
+}
+
+extension ValueType where Value == [UpstreamSpec] {
+    static let upstreams = ValueType<UpstreamSpec>.form(
+        "upstream", expected: "an upstream (IP[:port], tcp://IP[:port] or tls://IP[:853]#servername)"
+    ) { UpstreamSpec($0) }.list
+}
+
+extension ValueType where Value == [AddressRange] {
+    static let addressRanges = ValueType<AddressRange>.form("IP or CIDR") { AddressRange($0) }.list
+}
+
+extension ValueType where Value == [UInt16] {
+    static let ports = ValueType<UInt16>.form("port") { text in UInt16(text).flatMap { $0 > 0 ? $0 : nil } }.list
+}
+
+extension ValueType where Value == BlockMode {
+    static let blockMode = ValueType.form("block mode", expected: "nxdomain, null, refused or ip:V4[,V6]") {
+        BlockMode($0)
+    }
+}
+
+extension ValueType where Value == [LocalForward] {
+    static let localForwards = ValueType<LocalForward>.form("ZONE=IP[:port]") { LocalForward($0) }.list
+}
+
+extension ValueType where Value == String {
+    /// The API base URL: `https://host[:port]/path` (or a bare host); kept as written.
+    static let apiURL = ValueType.form("URL") { text in
+        (try? ListEntry.parse(text, kind: .block, allowSingleLabel: true).get()) == nil ? nil : text
+    }
+}
