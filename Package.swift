@@ -77,6 +77,8 @@ let package = Package(
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "HTTPProxyIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
         .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
+        // The docs' links and anchors, and the pages code comments cite; reads files only.
+        .testTarget(name: "DocsTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,7 +13,7 @@ import SystemIO
 enum Key {
     // Files and places.
     static let policy = ConfigKey(
-        "policy", .string, reload: true, "a local CompiledPolicy file to enforce without the API")
+        "policy", .string, reload: false, "a local CompiledPolicy file to enforce without the API")
     static let lists = ConfigKey(
         "lists", .string, reload: true, "category lists folder (default: the project's or installed blocklists/)")
     static let stateDir = ConfigKey(
@@ -24,7 +24,7 @@ enum Key {
 
     // The decision.
     static let api = ConfigKey(
-        "api", .apiURL, default: "https://phosra-api.fly.dev/api/v1", reload: true,
+        "api", .apiURL, default: "https://phosra-api.fly.dev/api/v1", reload: false,
         "Phosra API base URL; its host is always allowed")
     static let alwaysAllow = ConfigKey(
         "always_allow", .strings, reload: true, "names never blocked, not even in a cutoff")
