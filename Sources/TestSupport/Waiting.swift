@@ -7,7 +7,7 @@ public let testTimeout: Nanoseconds = 10_000_000_000
 
 /// Polls `condition` every millisecond until it holds (true) or `timeout` passes (false).
 public func waitUntil(timeout: Nanoseconds = testTimeout, _ condition: () -> Bool) -> Bool {
-    let clock = MonotonicClock()
+    let clock = SystemClock()
     let deadline = clock.now() + timeout
     while !condition() {
         if clock.now() > deadline { return false }

@@ -1,3 +1,4 @@
+import EventLoop
 import HTTPClient
 import TestSupport
 import TLS
@@ -16,7 +17,7 @@ struct Harness {
         fake = try FakePhosraAPI(basePath: basePath, certificates: certificates)
         let context = try certificates.map { try TLSContext(caFile: $0.caFile) }
         http = HTTPClient(tls: context, connectTimeout: .seconds(2), requestTimeout: requestTimeout,
-                          userAgent: "phosra-gate/test", resolver: .fixed(["dot.test": ["127.0.0.1"]]))
+                          userAgent: "phosra-gate/test", resolver: .fixed(["dot.test": ["127.0.0.1"]]), clock: SystemClock())
         childID = fake.addChild(age: 10)
         policyID = fake.addPolicy(.quickSetup(age: 10), to: childID)
         (deviceID, key) = fake.registerDevice(childID: childID)

@@ -1,4 +1,5 @@
 import Foundation
+import EventLoop
 import Glibc
 import HTTPClient
 import SystemIO
@@ -16,7 +17,7 @@ import TestSupport
         let named = try HTTPURL(harness.fake.namedBaseURL).appending(path: "device/policy")
         #expect(try harness.http.send(HTTPRequest(url: named, headers: [("X-Device-Key", harness.key)])).status == 200)
         // Untrusted without the test CA.
-        let system = HTTPClient(userAgent: "t")
+        let system = HTTPClient(userAgent: "t", clock: SystemClock())
         #expect(throws: HTTPError.tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate"))) {
             try system.send(HTTPRequest(url: try harness.url("device/policy")))
         }
@@ -34,7 +35,7 @@ import TestSupport
         let results = Recorder<Int>()
         let threads = (0..<4).map { _ in
             Thread {
-                let http = HTTPClient(userAgent: "t")
+                let http = HTTPClient(userAgent: "t", clock: SystemClock())
                 for _ in 0..<5 {
                     let url = try! HTTPURL(harness.fake.baseURL).appending(path: "device/policy")
                     results.append((try? http.send(HTTPRequest(url: url, headers: [("X-Device-Key", harness.key)])).status) ?? -1)
@@ -65,7 +66,7 @@ import TestSupport
         let harness = try Harness(requestTimeout: .milliseconds(300))
         harness.fake.delayNextRequests(1, by: .milliseconds(600))
         #expect(throws: HTTPError.timeout(.response)) { try harness.policy() }
-        let patient = HTTPClient(requestTimeout: .seconds(5), userAgent: "t")
+        let patient = HTTPClient(requestTimeout: .seconds(5), userAgent: "t", clock: SystemClock())
         harness.fake.delayNextRequests(1, by: .milliseconds(200))
         let url = try harness.url("device/policy")
         let elapsed = try milliseconds { _ = try patient.send(HTTPRequest(url: url, headers: [("X-Device-Key", harness.key)])) }
@@ -80,7 +81,7 @@ import TestSupport
         let child = fake.addChild(age: 9)
         fake.addPolicy(.quickSetup(age: 9), to: child)
         let key = fake.registerDevice(childID: child).apiKey
-        let http = HTTPClient(userAgent: "t")
+        let http = HTTPClient(userAgent: "t", clock: SystemClock())
         let request = HTTPRequest(url: try HTTPURL(fake.baseURL).appending(path: "device/policy"), headers: [("X-Device-Key", key)])
         #expect(try http.send(request).status == 200)
         usleep(300_000)

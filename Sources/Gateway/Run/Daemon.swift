@@ -39,7 +39,7 @@ final class Daemon: @unchecked Sendable {
     typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
 
     init(options: RunOptions, builder: SnapshotBuilder, rules: PolicyRules, policyPath: String?, log: Logger,
-         hits: any HitRecorder) throws(GatewayError) {
+         hits: any HitRecorder, clock: any Clock) throws(GatewayError) {
         self.log = log
         parts = Mutex((builder, rules))
         pipeline = QueryPipeline(snapshot: builder.make(rules: rules),
@@ -47,7 +47,7 @@ final class Daemon: @unchecked Sendable {
                                  hits: hits)
         proxyLookups = ProxyLookups.pipeline(sharingCacheOf: pipeline, hits: hits)
         do {
-            group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns")
+            group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns", clock: clock)
             doorbell = try Doorbell()
         } catch {
             throw .usage("cannot start the event loops: \(error)")
@@ -197,7 +197,7 @@ final class Daemon: @unchecked Sendable {
     /// and building its rules happen here, never on a loop: a 5,000-entry parent list
     /// took a loop 20 ms, and every query on it waited.
     func wait() {
-        let clock = MonotonicClock()
+        let clock = group.loops[0].clock
         var nextWatch = clock.now() + Self.watchInterval
         while true {
             let timeout: Nanoseconds? = watcher == nil ? nil : nextWatch - min(nextWatch, clock.now())
