@@ -1,4 +1,5 @@
 import EventLoop
+import Foundation
 import Glibc
 import Synchronization
 import Testing
@@ -75,7 +76,7 @@ private final class LoopTally: @unchecked Sendable {
         #expect(picks == (group.loops + group.loops).map { ObjectIdentifier($0) })
         let threads = try group.loops.map { loop in try loop.sync { pthread_self() } }
         #expect(Set(threads).count == 3)
-        usleep(20_000)  // let every loop settle into an unbounded epoll_wait
+        #expect(waitUntil { threadsAsleep(named: "test-group-", count: 3) }, "every loop in an unbounded epoll_wait")
         let clock = SystemClock()
         let start = clock.now()
         group.shutdownGracefully()
@@ -86,9 +87,24 @@ private final class LoopTally: @unchecked Sendable {
         try withLoops { group in
             let loop = group.loops[0]
             let release = Atomic<Bool>(false)
-            loop.execute { while !release.load(ordering: .acquiring) { usleep(1_000) } }
+            // A task that keeps the loop busy until the test releases it (the scenario).
+            loop.execute { while !release.load(ordering: .acquiring) { pause(1_000_000) } }
             #expect(throws: EventLoopError.timedOut) { try loop.runSync(timeout: 20_000_000) { 1 } }
             release.store(true, ordering: .releasing)
         }
     }
+}
+
+/// Whether `count` threads of this process named `prefix…` are asleep (state S in
+/// /proc/self/task/*/stat): for a loop, waiting in epoll_wait.
+func threadsAsleep(named prefix: String, count: Int) -> Bool {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
+    let asleep = tasks.filter { task in
+        guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+              name.hasPrefix(prefix),
+              let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+              let afterName = stat.range(of: ") ", options: .backwards) else { return false }
+        return stat[afterName.upperBound...].hasPrefix("S")
+    }
+    return asleep.count == count
 }

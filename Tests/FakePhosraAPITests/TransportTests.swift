@@ -43,7 +43,7 @@ import TestSupport
             }
         }
         threads.forEach { $0.start() }
-        #expect(waitFor { results.values.count == 20 })
+        #expect(waitUntil { results.values.count == 20 }, "all 20 concurrent requests answered")
         #expect(results.values.allSatisfy { $0 == 200 })
     }
 
@@ -84,7 +84,7 @@ import TestSupport
         let http = HTTPClient(userAgent: "t", clock: SystemClock())
         let request = HTTPRequest(url: try HTTPURL(fake.baseURL).appending(path: "device/policy"), headers: [("X-Device-Key", key)])
         #expect(try http.send(request).status == 200)
-        usleep(300_000)
+        #expect(waitUntil { fake.openConnections == 0 }, "the fake closed the idle connection")
         #expect(try http.send(request).status == 200)
         #expect(fake.connectionsAccepted == 2)
     }
@@ -95,14 +95,6 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
     private var items: [Value] = []
     func append(_ value: Value) { lock.lock(); items.append(value); lock.unlock() }
     var values: [Value] { lock.lock(); defer { lock.unlock() }; return items }
-}
-
-func waitFor(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<500 {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
 }
 
 func milliseconds(_ body: () throws -> Void) rethrows -> Int {
