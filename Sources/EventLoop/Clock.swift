@@ -47,6 +47,12 @@ public protocol Clock: Sendable {
     func wall() -> WallTime
 }
 
+extension Clock {
+    /// Seconds on the monotonic clock since `start` (an earlier `now()`), for reporting
+    /// how long something took.
+    public func seconds(since start: Nanoseconds) -> Double { Double(now() &- start) / 1e9 }
+}
+
 /// The system's clocks: CLOCK_MONOTONIC and CLOCK_REALTIME.
 public struct SystemClock: Clock {
     /// Nil: CLOCK_REALTIME. Otherwise the wall clock is the monotonic clock plus this.

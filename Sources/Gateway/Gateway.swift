@@ -54,7 +54,7 @@ public enum Gateway {
             Signals.ignoreBrokenPipe()
             return RunCommand.run(rest, console: console, clock: clock)
         case "blocklists":
-            return BlocklistsCommand.run(rest, console: console)
+            return BlocklistsCommand.run(rest, console: console, clock: clock)
         case "register", "sync", "status", "hits":
             if rest.contains("--help") {
                 console.out(["register": RegisterCommand.usage, "sync": SyncCommand.usage, "status": StatusCommand.usage,
@@ -71,9 +71,9 @@ public enum Gateway {
             switch rest.first {
             case "matcher":
                 if rest.contains("--help") { console.out(BenchMatcherCommand.usage); return 0 }
-                return BenchMatcherCommand.run(Array(rest.dropFirst()), console: console)
+                return BenchMatcherCommand.run(Array(rest.dropFirst()), console: console, clock: clock)
             case "matcher-child":
-                return MatcherChild.run(Array(rest.dropFirst()), console: console)
+                return MatcherChild.run(Array(rest.dropFirst()), console: console, clock: clock)
             default:
                 console.err("usage: phosra-gate bench matcher [options]")
                 return 1
