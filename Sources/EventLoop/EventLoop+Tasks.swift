@@ -134,7 +134,7 @@ public final class Doorbell: Sendable {
     }
 
     /// Waits until rung (true) or until `timeout` has passed on `clock` (false).
-    public func wait(timeout: Nanoseconds?, clock: some Clock) throws(SystemError) -> Bool {
+    public func wait(timeout: Nanoseconds?, clock: any Clock) throws(SystemError) -> Bool {
         let deadline = timeout.map { clock.now() &+ $0 }
         while true {
             var waitMilliseconds: Int32 = -1
