@@ -41,7 +41,6 @@ public func pause(_ duration: Nanoseconds) {
 /// Seconds as `Nanoseconds`, for timeouts written in seconds (`.seconds(2.5)`).
 extension Nanoseconds {
     public static func seconds(_ value: Double) -> Nanoseconds { Nanoseconds(value * 1e9) }
-    public static func milliseconds(_ value: Int) -> Nanoseconds { Nanoseconds(value) * 1_000_000 }
 }
 
 /// A value shared between a loop and the test's thread.
