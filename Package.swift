@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "DNSUpstreamTests",
                     dependencies: ["DNSUpstream", "DNSWire", "TLS", "DomainMatch", "EventLoop", "SystemIO",
                                    "TestSupport"]),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch"]),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),

@@ -5,17 +5,79 @@ import Synchronization
 /// wall time). Deadlines of timers and every timeout are in this unit.
 public typealias Nanoseconds = UInt64
 
-/// Where the loop and the state machines above it get the time. Injected, so that tests
-/// drive time by hand (`ManualClock`) instead of sleeping. Called from any thread.
-public protocol Clock: Sendable {
-    func now() -> Nanoseconds
+/// An instant on the wall clock: nanoseconds since the Unix epoch (UTC, leap seconds not
+/// counted), as CLOCK_REALTIME gives it. The wall clock can step either way (NTP, an
+/// administrator, a board without a battery-backed clock that boots in 1970), so it is for
+/// timestamps and the time of day only; intervals and deadlines use `Clock.now()`.
+public struct WallTime: Sendable, Hashable, Comparable {
+    public var unixNanoseconds: Int64
+
+    public init(unixNanoseconds: Int64) { self.unixNanoseconds = unixNanoseconds }
+
+    public init(unixSeconds: Int64, nanoseconds: Int64 = 0) {
+        unixNanoseconds = unixSeconds &* 1_000_000_000 &+ nanoseconds
+    }
+
+    /// Whole seconds, rounded down (also before 1970).
+    public var unixSeconds: Int64 { floorDivide(unixNanoseconds, 1_000_000_000) }
+
+    /// Whole milliseconds, rounded down.
+    public var unixMilliseconds: Int64 { floorDivide(unixNanoseconds, 1_000_000) }
+
+    /// `delta` nanoseconds later (earlier when negative).
+    public func advanced(by delta: Int64) -> WallTime { WallTime(unixNanoseconds: unixNanoseconds &+ delta) }
+
+    public static func < (lhs: WallTime, rhs: WallTime) -> Bool { lhs.unixNanoseconds < rhs.unixNanoseconds }
+
+    private func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+        value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+    }
 }
 
-/// CLOCK_MONOTONIC: the default.
-public struct MonotonicClock: Clock {
-    public init() {}
+/// Where everything that reads the time gets it: the monotonic clock for intervals,
+/// deadlines and timers, the wall clock for timestamps and the time of day. Injected —
+/// one `SystemClock` made by the composition root (Gateway) and passed down — so that
+/// tests drive both by hand (`ManualClock`) instead of sleeping, and so that a wall-clock
+/// step can be shown to fire no timer early and starve none. Called from any thread.
+/// Pure modules (Policy, DomainMatch, DNSWire, Zoneinfo) take instants as parameters.
+public protocol Clock: Sendable {
+    /// Monotonic time: never steps back, unrelated to the date.
+    func now() -> Nanoseconds
+    /// Wall-clock time: the date and time of day; may step either way.
+    func wall() -> WallTime
+}
 
-    public func now() -> Nanoseconds {
+extension Clock {
+    /// Seconds on the monotonic clock since `start` (an earlier `now()`), for reporting
+    /// how long something took.
+    public func seconds(since start: Nanoseconds) -> Double { Double(now() &- start) / 1e9 }
+}
+
+/// The system's clocks: CLOCK_MONOTONIC and CLOCK_REALTIME.
+public struct SystemClock: Clock {
+    /// Nil: CLOCK_REALTIME. Otherwise the wall clock is the monotonic clock plus this.
+    private let wallOffset: Int64?
+
+    public init() { wallOffset = nil }
+
+    /// For tests of the real binary only: a wall clock that reads `start` now and then
+    /// advances with the monotonic clock, whatever CLOCK_REALTIME says — so a test can run
+    /// the daemon at a chosen time of day (`PHOSRA_GATE_TEST_CLOCK`, read by Gateway).
+    public init(wallStartingAt start: WallTime) {
+        wallOffset = start.unixNanoseconds &- Int64(bitPattern: Self.monotonic())
+    }
+
+    public func now() -> Nanoseconds { Self.monotonic() }
+
+    public func wall() -> WallTime {
+        if let wallOffset { return WallTime(unixNanoseconds: Int64(bitPattern: Self.monotonic()) &+ wallOffset) }
+        var time = timespec()
+        // Cannot fail for CLOCK_REALTIME with a valid pointer.
+        _ = clock_gettime(CLOCK_REALTIME, &time)
+        return WallTime(unixSeconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
+    }
+
+    private static func monotonic() -> Nanoseconds {
         var time = timespec()
         // Cannot fail for CLOCK_MONOTONIC with a valid pointer.
         _ = clock_gettime(CLOCK_MONOTONIC, &time)
@@ -23,25 +85,47 @@ public struct MonotonicClock: Clock {
     }
 }
 
-/// A clock that moves only when told to. Thread-safe. A loop using it computes its epoll
-/// timeout from this time, so after `advance` nudge the loop (`execute {}`) to have it look
-/// at its timers again.
+/// Clocks that move only when told to. Thread-safe. `advance` and `set` move both clocks
+/// together, as time passing does; `stepWall` moves the wall clock alone, either way, as an
+/// NTP step or an administrator does, while the monotonic clock never goes back. A loop
+/// using it computes its epoll timeout from this time, so after `advance` nudge the loop
+/// (`execute {}`) to have it look at its timers again.
 public final class ManualClock: Clock {
-    private let current: Atomic<Nanoseconds>
+    /// 2026-03-31T12:00:00Z, a Tuesday: the wall clock's start unless a test names one, so
+    /// no test depends on today's date.
+    public static let defaultWallStart = WallTime(unixSeconds: 1_774_958_400)
 
-    public init(start: Nanoseconds = 0) {
-        current = Atomic(start)
+    private let state: Mutex<(monotonic: Nanoseconds, wall: WallTime)>
+
+    public init(start: Nanoseconds = 0, wall: WallTime = ManualClock.defaultWallStart) {
+        state = Mutex((start, wall))
     }
 
-    public func now() -> Nanoseconds { current.load(ordering: .acquiring) }
+    public func now() -> Nanoseconds { state.withLock { $0.monotonic } }
 
+    public func wall() -> WallTime { state.withLock { $0.wall } }
+
+    /// Time passes: both clocks move by `delta`.
     public func advance(by delta: Nanoseconds) {
-        current.add(delta, ordering: .acquiringAndReleasing)
+        state.withLock { state in
+            state.monotonic += delta
+            state.wall = state.wall.advanced(by: Int64(delta))
+        }
     }
 
-    /// Moves to `instant`, which must not be earlier than now (monotonic).
+    /// Moves the monotonic clock to `instant`, which must not be earlier than now, and the
+    /// wall clock by as much.
     public func set(_ instant: Nanoseconds) {
-        let old = current.exchange(instant, ordering: .acquiringAndReleasing)
-        precondition(instant >= old, "ManualClock: time cannot go back")
+        state.withLock { state in
+            precondition(instant >= state.monotonic, "ManualClock: monotonic time cannot go back")
+            state.wall = state.wall.advanced(by: Int64(instant - state.monotonic))
+            state.monotonic = instant
+        }
+    }
+
+    /// Steps the wall clock alone by `delta` nanoseconds (negative: back); the monotonic
+    /// clock does not move.
+    public func stepWall(by delta: Int64) {
+        state.withLock { $0.wall = $0.wall.advanced(by: delta) }
     }
 }

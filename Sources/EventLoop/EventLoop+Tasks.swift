@@ -80,7 +80,9 @@ extension EventLoop {
             done.ring()
         }
         guard accepted else { throw EventLoopError.loopStopped }
-        guard try done.wait(timeout: timeout, clock: MonotonicClock()) else { throw EventLoopError.timedOut }
+        // Real time whatever the loop's clock: a set-up wait on another thread, bounded for
+        // a loop that never gets to the task (a ManualClock would never let it pass).
+        guard try done.wait(timeout: timeout, clock: SystemClock()) else { throw EventLoopError.timedOut }
         guard let result = outcome.withLock({ $0 }) else { throw EventLoopError.loopStopped }
         return try result.get()
     }
@@ -132,7 +134,7 @@ public final class Doorbell: Sendable {
     }
 
     /// Waits until rung (true) or until `timeout` has passed on `clock` (false).
-    public func wait(timeout: Nanoseconds?, clock: some Clock) throws(SystemError) -> Bool {
+    public func wait(timeout: Nanoseconds?, clock: any Clock) throws(SystemError) -> Bool {
         let deadline = timeout.map { clock.now() &+ $0 }
         while true {
             var waitMilliseconds: Int32 = -1

@@ -39,9 +39,10 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// - Parameters:
-    ///   - clock: where timers get the time (a `ManualClock` in tests).
+    ///   - clock: where timers, and what runs on the loop, get the time: the daemon's one
+    ///     clock, or a `ManualClock` in tests.
     ///   - eventCapacity: readiness reports taken per epoll_wait (at most 256).
-    public init(clock: any Clock = MonotonicClock(), eventCapacity: Int = 256) throws(SystemError) {
+    public init(clock: any Clock, eventCapacity: Int = 256) throws(SystemError) {
         self.clock = clock
         epoll = try systemCall("epoll_create1") { cs_epoll_create() }
         do {

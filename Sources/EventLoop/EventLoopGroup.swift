@@ -12,8 +12,9 @@ public final class EventLoopGroup: Sendable {
     private let cursor = Atomic<Int>(0)
 
     /// Creates `count` loops (at least 1) and starts their threads, named `name-0`, `name-1`…
-    /// Loop threads block the daemon's signals (`Signals.daemonSignals`).
-    public init(loopCount count: Int, name: String = "pg-loop", clock: any Clock = MonotonicClock()) throws(SystemError) {
+    /// Loop threads block the daemon's signals (`Signals.daemonSignals`). Every loop reads
+    /// the time from `clock`.
+    public init(loopCount count: Int, name: String = "pg-loop", clock: any Clock) throws(SystemError) {
         var loops: [EventLoop] = []
         for _ in 0..<max(count, 1) { loops.append(try EventLoop(clock: clock)) }
         var threads: [SystemThread] = []

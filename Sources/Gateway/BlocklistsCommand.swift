@@ -1,6 +1,7 @@
 import Blocklists
 import Config
 import DomainMatch
+import EventLoop
 import Policy
 import SystemIO
 
@@ -13,7 +14,7 @@ enum BlocklistsCommand {
                phosra-gate blocklists compile [--lists DIR] [--state-dir DIR | --out FILE]
         """
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         guard let verb = words.first, ["list", "compile"].contains(verb) else {
             console.err(usage)
             return 1
@@ -32,11 +33,11 @@ enum BlocklistsCommand {
             let inputs = try EngineOptions.listInputs(settings)
             for warning in inputs.warnings { console.err("warning: \(warning)") }
             var warnings: [String] = []
-            let start = monotonicSeconds()
+            let start = clock.now()
             var progress = Progress(total: inputs.totalBytes, label: "compiling")
             let lists = CategoryLists.build(inputs, warnings: &warnings) { done, _ in progress.update(done) }
             progress.finish()
-            let seconds = monotonicSeconds() - start
+            let seconds = clock.seconds(since: start)
             for warning in warnings { console.err("warning: \(warning)") }
             if verb == "list" {
                 for category in Category.allCases { console.out(line(category, lists.stats[category], inputs)) }

@@ -1,6 +1,7 @@
 import Blocklists
 import Config
 import DomainMatch
+import EventLoop
 import Glibc
 import Policy
 import Zoneinfo
@@ -13,16 +14,16 @@ enum CheckCommand {
         """
 
     /// Exit status: 0, 2 when some name was invalid, 1 on a usage or input error.
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
-            return try check(words, console: console)
+            return try check(words, console: console, clock: clock)
         } catch {
             console.err("phosra-gate check: \(error)")
             return 1
         }
     }
 
-    private static func check(_ words: [String], console: some Console) throws(GatewayError) -> Int32 {
+    private static func check(_ words: [String], console: some Console, clock: any Clock) throws(GatewayError) -> Int32 {
         let arguments: Arguments
         do {
             arguments = try Arguments(words, commandFlags: ["--config": .value, "--at": .value, "--json": .boolean])
@@ -36,7 +37,7 @@ enum CheckCommand {
         if let text = arguments.flag("--at") {
             do { instant = try TimeArgument.parse(text, zone: zone) } catch { throw .flag("--at", error.description) }
         } else {
-            instant = Int64(time(nil))
+            instant = clock.wall().unixSeconds
         }
         let policy = try EngineOptions.policy(settings)
         let inputs = try EngineOptions.listInputs(settings)

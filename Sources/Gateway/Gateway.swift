@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import Zoneinfo
 
 /// The composition root: picks the command and wires options to the modules.
 public enum Gateway {
@@ -23,6 +24,11 @@ public enum Gateway {
     /// Runs `arguments` (without the program name) and returns the exit status.
     public static func main(_ arguments: [String]) -> Int32 {
         let console = StandardConsole()
+        let clock: any Clock
+        do { clock = try makeClock(testClock: getenv(testClockVariable).map { String(cString: $0) }) } catch {
+            console.err("phosra-gate: \(error)")
+            return 1
+        }
         guard let command = arguments.first else {
             console.err(usage)
             return 1
@@ -34,7 +40,7 @@ public enum Gateway {
                 console.out(CheckCommand.usage)
                 return 0
             }
-            return CheckCommand.run(rest, console: console)
+            return CheckCommand.run(rest, console: console, clock: clock)
         case "run":
             if rest.contains("--help") {
                 console.out(RunCommand.usage)
@@ -46,9 +52,9 @@ public enum Gateway {
                 return 1
             }
             Signals.ignoreBrokenPipe()
-            return RunCommand.run(rest, console: console)
+            return RunCommand.run(rest, console: console, clock: clock)
         case "blocklists":
-            return BlocklistsCommand.run(rest, console: console)
+            return BlocklistsCommand.run(rest, console: console, clock: clock)
         case "register", "sync", "status", "hits":
             if rest.contains("--help") {
                 console.out(["register": RegisterCommand.usage, "sync": SyncCommand.usage, "status": StatusCommand.usage,
@@ -56,18 +62,18 @@ public enum Gateway {
                 return 0
             }
             switch command {
-            case "register": return RegisterCommand.run(rest, console: console)
-            case "sync": return SyncCommand.run(rest, console: console)
-            case "status": return StatusCommand.run(rest, console: console)
-            default: return HitsCommand.run(rest, console: console)
+            case "register": return RegisterCommand.run(rest, console: console, clock: clock)
+            case "sync": return SyncCommand.run(rest, console: console, clock: clock)
+            case "status": return StatusCommand.run(rest, console: console, clock: clock)
+            default: return HitsCommand.run(rest, console: console, clock: clock)
             }
         case "bench":
             switch rest.first {
             case "matcher":
                 if rest.contains("--help") { console.out(BenchMatcherCommand.usage); return 0 }
-                return BenchMatcherCommand.run(Array(rest.dropFirst()), console: console)
+                return BenchMatcherCommand.run(Array(rest.dropFirst()), console: console, clock: clock)
             case "matcher-child":
-                return MatcherChild.run(Array(rest.dropFirst()), console: console)
+                return MatcherChild.run(Array(rest.dropFirst()), console: console, clock: clock)
             default:
                 console.err("usage: phosra-gate bench matcher [options]")
                 return 1
@@ -82,5 +88,22 @@ public enum Gateway {
             console.err("phosra-gate: unknown command \"\(command)\"\n\(usage)")
             return 1
         }
+    }
+
+    /// For tests of the real binary only; never set on a real gateway. See `makeClock`.
+    static let testClockVariable = "PHOSRA_GATE_TEST_CLOCK"
+
+    /// The one clock of this process, made here and passed to the command and from there
+    /// to everything that reads the time. `testClock` (`PHOSRA_GATE_TEST_CLOCK`, test-only)
+    /// is an ISO 8601 instant such as `2026-12-01T12:00:00Z` (no offset: UTC): the wall
+    /// clock starts there and advances with the monotonic clock, so that a test of the
+    /// real binary does not depend on the time of day it runs at (a policy's downtime).
+    static func makeClock(testClock: String?) throws(GatewayError) -> any Clock {
+        guard let testClock, !testClock.isEmpty else { return SystemClock() }
+        let start: Int64
+        do { start = try TimeArgument.parse(testClock, zone: .utc) } catch {
+            throw .usage("\(testClockVariable): \(error.description)")
+        }
+        return SystemClock(wallStartingAt: WallTime(unixSeconds: start))
     }
 }

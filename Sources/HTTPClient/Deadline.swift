@@ -2,25 +2,27 @@ import EventLoop
 import Glibc
 import SystemIO
 
-/// An instant on the monotonic clock by which a step must be done.
+/// An instant on the client's monotonic clock by which a step must be done.
 struct Deadline: Comparable {
     let instant: Nanoseconds
+    let clock: any Clock
 
-    static func after(_ duration: Duration, clock: MonotonicClock = MonotonicClock()) -> Deadline {
+    static func after(_ duration: Duration, clock: any Clock) -> Deadline {
         let (instant, overflow) = clock.now().addingReportingOverflow(duration.nanoseconds)
-        return Deadline(instant: overflow ? .max : instant)
+        return Deadline(instant: overflow ? .max : instant, clock: clock)
     }
 
     static func < (lhs: Deadline, rhs: Deadline) -> Bool { lhs.instant < rhs.instant }
+    static func == (lhs: Deadline, rhs: Deadline) -> Bool { lhs.instant == rhs.instant }
 
     /// Milliseconds left for poll(2), rounded up so it never wakes just short; 0 when past.
     var pollTimeout: Int32 {
-        let now = MonotonicClock().now()
+        let now = clock.now()
         guard instant > now else { return 0 }
         return Int32(clamping: (instant - now + 999_999) / 1_000_000)
     }
 
-    var hasPassed: Bool { MonotonicClock().now() >= instant }
+    var hasPassed: Bool { clock.now() >= instant }
 }
 
 extension Duration {

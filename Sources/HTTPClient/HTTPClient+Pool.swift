@@ -6,7 +6,7 @@ extension HTTPClient {
     /// The kept connection for `key` if it is still fresh and open; stale ones are closed.
     func takeIdle(_ key: PoolKey) -> Connection? {
         guard let connection = idle.withLock({ $0.removeValue(forKey: key) }) else { return nil }
-        let age = MonotonicClock().now() &- connection.lastUsed
+        let age = clock.now() &- connection.lastUsed
         guard age < idleTimeout.nanoseconds, connection.transport.isIdleAndOpen() else {
             connection.transport.close()
             return nil
@@ -16,7 +16,7 @@ extension HTTPClient {
     }
 
     func putIdle(_ connection: Connection) {
-        connection.lastUsed = MonotonicClock().now()
+        connection.lastUsed = clock.now()
         let replaced = idle.withLock { $0.updateValue(connection, forKey: connection.key) }
         replaced?.transport.close()
     }

@@ -27,6 +27,8 @@ public final class HTTPClient: @unchecked Sendable {
     public let maxResponseBytes: Int
     public let userAgent: String
     public let idleTimeout: Duration
+    /// Deadlines and the age of kept connections (monotonic only).
+    let clock: any Clock
     private let resolver: HostResolver
     private let context: Mutex<TLSContext?>
     /// The kept connections (`HTTPClient+Pool.swift`).
@@ -38,10 +40,12 @@ public final class HTTPClient: @unchecked Sendable {
     ///     system store, loaded at the first https request.
     ///   - userAgent: sent unless a request carries its own `User-Agent`.
     ///   - resolver: `.system` (getaddrinfo), or a fixed table for tests.
+    ///   - clock: what deadlines and the idle timeout are measured on: the daemon's clock.
     public init(tls: TLSContext? = nil, connectTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(30),
                 maxResponseBytes: Int = 4 << 20, userAgent: String, idleTimeout: Duration = .seconds(30),
-                resolver: HostResolver = .system) {
+                resolver: HostResolver = .system, clock: any Clock) {
         context = Mutex(tls)
+        self.clock = clock
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.maxResponseBytes = maxResponseBytes
@@ -68,7 +72,7 @@ public final class HTTPClient: @unchecked Sendable {
     /// Sends `request` and reads the whole response. Any status is a response (a 500 is
     /// not an error here); only a missing or unreadable response throws.
     public func send(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse {
-        let deadline = Deadline.after(requestTimeout)
+        let deadline = Deadline.after(requestTimeout, clock: clock)
         let message = try RequestHead.serialize(request, userAgent: userAgent)
         let key = PoolKey(request.url)
         if let kept = takeIdle(key), case .response(let response) = try exchange(message, request, on: kept, until: deadline) {
@@ -135,7 +139,7 @@ public final class HTTPClient: @unchecked Sendable {
 
     /// Resolves, connects and (for https) handshakes, within `connectTimeout` and `deadline`.
     private func open(_ url: HTTPURL, until deadline: Deadline) throws(HTTPError) -> Connection {
-        let connectDeadline = min(deadline, Deadline.after(connectTimeout))
+        let connectDeadline = min(deadline, Deadline.after(connectTimeout, clock: clock))
         let addresses = try resolver.addresses(for: url)
         let socket = try Transport.connect(to: addresses, deadline: connectDeadline)
         var session: TLSConnection?

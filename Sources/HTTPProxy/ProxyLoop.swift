@@ -76,9 +76,8 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
 
     /// What a connection decides with, now.
     func environment() -> ProxyEnvironment {
-        var wall = timespec()
-        clock_gettime(CLOCK_REALTIME, &wall)
-        return ProxyEnvironment(snapshot: snapshot, settings: settings, now: loop.clock.now(), wallClock: Int64(wall.tv_sec))
+        ProxyEnvironment(snapshot: snapshot, settings: settings, now: loop.clock.now(),
+                         wallClock: loop.clock.wall().unixSeconds)
     }
 
     /// A new connection: `allow_clients` (403) and the per-client limit (429) first.

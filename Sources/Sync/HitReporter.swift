@@ -10,13 +10,13 @@ public struct HitReporter {
 
     /// Returns how many batches were delivered.
     @discardableResult
-    public mutating func send(for sync: ProfileSync, store: Store, now: Int64,
+    public mutating func send(for sync: ProfileSync, store: Store, now: SyncTime,
                               log: (String, [(String, String)]) -> Void) -> Int {
         var delivered = 0
-        while budget.availableAt(now) <= now {
-            guard let batch = try? store.nextBatch(profile: sync.profile, now: now / 1000) else { break }
+        while budget.availableAt(now.monotonic) <= now.monotonic {
+            guard let batch = try? store.nextBatch(profile: sync.profile, now: now.wallSeconds) else { break }
             guard sync.spendForReport(now) else { break }
-            budget.spend(now)
+            budget.spend(now.monotonic)
             let events = batch.events.map { row in
                 ReportPayloads.BlockedEvent(domain: row.domain, matched: row.matched, reason: row.reason, category: row.category,
                                             client: row.client, source: row.source, count: row.count,
@@ -24,13 +24,13 @@ public struct HitReporter {
             }
             let body = ReportPayloads.blockedAttempt(batchID: batch.id, version: batch.policyVersion,
                                                      windowStart: batch.windowStart, windowEnd: batch.windowEnd,
-                                                     events: events, merged: batch.mergedEvents, at: now / 1000)
+                                                     events: events, merged: batch.mergedEvents, at: now.wallSeconds)
             switch sync.send(body) {
             case .accepted:
                 _ = try? store.completeBatch(id: batch.id)
                 delivered += 1
             case .rejected(let why):
-                _ = try? store.deadLetter(batchID: batch.id, reason: why, now: now / 1000)
+                _ = try? store.deadLetter(batchID: batch.id, reason: why, now: now.wallSeconds)
                 log("hits_dead_lettered", [("profile", sync.profile), ("batch_id", batch.id), ("error", why)])
             case .rateLimited(let seconds):
                 sync.rateLimited(retryAfter: seconds, now: now)

@@ -20,13 +20,14 @@ public final class ProfileSync {
     private let evaluate: (CompiledPolicy) -> [EnforcementResult]
     private let keepOnNoPolicy: Bool
     private let log: (String, [(String, String)]) -> Void
-    /// A 429 holds every request of this profile (polls, acks, reports) until then.
+    /// A 429 holds every request of this profile (polls, acks, reports) until then
+    /// (monotonic milliseconds).
     private var holdUntil: Int64 = 0
     /// Whether this process has said the API has no active policy (said once, not per poll).
     private var announcedNoPolicy = false
 
     public init(profile: String, childID: String, api: any PhosraAPIClient, store: Store, timing: SyncSchedule.Timing,
-                now: Int64, keepOnNoPolicy: Bool, apply: @escaping (CompiledPolicy?) -> Void,
+                now: SyncTime, keepOnNoPolicy: Bool, apply: @escaping (CompiledPolicy?) -> Void,
                 evaluate: @escaping (CompiledPolicy) -> [EnforcementResult],
                 log: @escaping (String, [(String, String)]) -> Void) throws(StoreError) {
         self.profile = profile
@@ -38,13 +39,17 @@ public final class ProfileSync {
         self.keepOnNoPolicy = keepOnNoPolicy
         self.log = log
         state = try store.syncState(profile: profile) ?? SyncState(profile: profile)
-        schedule = SyncSchedule(timing: timing, now: now * 1000, unauthorizedSince: state.unauthorizedSince.map { $0 * 1000 })
+        // The store keeps the start of a run of 401s as a wall-clock time (it outlives
+        // the process); the schedule counts `revoke_after` from it on the monotonic clock.
+        schedule = SyncSchedule(timing: timing, now: now.monotonic,
+                                unauthorizedSince: state.unauthorizedSince.map { now.monotonic(atWall: $0 * 1000) })
     }
 
-    /// When the next request can go (unix milliseconds): due by the schedule, and within
-    /// the request budget and any `Retry-After` hold, so the sync thread sleeps until then.
-    public func nextDue(now: Int64) -> Int64 {
-        max(schedule.next().at, budget.availableAt(now), holdUntil)
+    /// When the next request can go (monotonic milliseconds): due by the schedule, and
+    /// within the request budget and any `Retry-After` hold, so the sync thread sleeps
+    /// until then.
+    public func nextDue(now: SyncTime) -> Int64 {
+        max(schedule.next().at, budget.availableAt(now.monotonic), holdUntil)
     }
 
     public var appliedVersion: Int { state.appliedVersion }
@@ -52,17 +57,17 @@ public final class ProfileSync {
     /// Makes the next request if it is due (or `force`, for SIGUSR1 and `sync`); returns
     /// whether the API answered.
     @discardableResult
-    public func step(now: Int64, force: Bool = false) -> Bool {
+    public func step(now: SyncTime, force: Bool = false) -> Bool {
         let (request, due) = schedule.next()
-        guard force || due <= now else { return true }
+        guard force || due <= now.monotonic else { return true }
         guard spend(now) else { return true }
         let fetch = api.fetchPolicy(sinceVersion: request == .full || state.appliedVersion == 0 ? nil : state.appliedVersion)
         let outcome = handle(fetch, request: request, now: now)
-        schedule.record(outcome, for: request, now: now, random: Double.random(in: 0..<1))
-        state.lastSyncAt = now / 1000
-        state.unauthorizedSince = schedule.unauthorizedSince.map { $0 / 1000 }
-        state.revoked = schedule.isRevoked(now: now)
-        state.nextFullSyncAt = schedule.nextFullAt / 1000
+        schedule.record(outcome, for: request, now: now.monotonic, random: Double.random(in: 0..<1))
+        state.lastSyncAt = now.wallSeconds
+        state.unauthorizedSince = schedule.unauthorizedSince.map { now.wall(atMonotonic: $0) / 1000 }
+        state.revoked = schedule.isRevoked(now: now.monotonic)
+        state.nextFullSyncAt = now.wall(atMonotonic: schedule.nextFullAt) / 1000
         switch outcome {
         case .applied, .notModified, .noPolicy, .invalid:
             retryUnconfirmed(now: now)
@@ -76,13 +81,13 @@ public final class ProfileSync {
 
     /// An `enforcement_status` report or an ack that did not get through is sent again
     /// once the API answers, also after a restart (the versions are in the store).
-    private func retryUnconfirmed(now: Int64) {
+    private func retryUnconfirmed(now: SyncTime) {
         let version = state.appliedVersion
         guard version > 0, state.reportedVersion < version || state.ackedVersion < version else { return }
         if state.reportedVersion < version,
            let stored = try? store.policy(profile: profile), stored.version == version,
            let policy = try? CompiledPolicy.decode(stored.json),
-           sendReport(ReportPayloads.enforcementStatus(version: version, results: evaluate(policy), at: now / 1000), now: now) {
+           sendReport(ReportPayloads.enforcementStatus(version: version, results: evaluate(policy), at: now.wallSeconds), now: now) {
             state.reportedVersion = version
         }
         if state.ackedVersion < version, spend(now), api.ack(version: version) == .accepted {
@@ -91,11 +96,11 @@ public final class ProfileSync {
     }
 
     /// A 429 from any request: hold this profile's requests for `Retry-After`.
-    public func rateLimited(retryAfter seconds: Int64, now: Int64) {
-        holdUntil = max(holdUntil, now + max(1, seconds) * 1000)
+    public func rateLimited(retryAfter seconds: Int64, now: SyncTime) {
+        holdUntil = max(holdUntil, now.monotonic + max(1, seconds) * 1000)
     }
 
-    private func handle(_ fetch: PolicyFetch, request: SyncSchedule.Request, now: Int64) -> SyncSchedule.Outcome {
+    private func handle(_ fetch: PolicyFetch, request: SyncSchedule.Request, now: SyncTime) -> SyncSchedule.Outcome {
         switch fetch {
         case .policy(let bytes):
             succeeded(now)
@@ -127,7 +132,7 @@ public final class ProfileSync {
     }
 
     /// A 200: validate, and only then build aside, swap, persist, report and ack.
-    private func receive(_ bytes: [UInt8], now: Int64) -> SyncSchedule.Outcome {
+    private func receive(_ bytes: [UInt8], now: SyncTime) -> SyncSchedule.Outcome {
         state.noActivePolicy = false
         state.noPolicyUnfiltered = false
         announcedNoPolicy = false
@@ -148,12 +153,12 @@ public final class ProfileSync {
         state.policyID = policy.policyID
         do {
             try store.savePolicy(CachedPolicy(profile: profile, json: bytes, version: policy.version,
-                                              policyID: policy.policyID, fetchedAt: now / 1000))
+                                              policyID: policy.policyID, fetchedAt: now.wallSeconds))
         } catch {
             log("store_failed", [("profile", profile), ("error", "\(error)")])
         }
         log("policy_applied", [("profile", profile), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
-        if sendReport(ReportPayloads.enforcementStatus(version: policy.version, results: results, at: now / 1000), now: now) {
+        if sendReport(ReportPayloads.enforcementStatus(version: policy.version, results: results, at: now.wallSeconds), now: now) {
             state.reportedVersion = policy.version
         }
         if spend(now), case .accepted = api.ack(version: policy.version) { state.ackedVersion = policy.version }
@@ -161,17 +166,17 @@ public final class ProfileSync {
     }
 
     /// An invalid 200 keeps the last good policy and is reported `failed` (SPEC §7.2).
-    private func reject(_ reason: String, version: Int, now: Int64) -> SyncSchedule.Outcome {
+    private func reject(_ reason: String, version: Int, now: SyncTime) -> SyncSchedule.Outcome {
         log("policy_rejected", [("profile", profile), ("error", reason)])
         state.lastError = "policy rejected: \(reason)"
-        state.lastErrorAt = now / 1000
+        state.lastErrorAt = now.wallSeconds
         let results = EnforcementReport.rejected(reason: reason, keeping: state.appliedVersion)
-        sendReport(ReportPayloads.enforcementStatus(version: version, results: results, at: now / 1000), now: now)
+        sendReport(ReportPayloads.enforcementStatus(version: version, results: results, at: now.wallSeconds), now: now)
         return .invalid
     }
 
     @discardableResult
-    private func sendReport(_ body: [UInt8], now: Int64) -> Bool {
+    private func sendReport(_ body: [UInt8], now: SyncTime) -> Bool {
         guard spend(now) else { return false }
         let result = api.report(body)
         if result != .accepted { log("report_failed", [("profile", profile), ("result", "\(result)")]) }
@@ -179,22 +184,23 @@ public final class ProfileSync {
     }
 
     /// One request from the budget, or false when it is spent or a 429 holds it.
-    private func spend(_ now: Int64) -> Bool {
-        guard now >= holdUntil, budget.availableAt(now) <= now else { return false }
-        budget.spend(now)
+    private func spend(_ now: SyncTime) -> Bool {
+        let instant = now.monotonic
+        guard instant >= holdUntil, budget.availableAt(instant) <= instant else { return false }
+        budget.spend(instant)
         return true
     }
 
-    private func succeeded(_ now: Int64) {
-        state.lastSuccessAt = now / 1000
+    private func succeeded(_ now: SyncTime) {
+        state.lastSuccessAt = now.wallSeconds
         state.lastError = nil
         state.lastErrorAt = nil
     }
 
-    private func failed(_ why: String, _ now: Int64) {
+    private func failed(_ why: String, _ now: SyncTime) {
         if state.lastError != why { log("sync_failed", [("profile", profile), ("error", why)]) }
         state.lastError = why
-        state.lastErrorAt = now / 1000
+        state.lastErrorAt = now.wallSeconds
     }
 
     private func persist() {
@@ -203,7 +209,7 @@ public final class ProfileSync {
 
     /// Uses the shared budget for the hit reporter (polls, acks and reports together stay
     /// under 20 a minute per profile).
-    public func spendForReport(_ now: Int64) -> Bool { spend(now) }
+    public func spendForReport(_ now: SyncTime) -> Bool { spend(now) }
 
     /// Sends a report body on this profile's budget.
     public func send(_ body: [UInt8]) -> APIResult { api.report(body) }

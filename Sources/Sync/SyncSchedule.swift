@@ -1,6 +1,7 @@
 /// When a profile talks to the API next (SPEC §7.2, §7.6), worked out without I/O: the
 /// sync thread asks, waits, makes the request and tells the outcome back. All times are
-/// unix milliseconds.
+/// milliseconds on the monotonic clock (`SyncTime.monotonic`), never the wall clock, so
+/// that a step of the wall clock moves no request.
 public struct SyncSchedule: Sendable {
     public struct Timing: Sendable {
         public var pollInterval: Int64 = 120_000

@@ -1,5 +1,4 @@
 import EventLoop
-import Glibc
 import Policy
 import Store
 import Synchronization
@@ -9,6 +8,8 @@ import SystemIO
 /// heartbeat, polls the API for each registered profile, sends hit batches and the hourly
 /// activity summary. One thread for all of it: the work is sequential and mostly waiting,
 /// and blocking HTTP with deadlines keeps it simple. SIGUSR1 wakes it for a sync now.
+/// Every interval is paced on the monotonic clock and only timestamps come from the wall
+/// clock (`SyncTime`), so a step of the wall clock fires nothing early and delays nothing.
 public final class SyncService: @unchecked Sendable {
     // Sendable: everything mutable is touched only by the sync thread, except `wake` and
     // `stop`, which go through the doorbell and an atomic.
@@ -28,7 +29,10 @@ public final class SyncService: @unchecked Sendable {
     private let intervals: Intervals
     private let heartbeat: () -> Heartbeat
     private let log: (String, [(String, String)]) -> Void
+    private let clock: any Clock
     private var reporters: [String: HitReporter] = [:]
+    /// When each periodic job is due next (monotonic milliseconds); sync thread only.
+    private var nextFlush: Int64, nextBeat: Int64, nextReport: Int64, nextPrune: Int64
     private let doorbell: Doorbell
     private let stopping = Atomic<Bool>(false)
     private let forced = Atomic<Bool>(false)
@@ -38,7 +42,7 @@ public final class SyncService: @unchecked Sendable {
 
     public init(store: Store, flusher: HitFlusher, profiles: [ProfileSync], activity: [String: ActivityCounters],
                 localVersions: [String: Int], intervals: Intervals, heartbeat: @escaping () -> Heartbeat,
-                log: @escaping (String, [(String, String)]) -> Void) throws(SystemError) {
+                clock: any Clock, log: @escaping (String, [(String, String)]) -> Void) throws(SystemError) {
         self.store = store
         self.flusher = flusher
         self.profiles = profiles
@@ -46,7 +50,10 @@ public final class SyncService: @unchecked Sendable {
         self.localVersions = localVersions
         self.intervals = intervals
         self.heartbeat = heartbeat
+        self.clock = clock
         self.log = log
+        let start = Int64(clock.now() / 1_000_000)
+        (nextFlush, nextBeat, nextReport, nextPrune) = (start, start, start + intervals.report, start)
         doorbell = try Doorbell()
     }
 
@@ -69,69 +76,67 @@ public final class SyncService: @unchecked Sendable {
     }
 
     private func loop() {
-        var nextFlush = Self.now(), nextBeat = Self.now(), nextReport = Self.now() + intervals.report
-        var nextPrune = Self.now()
         while !stopping.load(ordering: .acquiring) {
-            let now = Self.now()
-            if now >= nextFlush {
-                flush(now)
-                nextFlush = now + intervals.flush
-            }
-            if now >= nextPrune {
-                _ = try? store.pruneHistory(before: (now - intervals.historyRetention) / 1000)
-                nextPrune = now + 600_000
-            }
-            if now >= nextBeat {
-                do { try store.writeHeartbeat(heartbeat()) } catch { log("store_failed", [("error", "\(error)")]) }
-                nextBeat = now + intervals.heartbeat
-            }
-            let force = forced.exchange(false, ordering: .acquiring)
-            for sync in profiles { sync.step(now: Self.now(), force: force) }
-            if now >= nextReport || force {
-                report(Self.now())
-                nextReport = Self.now() + intervals.report
-            }
-            let current = Self.now()
-            let wakeAt = ([nextFlush, nextBeat, nextReport] + profiles.map { $0.nextDue(now: current) }).min() ?? now + 1000
-            let wait = max(0, wakeAt - Self.now())
-            _ = try? doorbell.wait(timeout: Nanoseconds(wait) * 1_000_000, clock: MonotonicClock())
+            let wakeAt = runDue(force: forced.exchange(false, ordering: .acquiring))
+            let wait = max(0, wakeAt - SyncTime(clock).monotonic)
+            _ = try? doorbell.wait(timeout: Nanoseconds(wait) * 1_000_000, clock: clock)
             doorbell.drain()
         }
-        flush(Self.now())
+        flush(SyncTime(clock))
     }
 
-    private func flush(_ now: Int64) {
+    /// One round of the sync thread: every job that is due now (the profiles' requests
+    /// too when `force`); returns when the next one is due (monotonic milliseconds). Apart
+    /// from the thread so that tests drive it with a `ManualClock`.
+    func runDue(force: Bool = false) -> Int64 {
+        let now = SyncTime(clock)
+        if now.monotonic >= nextFlush {
+            flush(now)
+            nextFlush = now.monotonic + intervals.flush
+        }
+        if now.monotonic >= nextPrune {
+            _ = try? store.pruneHistory(before: (now.wall - intervals.historyRetention) / 1000)
+            nextPrune = now.monotonic + 600_000
+        }
+        if now.monotonic >= nextBeat {
+            do { try store.writeHeartbeat(heartbeat()) } catch { log("store_failed", [("error", "\(error)")]) }
+            nextBeat = now.monotonic + intervals.heartbeat
+        }
+        // Requests take time (blocking HTTP), so each reads the clocks afresh.
+        for sync in profiles { sync.step(now: SyncTime(clock), force: force) }
+        if now.monotonic >= nextReport || force {
+            report(SyncTime(clock))
+            nextReport = SyncTime(clock).monotonic + intervals.report
+        }
+        let current = SyncTime(clock)
+        return ([nextFlush, nextBeat, nextReport] + profiles.map { $0.nextDue(now: current) }).min() ?? current.monotonic + 1000
+    }
+
+    private func flush(_ now: SyncTime) {
         var versions = localVersions
         for sync in profiles { versions[sync.profile] = sync.appliedVersion }
         do {
-            let merged = try flusher.flush(activity: activity, versions: versions, now: now / 1000)
+            let merged = try flusher.flush(activity: activity, versions: versions, now: now.wallSeconds)
             if merged > 0 { log("hits_merged", [("rows", "\(merged)"), ("note", "hit_queue_max reached")]) }
         } catch {
             log("store_failed", [("error", "\(error)")])
         }
     }
 
-    private func report(_ now: Int64) {
+    private func report(_ now: SyncTime) {
         for sync in profiles {
             var reporter = reporters[sync.profile] ?? HitReporter()
             reporter.send(for: sync, store: store, now: now, log: log)
             reporters[sync.profile] = reporter
-            let hour = now / 1000 - now / 1000 % 3600
+            let hour = now.wallSeconds - now.wallSeconds % 3600
             for record in (try? store.unsentActivity(profile: sync.profile, before: hour)) ?? [] {
                 guard sync.spendForReport(now) else { break }
                 let body = ReportPayloads.webActivity(hourStart: record.hourStart, queries: record.queries,
                                                       byReason: record.blocksByReason, byCategory: record.blocksByCategory,
-                                                      byEngine: record.rewritesByEngine, at: now / 1000)
+                                                      byEngine: record.rewritesByEngine, at: now.wallSeconds)
                 guard sync.send(body) == .accepted else { break }
                 try? store.markActivitySent(profile: sync.profile, hourStart: record.hourStart)
             }
         }
-    }
-
-    /// Unix milliseconds.
-    public static func now() -> Int64 {
-        var wall = timespec()
-        clock_gettime(CLOCK_REALTIME, &wall)
-        return Int64(wall.tv_sec) * 1000 + Int64(wall.tv_nsec) / 1_000_000
     }
 }

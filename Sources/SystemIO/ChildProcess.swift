@@ -59,10 +59,3 @@ public enum ProcessMemory {
         return 0
     }
 }
-
-/// Monotonic time in seconds, for measuring durations.
-public func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

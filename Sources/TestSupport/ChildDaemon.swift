@@ -42,19 +42,13 @@ public final class ChildDaemon: @unchecked Sendable {
     /// Waits until stderr contains `text`, the process exits, or `timeout` passes.
     @discardableResult
     public func waitFor(_ text: String, timeout: TimeInterval = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if stderr.contains(text) { return true }
-            if !process.isRunning { return stderr.contains(text) }
-            usleep(20_000)
-        }
-        return false
+        _ = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) { stderr.contains(text) || !process.isRunning }
+        return stderr.contains(text)
     }
 
     /// Waits for the process to exit (at most `timeout`); its status, or nil if still running.
     public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        _ = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) { !process.isRunning }
         return process.isRunning ? nil : process.terminationStatus
     }
 

@@ -73,12 +73,27 @@ public final class DnsmasqUpstream: @unchecked Sendable {
     @discardableResult
     public func waitForQueries(_ name: String, type: String? = nil, count: Int = 1, timeout: TimeInterval = 2)
         -> [LoggedQuery] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let found = queries(for: name, type: type)
-            if found.count >= count || Date() > deadline { return found }
-            usleep(20_000)
+        _ = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) { queries(for: name, type: type).count >= count }
+        return queries(for: name, type: type)
+    }
+
+    /// Every query it has logged, complete — for asserting that something did NOT reach
+    /// it, without sleeping: dnsmasq writes its log a moment after answering, but in the
+    /// order queries came, so one more query of ours, sent straight to it after the test's
+    /// own have been answered, is logged after all of theirs. Waits for that one (left out
+    /// of the result).
+    public func settledQueries() throws -> [LoggedQuery] {
+        let marker = "settle-\(UUID().uuidString.prefix(8).lowercased()).invalid"
+        _ = try Dig.query(marker, port: port)
+        guard waitUntil(interval: 5_000_000, { !queries(for: marker).isEmpty }) else {
+            throw SpawnedServerError(message: "dnsmasq never logged \(marker):\n\(log)")
         }
+        return queries.filter { $0.name != marker }
+    }
+
+    /// `settledQueries()` for `name` (any letter case), of `type` when given.
+    public func settledQueries(for name: String, type: String? = nil) throws -> [LoggedQuery] {
+        try settledQueries().filter { $0.name.lowercased() == name.lowercased() && (type == nil || $0.type == type) }
     }
 
     /// SIGKILL (with its TCP children), as a crashed upstream.

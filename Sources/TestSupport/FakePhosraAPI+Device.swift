@@ -13,8 +13,8 @@ extension FakePhosraAPI {
             // generated_at: the time of every 200 with 0–9 fractional digits in turn (Go
             // trims trailing zeros); a stamp already served is replaced by a full one.
             state.policiesServed += 1
-            var stamp = FakeTime.now(fractionDigits: state.policiesServed % 10)
-            if state.generatedStamps.contains(stamp) { stamp = FakeTime.now(fractionDigits: 9) }
+            var stamp = FakeTime.now(fractionDigits: state.policiesServed % 10, clock: clock)
+            if state.generatedStamps.contains(stamp) { stamp = FakeTime.now(fractionDigits: 9, clock: clock) }
             state.generatedStamps.insert(stamp)
             return (selected, state.children[device.childID]?.age ?? 0, stamp, state.policyBodyOverride)
         }

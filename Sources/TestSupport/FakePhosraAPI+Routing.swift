@@ -1,3 +1,5 @@
+import EventLoop
+
 /// The request path through the fake, in the real server's middleware order
 /// (phosra-api.md §1.1): delay (a cold start) → rate limiter (headers on every response,
 /// 429 before routing) → router (404 plain text, 405 empty, neither authenticated) →
@@ -38,7 +40,7 @@ extension FakePhosraAPI {
             }
         }
         if case .respond(var response) = outcome.reply {
-            response.headers = limit.headers + [("Date", Self.httpDate())] + response.headers
+            response.headers = limit.headers + [("Date", Self.httpDate(clock: clock))] + response.headers
             outcome.reply = .respond(response)
         }
         record(request, endpoint: try? endpoint?.get().0, outcome: outcome)
@@ -99,7 +101,7 @@ extension FakePhosraAPI {
             guard !state.keyLookupFails, fault != .keyLookupFails,
                   let id = state.devices.first(where: { $0.value.apiKeyHash == hash && $0.value.status == "active" })?.key
             else { return nil }
-            state.devices[id]?.lastSeenAt = FakeTime.now(fractionDigits: 6)
+            state.devices[id]?.lastSeenAt = FakeTime.now(fractionDigits: 6, clock: clock)
             return state.devices[id]
         }
         guard let device else { return error(401, "invalid or revoked device key") }
@@ -111,7 +113,7 @@ extension FakePhosraAPI {
     /// The global limiter: counts every request in a fixed one-minute window (the real
     /// one slides); 429 when switched on, or when enforcing and over the limit.
     private func countRequest() -> (limited: Bool, headers: [(String, String)]) {
-        let now = Int(FakeTime.unixSeconds())
+        let now = FakeTime.unixSeconds(clock: clock)
         return locked { state in
             let window = now - now % 60
             if window != state.windowStart {
@@ -169,10 +171,10 @@ extension FakePhosraAPI {
     private static let plainTextHeaders = [("Content-Type", "text/plain; charset=utf-8"), ("X-Content-Type-Options", "nosniff")]
 
     /// `Date: Tue, 31 Mar 2026 14:05:09 GMT`.
-    static func httpDate() -> String {
+    static func httpDate(clock: any Clock) -> String {
         let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        let seconds = Int(FakeTime.unixSeconds())
+        let seconds = FakeTime.unixSeconds(clock: clock)
         let iso = FakeTime.format(seconds: seconds, nanoseconds: 0, fractionDigits: 0)  // 2026-03-31T14:05:09Z
         let parts = iso.split(whereSeparator: { "-T:Z".contains($0) }).map(String.init)
         let month = months[(Int(parts[1]) ?? 1) - 1]

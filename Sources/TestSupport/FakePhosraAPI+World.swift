@@ -83,7 +83,7 @@ extension FakePhosraAPI {
                                osVersion: String = "12", appVersion: String = "0.1.0",
                                capabilities: [String] = ["dns_filter", "http_connect_proxy"]) -> (deviceID: String, apiKey: String) {
         let key = FakeIDs.deviceKey()
-        let now = FakeTime.now(fractionDigits: 6)
+        let now = FakeTime.now(fractionDigits: 6, clock: clock)
         let device = Device(id: FakeIDs.uuid(), childID: childID, familyID: familyID, name: name, model: model,
                             osVersion: osVersion, appVersion: appVersion, apnsToken: nil, capabilities: capabilities,
                             status: "active", lastPolicyVersion: 0, lastSeenAt: nil, enforcementSummary: .emptyObject,
@@ -99,7 +99,7 @@ extension FakePhosraAPI {
     public func revokeDevice(_ deviceID: String) {
         locked { state in
             state.devices[deviceID]?.status = "revoked"
-            state.devices[deviceID]?.updatedAt = FakeTime.now(fractionDigits: 6)
+            state.devices[deviceID]?.updatedAt = FakeTime.now(fractionDigits: 6, clock: clock)
         }
     }
 

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 
 /// A fake of the Phosra device API (phosra-api.md §7, every numbered fact), in-process on
@@ -24,6 +25,8 @@ public final class FakePhosraAPI: @unchecked Sendable {
     public let familyID = FakeIDs.uuid()
     let lock = NSLock()
     var state = State()
+    /// Where its timestamps come from (`last_seen_at`, `generated_at`, rate-limit windows).
+    let clock: any Clock
     private var server: TestHTTPServer!
     private let scheme: String
 
@@ -33,8 +36,10 @@ public final class FakePhosraAPI: @unchecked Sendable {
     ///   - certificates: serve HTTPS with their server certificate; nil for plain HTTP.
     ///   - port: 0 lets the OS choose.
     ///   - idleTimeout: how long an idle keep-alive connection is kept (the real server: 15 s).
+    ///   - clock: its wall clock (a `ManualClock` to move it by hand).
     public init(basePath: String = "/api/v1", certificates: TestCertificates? = nil, port: UInt16 = 0,
-                idleTimeout: Duration = .seconds(15)) throws {
+                idleTimeout: Duration = .seconds(15), clock: any Clock = SystemClock()) throws {
+        self.clock = clock
         self.basePath = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
         scheme = certificates == nil ? "http" : "https"
         let tls = try certificates.map { try TLSServerContext($0) }
@@ -53,6 +58,8 @@ public final class FakePhosraAPI: @unchecked Sendable {
     public var isRunning: Bool { server.isRunning }
     /// Connections accepted since the fake was made.
     public var connectionsAccepted: Int { server.connectionsAccepted }
+    /// Connections open now.
+    public var openConnections: Int { server.openConnections }
 
     /// Off the network: the port refuses connections, open ones are closed. State is kept.
     public func stop() { server.stop() }

@@ -1,3 +1,4 @@
+import EventLoop
 import Glibc
 
 /// Timestamps as the Go server reads and writes them: RFC 3339 validation with the rules
@@ -34,20 +35,16 @@ public enum FakeTime {
     /// Go's zero time, stored for a report without `reported_at`.
     public static let zero = "0001-01-01T00:00:00Z"
 
-    /// Now in UTC, with `fractionDigits` digits of the second (0 = none), trailing zeros
-    /// trimmed as Go's RFC3339Nano does.
-    public static func now(fractionDigits: Int = 9) -> String {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return format(seconds: Int(time.tv_sec), nanoseconds: Int(time.tv_nsec), fractionDigits: fractionDigits)
+    /// Now on `clock`'s wall clock, in UTC, with `fractionDigits` digits of the second
+    /// (0 = none), trailing zeros trimmed as Go's RFC3339Nano does.
+    public static func now(fractionDigits: Int = 9, clock: any Clock = SystemClock()) -> String {
+        let wall = clock.wall()
+        return format(seconds: Int(wall.unixSeconds), nanoseconds: Int(wall.unixNanoseconds - wall.unixSeconds * 1_000_000_000),
+                      fractionDigits: fractionDigits)
     }
 
-    /// Seconds since the Unix epoch.
-    public static func unixSeconds() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int(time.tv_sec)
-    }
+    /// Seconds since the Unix epoch on `clock`'s wall clock.
+    public static func unixSeconds(clock: any Clock = SystemClock()) -> Int { Int(clock.wall().unixSeconds) }
 
     public static func format(seconds: Int, nanoseconds: Int, fractionDigits: Int) -> String {
         var clock = time_t(seconds)

@@ -17,10 +17,15 @@ public final class GateRun: @unchecked Sendable {
     public static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    /// The environment that starts the daemon's wall clock at `instant` (ISO 8601, e.g.
+    /// `2026-12-01T12:00:00Z`); it then advances in real time. For tests whose outcome
+    /// depends on the time of day (downtime, schedules): they pass at any hour.
+    public static func wallClock(_ instant: String) -> [String: String] { ["PHOSRA_GATE_TEST_CLOCK": instant] }
+
     /// Starts `run` with `arguments` plus `--dns-listen 127.0.0.1:PORT` and `--state-dir`
     /// unless they are given; waits for readiness (`waitReady`).
     public init(_ arguments: [String], scratch: ScratchDirectory, port: UInt16? = nil, waitReady: Bool = true,
-                cwd: URL? = nil) throws {
+                cwd: URL? = nil, environment: [String: String] = [:]) throws {
         self.port = port ?? FreePort.tcpAndUDP()
         stateDirectory = scratch.path("state-\(self.port)")
         var words = arguments
@@ -32,7 +37,7 @@ public final class GateRun: @unchecked Sendable {
         if !words.contains("--proxy-listen") && !words.contains(where: { $0.hasPrefix("--proxy-listen=") }) {
             words += ["--proxy-listen="]
         }
-        daemon = try ChildDaemon(GateRun.binary, ["run"] + words, cwd: cwd)
+        daemon = try ChildDaemon(GateRun.binary, ["run"] + words, environment: environment, cwd: cwd)
         if waitReady, !daemon.waitFor("event=listening", timeout: 20) {
             let log = daemon.stderr
             daemon.stop()

@@ -23,13 +23,13 @@ public enum PolicyDocuments {
             """
     }
 
-    /// A downtime window covering the current UTC minute ± `minutes`, on every day.
-    public static func downtimeAroundNow(minutes: Int = 3) -> String {
-        let now = Int(Date().timeIntervalSince1970) / 60 % 1440
-        func hhmm(_ minute: Int) -> String {
-            let wrapped = (minute + 1440) % 1440
-            return String(format: "%02d:%02d", wrapped / 60, wrapped % 60)
-        }
-        return #""downtime_windows": [{"start_time": "\#(hhmm(now - minutes))", "end_time": "\#(hhmm(now + minutes))"}]"#
+    /// Noon on a Tuesday, UTC: where tests of the real binary start its wall clock
+    /// (`GateRun.wallClock(PolicyDocuments.noon)`) when the time of day matters, with the
+    /// policy's windows written around it — so they pass at any hour, midnight included.
+    public static let noon = "2026-12-01T12:00:00Z"
+
+    /// A downtime window on every day, `start` to `end` ("HH:MM"), as `screen_time` members.
+    public static func downtime(_ start: String, _ end: String) -> String {
+        #""downtime_windows": [{"start_time": "\#(start)", "end_time": "\#(end)"}]"#
     }
 }

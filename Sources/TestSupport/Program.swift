@@ -33,11 +33,14 @@ public enum Program {
             try? input.fileHandleForWriting.close()
         }
         nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
+        let readerDone = DispatchSemaphore(value: 0)
+        Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            readerDone.signal()
+        }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
+        readerDone.wait()
         return ProgramOutput(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                              stderr: String(decoding: errData, as: UTF8.self))
     }

@@ -49,13 +49,12 @@ public final class SpawnedServer: @unchecked Sendable {
             throw SpawnedServerError(message: "\(path) could not be started: \(String(cString: strerror(result)))")
         }
         pid = child
-        let deadline = Date().addingTimeInterval(timeout)
-        while !SpawnedServer.acceptsTCP(readyPort) {
-            if hasExited || Date() > deadline {
-                kill()
-                throw SpawnedServerError(message: "\(path) did not start on 127.0.0.1:\(readyPort):\n\(log)")
-            }
-            usleep(10_000)
+        let ready = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) {
+            SpawnedServer.acceptsTCP(readyPort) || hasExited
+        }
+        if !ready || hasExited {
+            kill()
+            throw SpawnedServerError(message: "\(path) did not start on 127.0.0.1:\(readyPort):\n\(log)")
         }
     }
 

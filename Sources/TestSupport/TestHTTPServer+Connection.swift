@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -76,13 +77,12 @@ extension TestHTTPServer.Core {
 }
 
 extension TestHTTPServer {
-    /// Sleeps the calling thread (EINTR resumed).
+    /// Sleeps the calling thread: a server thread's pause that is part of a scenario (a
+    /// response split across writes, a cold start). Never a test's way of waiting.
     public static func sleep(_ duration: Duration) {
         let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
         guard nanoseconds > 0 else { return }
-        var time = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        var left = timespec()
-        while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
+        pause(Nanoseconds(nanoseconds))
     }
 }
 

@@ -28,7 +28,9 @@ import TestSupport
 
     /// The main command as written, from the checkout, with only a free port, a scratch
     /// state directory and a dead upstream added (so nothing leaves loopback); then the
-    /// README's `dig` lines for blocked and rewritten names.
+    /// README's `dig` lines for blocked and rewritten names. The example policy has a
+    /// downtime (21:30–06:30) that would block every name, so the daemon's wall clock
+    /// starts on a Tuesday at noon (UTC, the zone `GateRun` gives it): it passes at any hour.
     @Test func theMainCommandRunsAsWritten() throws {
         guard let main = Self.setupCommands.first, let range = main.range(of: ".build/release/phosra-gate run ") else {
             Issue.record("no main command")
@@ -36,7 +38,8 @@ import TestSupport
         }
         let arguments = main[range.upperBound...].split(separator: " ").map(String.init)
         let scratch = try ScratchDirectory()
-        let gate = try GateRun(arguments + ["--upstream", "127.0.0.1:9"], scratch: scratch, cwd: GateProcess.checkout)
+        let gate = try GateRun(arguments + ["--upstream", "127.0.0.1:9"], scratch: scratch, cwd: GateProcess.checkout,
+                               environment: GateRun.wallClock("2026-12-01T12:00:00Z"))
         defer { gate.daemon.stop() }
         #expect(try gate.dig("www.reddit.com").extendedErrors == ["15 (Blocked): (blocked_domain:reddit.com)"])
         #expect(try gate.dig("pornhub.com").extendedErrors == ["15 (Blocked): (category:adult)"])
@@ -44,6 +47,25 @@ import TestSupport
         gate.daemon.signal(SIGTERM)
         #expect(gate.daemon.waitForExit() == 0)
         #expect(gate.log.contains("event=stopped"))
+    }
+
+    /// The other side of the test above: with the daemon's wall clock in the example
+    /// policy's downtime, every name is blocked for `downtime` — so it is the test clock,
+    /// not the hour the suite runs at, that decides.
+    @Test func theExamplePolicysDowntimeFollowsTheTestClock() throws {
+        let scratch = try ScratchDirectory()
+        let night = GateRun.wallClock("2026-12-01T23:00:00Z")
+        let gate = try GateRun(["--policy", "examples/policy.json", "--upstream", "127.0.0.1:9"], scratch: scratch,
+                               cwd: GateProcess.checkout, environment: night)
+        defer { gate.daemon.stop() }
+        #expect(try gate.dig("www.example.com").extendedErrors == ["15 (Blocked): (downtime)"])
+        let check = try GateProcess.run(["check", "--policy", "examples/policy.json", "--timezone", "UTC", "--json",
+                                         "www.example.com"], cwd: GateProcess.checkout, environment: night)
+        #expect(check.stdout.contains(#""reason":"downtime""#), "\(check.stdout)\(check.stderr)")
+        let bad = try GateProcess.run(["check", "--policy", "examples/policy.json", "a.example"], cwd: GateProcess.checkout,
+                                      environment: GateRun.wallClock("tomorrow"))
+        #expect(bad.status == 1)
+        #expect(bad.stderr.hasPrefix("phosra-gate: PHOSRA_GATE_TEST_CLOCK: \"tomorrow\" is not an ISO 8601 time"))
     }
 
     /// The key table lives in docs/configuration.md: one `| \`key\` |` row per key.

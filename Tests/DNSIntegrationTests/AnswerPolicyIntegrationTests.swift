@@ -52,10 +52,10 @@ import TestSupport
 
         // Asked again: the target's answer comes from the cache.
         #expect(try gate.dig("www.google.com").answerData == ["forcesafesearch.google.com.", "192.0.2.11"])
-        sleep(seconds: 0.2)
-        let asked = Set(upstream.queries.map(\.name))
-        #expect(asked == ["forcesafesearch.google.com", "restrict.youtube.com"], "only the targets went upstream: \(upstream.queries)")
-        #expect(upstream.queries(for: "forcesafesearch.google.com", type: "A").count == 1)
+        let queries = try upstream.settledQueries()
+        let asked = Set(queries.map(\.name))
+        #expect(asked == ["forcesafesearch.google.com", "restrict.youtube.com"], "only the targets went upstream: \(queries)")
+        #expect(queries.filter { $0.name == "forcesafesearch.google.com" && $0.type == "A" }.count == 1)
     }
 
     @Test func safeSearchForYouTubeBelowStrictIsModerate() throws {
@@ -75,10 +75,11 @@ import TestSupport
         let fresh = try gate.dig("www.google.com")
         #expect(fresh.answerData == ["forcesafesearch.google.com.", "192.0.2.11"], "\(fresh)")
         #expect(fresh.answerTTLs == [1, 1])
-        sleep(seconds: 1.5)
         upstream.kill()
 
-        let (stale, seconds) = try timed { try gate.dig("www.google.com") }
+        // From the cache until the TTL of 1 s has passed on the daemon's clock; then stale.
+        let (stale, seconds) = try #require(try waitForTimedAnswer(gate, "www.google.com") { !$0.extendedErrors.isEmpty },
+                                            "a stale answer once the TTL has passed")
         #expect(stale.status == "NOERROR", "\(stale)")
         #expect(stale.answerData == ["forcesafesearch.google.com.", "192.0.2.11"])
         #expect(seconds < 2.0)
@@ -132,9 +133,10 @@ import TestSupport
     @Test func aDowntimeWindowAroundNowBlocksAllButTheAllowedNames() throws {
         let upstream = try DnsmasqUpstream(["--address=/example.test/192.0.2.1"])
         let policy = PolicyDocuments.json(allowed: ["parent-allowed.example.test"],
-                                          screenTime: PolicyDocuments.downtimeAroundNow(minutes: 3))
+                                          screenTime: PolicyDocuments.downtime("11:57", "12:03"))
         let gate = try fixture.start(policy, upstream: upstream.spec,
-                                     ["--always-allow", "school.example.test", "--downtime-allow", "homework.example.test"])
+                                     ["--always-allow", "school.example.test", "--downtime-allow", "homework.example.test"],
+                                     wallClock: PolicyDocuments.noon)
 
         let blocked = try gate.dig("www.example.test")
         #expect(blocked.status == "NXDOMAIN", "\(blocked)")
@@ -148,29 +150,28 @@ import TestSupport
         let homework = try gate.dig("www.homework.example.test")
         #expect(homework.answerData == ["192.0.2.1"], "downtime_allow: \(homework)")
 
-        sleep(seconds: 0.2)
-        #expect(Set(upstream.queries.map(\.name)) == ["school.example.test", "www.homework.example.test"],
-                "blocked names never went upstream: \(upstream.queries)")
+        let queries = try upstream.settledQueries()
+        #expect(Set(queries.map(\.name)) == ["school.example.test", "www.homework.example.test"],
+                "blocked names never went upstream: \(queries)")
     }
 
     @Test func aCachedAnswersTTLIsCappedAtTheNextCutoff() throws {
         let upstream = try DnsmasqUpstream(["--address=/example.test/192.0.2.1"], localTTL: 3600)
         #expect(try Dig.query("www.example.test", port: upstream.port).answerTTLs == [3600], "the premise: TTL 3600 upstream")
-        // A window from the minute after next: between 60 and 120 s from now.
-        let policy = PolicyDocuments.json(screenTime: downtimeWindow(fromMinute: 2, toMinute: 7))
-        let gate = try fixture.start(policy, upstream: upstream.spec)
+        // The daemon starts at noon; the window two minutes later.
+        let policy = PolicyDocuments.json(screenTime: PolicyDocuments.downtime("12:02", "12:07"))
+        let gate = try fixture.start(policy, upstream: upstream.spec, wallClock: PolicyDocuments.noon)
 
         let first = try gate.dig("www.example.test")
         #expect(first.status == "NOERROR", "\(first)")
         #expect(first.answerData == ["192.0.2.1"])
         let firstTTL = try #require(first.answerTTLs.first)
-        #expect(firstTTL > 0 && firstTTL <= 120, "capped at the downtime start: \(firstTTL)")
+        #expect(firstTTL > 100 && firstTTL <= 120, "capped at the downtime start: \(firstTTL)")
 
-        sleep(seconds: 1.1)
-        let cached = try gate.dig("www.example.test")
+        let cached = try #require(try waitForAnswer(gate, "www.example.test") { ($0.answerTTLs.first ?? 0) < firstTTL },
+                                  "the cached TTL counts down")
         let cachedTTL = try #require(cached.answerTTLs.first)
         #expect(cachedTTL > 0 && cachedTTL <= 120 && cachedTTL < firstTTL, "from the cache, still capped: \(cachedTTL)")
-        sleep(seconds: 0.2)
-        #expect(upstream.queries(for: "www.example.test").count == 2, "the premise query and one from phosra-gate")
+        #expect(try upstream.settledQueries(for: "www.example.test").count == 2, "the premise query and one from phosra-gate")
     }
 }

@@ -48,7 +48,8 @@ import TestSupport
             tracer.stop()
             return TracedGate(gate: gate, tracer: nil, traceFile: traceFile)
         }
-        usleep(100_000)
+        // strace says "Process N attached with K threads" once it has seized every thread,
+        // so from here on every system call of the daemon is in the trace.
         return TracedGate(gate: gate, tracer: tracer, traceFile: traceFile)
     }
 

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Testing
 import TestSupport
@@ -19,8 +20,9 @@ import TestSupport
         #expect(first.answerTTLs == [300])
         #expect(first.extendedErrors.isEmpty)
 
-        sleep(seconds: 1.3)
-        let second = try gate.dig("www.example.test")
+        // The daemon's clock, not ours, ages the entry: ask until a second has passed for it.
+        let second = try #require(try waitForAnswer(gate, "www.example.test") { ($0.answerTTLs.first ?? 300) < 300 },
+                                  "from the cache the TTL counts down")
         #expect(second.answerData == ["192.0.2.1"])
         let ttl = try #require(second.answerTTLs.first)
         #expect(ttl < 300 && ttl >= 290, "from the cache the TTL counts down: \(ttl)")
@@ -30,8 +32,7 @@ import TestSupport
         #expect(mixedCase.answerData == ["192.0.2.1"])
         #expect(mixedCase.output.contains(";WWW.Example.TEST."), "the question as asked: \(mixedCase)")
 
-        sleep(seconds: 0.2)
-        #expect(upstream.queries(for: "www.example.test").count == 1, "one upstream query only: \(upstream.queries)")
+        #expect(try upstream.settledQueries(for: "www.example.test").count == 1, "one upstream query only: \(upstream.queries)")
     }
 
     @Test func anAnswerTooLargeForTheClientsUDPSizeIsTruncatedAndWholeOverTCP() throws {
@@ -94,9 +95,8 @@ import TestSupport
         #expect(try ordered.dig("a.example.test").answerData == ["192.0.2.1"])
         // REFUSED from the first (dnsmasq has no data for the name) fails over to the second.
         #expect(try ordered.dig("x.only-second.test").answerData == ["192.0.2.22"])
-        sleep(seconds: 0.2)
-        #expect(second.queries(for: "a.example.test").isEmpty)
-        #expect(first.queries(for: "x.only-second.test").count == 1)
+        #expect(try second.settledQueries(for: "a.example.test").isEmpty)
+        #expect(try first.settledQueries(for: "x.only-second.test").count == 1)
 
         // SERVFAIL from the first fails over too.
         let failing = try FakeUDPUpstream { query in [.send(FakeDNS.reply(to: query, addresses: [], rcode: 2))] }
@@ -145,14 +145,15 @@ import TestSupport
     @Test func aStaleAnswerIsServedWhenTheUpstreamWasKilled() throws {
         let upstream = try DnsmasqUpstream(["--address=/example.test/192.0.2.1"], localTTL: 1)
         let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream.spec, ["--serve-stale-max", "2s"])
-        let fresh = try gate.dig("www.example.test")
-        let cachedBy = Date()
+        let (fresh, cachedBy) = (try gate.dig("www.example.test"), SystemClock().now())
         #expect(fresh.answerData == ["192.0.2.1"], "\(fresh)")
         #expect(fresh.answerTTLs == [1])
-        sleep(seconds: 1.5)
         upstream.kill()
 
-        let (stale, seconds) = try timed { try gate.dig("www.example.test") }
+        // Fresh from the cache for up to a second more; once it has expired, stale at once
+        // (the dead upstream's port refuses at once). Only that last dig is timed.
+        let (stale, seconds) = try #require(try waitForTimedAnswer(gate, "www.example.test") { !$0.extendedErrors.isEmpty },
+                                            "a stale answer once the TTL of 1 s has passed")
         #expect(stale.status == "NOERROR", "\(stale)")
         #expect(stale.answerData == ["192.0.2.1"])
         #expect(stale.answerTTLs == [30], "RFC 8767's stale TTL")
@@ -165,10 +166,12 @@ import TestSupport
         #expect(try gate.dig("never-cached.example.test").status == "SERVFAIL")
 
         // serve_stale_max (2 s here) past its expiry (1 s), a stale copy is no longer served.
-        sleep(seconds: max(0, 3.3 - Date().timeIntervalSince(cachedBy)))
-        let tooOld = try gate.dig("www.example.test")
+        let tooOld = try #require(try waitForAnswer(gate, "www.example.test") { $0.status != "NOERROR" },
+                                  "no stale copy once serve_stale_max has passed")
+        let served = TimeInterval(SystemClock().now() - cachedBy) / 1e9
         #expect(tooOld.status == "SERVFAIL", "\(tooOld)")
         #expect(tooOld.answers.isEmpty)
+        #expect(served > 2.5, "stale copies were served until 1 s + 2 s after caching, not just \(served) s")
     }
 
     @Test func aStaleAnswerIsServedAfterOnePointEightSecondsWhenTheUpstreamIsSlow() throws {
@@ -180,8 +183,10 @@ import TestSupport
         // An upstream timeout beyond the 1.8 s of RFC 8767, so the stale timer decides.
         let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream.spec, ["--upstream-timeout", "5s"])
         #expect(try gate.dig("www.example.test").answerData == ["192.0.2.5"])
-        sleep(seconds: 1.3)
-        let (stale, seconds) = try timed { try gate.dig("www.example.test") }
+        // From the cache at once until its TTL of 1 s has passed; then the upstream is
+        // silent and the stale copy comes after 1.8 s. Only that last dig is timed.
+        let (stale, seconds) = try #require(try waitForTimedAnswer(gate, "www.example.test") { !$0.extendedErrors.isEmpty },
+                                            "a stale answer once the TTL has passed")
         #expect(stale.answerData == ["192.0.2.5"], "\(stale)")
         #expect(stale.answerTTLs == [30])
         #expect(stale.extendedErrors == ["3 (Stale Answer)"])
@@ -246,8 +251,7 @@ import TestSupport
         #expect(try gate.dig("tv.local").status == "NXDOMAIN")
         #expect(try gate.dig("www.example.test").answerData == ["192.0.2.1"], "other names still go upstream")
 
-        sleep(seconds: 0.2)
-        #expect(local.queries.map(\.name) == ["nas.lan"], "\(local.queries)")
-        #expect(upstream.queries.map(\.name) == ["www.example.test"], "\(upstream.queries)")
+        #expect(try local.settledQueries().map(\.name) == ["nas.lan"], "\(local.queries)")
+        #expect(try upstream.settledQueries().map(\.name) == ["www.example.test"], "\(upstream.queries)")
     }
 }

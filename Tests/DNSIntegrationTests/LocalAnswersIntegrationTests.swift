@@ -15,9 +15,10 @@ import TestSupport
         lists = scratch.path("lists")
     }
 
-    private func start(_ policy: String, _ extra: [String] = []) throws -> GateRun {
+    private func start(_ policy: String, _ extra: [String] = [], wallClock: String? = nil) throws -> GateRun {
         let path = try scratch.write("policy-\(UUID().uuidString).json", policy)
-        return try GateRun(["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9"] + extra, scratch: scratch)
+        return try GateRun(["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9"] + extra, scratch: scratch,
+                           environment: wallClock.map(GateRun.wallClock) ?? [:])
     }
 
     @Test func aBlockForEachReasonWithItsEDEText() throws {
@@ -29,11 +30,13 @@ import TestSupport
             #expect(answer.extendedErrors == ["15 (Blocked): (\(text))"], "\(name)")
             #expect(answer.authority.first?.contains("SOA") == true)
         }
-        let downtime = try start(PolicyDocuments.json(screenTime: PolicyDocuments.downtimeAroundNow()))
+        // At noon (the daemon's test clock): inside the downtime, outside the allowed hours.
+        let downtime = try start(PolicyDocuments.json(screenTime: PolicyDocuments.downtime("11:57", "12:03")),
+                                 wallClock: PolicyDocuments.noon)
         #expect(try downtime.dig("example.org").extendedErrors == ["15 (Blocked): (downtime)"])
-        let schedule = try start(PolicyDocuments.json(screenTime: #""schedule": {"weekday": {"start": "00:00", "end": "00:01"}, "weekend": {"start": "00:00", "end": "00:01"}}"#))
-        let minute = Int(Date().timeIntervalSince1970) / 60 % 1440
-        if minute != 0 { #expect(try schedule.dig("example.org").extendedErrors == ["15 (Blocked): (schedule)"]) }
+        let schedule = try start(PolicyDocuments.json(screenTime: #""schedule": {"weekday": {"start": "00:00", "end": "00:01"}, "weekend": {"start": "00:00", "end": "00:01"}}"#),
+                                 wallClock: PolicyDocuments.noon)
+        #expect(try schedule.dig("example.org").extendedErrors == ["15 (Blocked): (schedule)"])
     }
 
     @Test func eachBlockMode() throws {
@@ -110,14 +113,10 @@ import TestSupport
         let next = scratch.path("next.json")
         try PolicyDocuments.json(blocked: ["newly.example"], version: 2).write(toFile: next, atomically: false, encoding: .utf8)
         #expect(rename(next, path) == 0)
-        let start = Date()
-        var status = ""
-        while Date().timeIntervalSince(start) < 2 {
-            status = try gate.dig("newly.example").status ?? ""
-            if status == "NXDOMAIN" { break }
-            usleep(100_000)
+        let (enforced, seconds) = timed {
+            waitUntil(timeout: 2_000_000_000, interval: digInterval) { (try? gate.dig("newly.example").status) == "NXDOMAIN" }
         }
-        #expect(status == "NXDOMAIN", "enforced after \(Date().timeIntervalSince(start)) s")
+        #expect(enforced, "the renamed policy enforced within 2 s (waited \(seconds) s)")
         // A broken file keeps the last good policy.
         try "{ not json".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(gate.daemon.waitFor("event=policy_rejected", timeout: 3))

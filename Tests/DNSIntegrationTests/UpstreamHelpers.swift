@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import TestSupport
 
@@ -12,31 +13,43 @@ struct UpstreamFixture {
         try scratch.write("lists/adult/list.txt", "adult.example\n")
     }
 
-    /// `run` with `policy` (a CompiledPolicy document), `--upstream upstream` and `extra` flags.
-    func start(_ policy: String, upstream: String, _ extra: [String] = []) throws -> GateRun {
+    /// `run` with `policy` (a CompiledPolicy document), `--upstream upstream` and `extra`
+    /// flags; its wall clock starts at `wallClock` when given (the time rules' tests).
+    func start(_ policy: String, upstream: String, _ extra: [String] = [], wallClock: String? = nil) throws -> GateRun {
         let path = try scratch.write("policy-\(UUID().uuidString).json", policy)
-        return try GateRun(["--policy", path, "--lists", lists, "--upstream", upstream] + extra, scratch: scratch)
+        return try GateRun(["--policy", path, "--lists", lists, "--upstream", upstream] + extra, scratch: scratch,
+                           environment: wallClock.map(GateRun.wallClock) ?? [:])
     }
 }
 
-/// `body`'s result and how long it took, in seconds.
+/// `body`'s result and how long it took, in seconds (on the monotonic clock).
 func timed<T>(_ body: () throws -> T) rethrows -> (T, TimeInterval) {
-    let start = Date()
+    let clock = SystemClock()
+    let start = clock.now()
     let result = try body()
-    return (result, Date().timeIntervalSince(start))
+    return (result, TimeInterval(clock.now() - start) / 1e9)
 }
 
-func sleep(seconds: TimeInterval) { usleep(UInt32(seconds * 1_000_000)) }
+/// 50 ms: how often a wait asks the daemon again with dig (a process per try).
+let digInterval: Nanoseconds = 50_000_000
 
-/// A downtime window on every day from `start` to `end` minutes from the current UTC
-/// minute (the daemons run with `--timezone UTC`).
-func downtimeWindow(fromMinute start: Int, toMinute end: Int) -> String {
-    let now = Int(Date().timeIntervalSince1970) / 60 % 1440
-    func hhmm(_ minute: Int) -> String {
-        let wrapped = ((now + minute) % 1440 + 1440) % 1440
-        return String(format: "%02d:%02d", wrapped / 60, wrapped % 60)
+/// Asks `gate` for `name` until `accept` takes the answer (nil after 10 s): for waiting
+/// on what the daemon's own clock decides, e.g. a cached TTL counting down.
+func waitForAnswer(_ gate: GateRun, _ name: String, _ type: String = "A", timeout: Nanoseconds = testTimeout,
+                   until accept: (DigAnswer) -> Bool) throws -> DigAnswer? {
+    try waitFor(timeout: timeout, interval: digInterval) {
+        let answer = try gate.dig(name, type)
+        return accept(answer) ? answer : nil
     }
-    return #""downtime_windows": [{"start_time": "\#(hhmm(start))", "end_time": "\#(hhmm(end))"}]"#
+}
+
+/// `waitForAnswer`, with how long the accepted answer's own dig took.
+func waitForTimedAnswer(_ gate: GateRun, _ name: String, until accept: (DigAnswer) -> Bool) throws
+    -> (DigAnswer, TimeInterval)? {
+    try waitFor(interval: digInterval) { () throws -> (DigAnswer, TimeInterval)? in
+        let (answer, seconds) = try timed { try gate.dig(name) }
+        return accept(answer) ? (answer, seconds) : nil
+    }
 }
 
 /// `count` TXT records for `name`, each a distinct 200-character string, as dnsmasq options.

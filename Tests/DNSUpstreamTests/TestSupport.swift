@@ -81,7 +81,7 @@ func withHarness<R>(
     tls: TLSContext? = nil, maxInFlight: Int = 4096, idleTimeout: Nanoseconds = 10_000_000_000,
     _ body: (Harness) throws -> R
 ) throws -> R {
-    let group = try EventLoopGroup(loopCount: 2, name: "upstream-test")
+    let group = try EventLoopGroup(loopCount: 2, name: "upstream-test", clock: SystemClock())
     defer { group.shutdownGracefully() }
     let events = Shared<[UpstreamEvent]>([])
     let client = try group.loops[0].runSync(timeout: testTimeout) {

@@ -1,4 +1,5 @@
 import EventLoop
+import Foundation
 import Glibc
 import Synchronization
 import Testing
@@ -51,7 +52,7 @@ private final class LoopTally: @unchecked Sendable {
     }
 
     @Test func stoppedLoopRefusesTasks() throws {
-        let group = try EventLoopGroup(loopCount: 1, name: "test-stop")
+        let group = try EventLoopGroup(loopCount: 1, name: "test-stop", clock: SystemClock())
         let loop = group.loops[0]
         group.shutdownGracefully()
         #expect(loop.execute {} == false)
@@ -60,7 +61,7 @@ private final class LoopTally: @unchecked Sendable {
     }
 
     @Test func tasksQueuedBeforeStopStillRun() throws {
-        let group = try EventLoopGroup(loopCount: 1, name: "test-drain")
+        let group = try EventLoopGroup(loopCount: 1, name: "test-drain", clock: SystemClock())
         let loop = group.loops[0]
         let counter = Shared(0)
         for _ in 0..<1_000 { loop.execute { counter.update { $0 += 1 } } }
@@ -70,13 +71,13 @@ private final class LoopTally: @unchecked Sendable {
     }
 
     @Test func groupRoundRobinAndPromptShutdownWhenIdle() throws {
-        let group = try EventLoopGroup(loopCount: 3, name: "test-group")
+        let group = try EventLoopGroup(loopCount: 3, name: "test-group", clock: SystemClock())
         let picks = (0..<6).map { _ in ObjectIdentifier(group.next()) }
         #expect(picks == (group.loops + group.loops).map { ObjectIdentifier($0) })
         let threads = try group.loops.map { loop in try loop.sync { pthread_self() } }
         #expect(Set(threads).count == 3)
-        usleep(20_000)  // let every loop settle into an unbounded epoll_wait
-        let clock = MonotonicClock()
+        #expect(waitUntil { threadsAsleep(named: "test-group-", count: 3) }, "every loop in an unbounded epoll_wait")
+        let clock = SystemClock()
         let start = clock.now()
         group.shutdownGracefully()
         #expect(clock.now() - start < 500_000_000)
@@ -86,9 +87,24 @@ private final class LoopTally: @unchecked Sendable {
         try withLoops { group in
             let loop = group.loops[0]
             let release = Atomic<Bool>(false)
-            loop.execute { while !release.load(ordering: .acquiring) { usleep(1_000) } }
+            // A task that keeps the loop busy until the test releases it (the scenario).
+            loop.execute { while !release.load(ordering: .acquiring) { pause(1_000_000) } }
             #expect(throws: EventLoopError.timedOut) { try loop.runSync(timeout: 20_000_000) { 1 } }
             release.store(true, ordering: .releasing)
         }
     }
+}
+
+/// Whether `count` threads of this process named `prefix…` are asleep (state S in
+/// /proc/self/task/*/stat): for a loop, waiting in epoll_wait.
+func threadsAsleep(named prefix: String, count: Int) -> Bool {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
+    let asleep = tasks.filter { task in
+        guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+              name.hasPrefix(prefix),
+              let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+              let afterName = stat.range(of: ") ", options: .backwards) else { return false }
+        return stat[afterName.upperBound...].hasPrefix("S")
+    }
+    return asleep.count == count
 }

@@ -22,7 +22,7 @@ let signalChildHook: @convention(c) () -> Void = {
 func signalChildScenario() -> Int32 {
     do {
         try Signals.block([SIGUSR1])
-        let group = try EventLoopGroup(loopCount: 1, name: "child-loop")
+        let group = try EventLoopGroup(loopCount: 1, name: "child-loop", clock: SystemClock())
         defer { group.shutdownGracefully() }
         let loop = group.loops[0]
         let seen = Shared<[Bool]>([])

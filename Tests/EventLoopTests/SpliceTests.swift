@@ -109,8 +109,8 @@ private final class RelayEnd: Selectable {
             let size = 2 << 20
             var sent = [0, 0], received = [0, 0], mismatches = 0, eof = [false, false]
             var chunk = ByteBuffer(capacity: 65_536)
-            let deadline = MonotonicClock().now() + testTimeout
-            while !(eof[0] && eof[1]), MonotonicClock().now() < deadline {
+            let deadline = SystemClock().now() + testTimeout
+            while !(eof[0] && eof[1]), SystemClock().now() < deadline {
                 var entries = clients.indices.map { side in
                     pollfd(fd: clients[side].descriptor, events: Int16(POLLIN | (sent[side] < size ? POLLOUT : 0)), revents: 0)
                 }

@@ -77,8 +77,8 @@ private final class UDPEchoServer: Selectable {
                     }
                     // Collect replies until the burst is complete or the wait runs out.
                     let wait: Nanoseconds = attempt == 0 ? 2_000_000_000 : 500_000_000
-                    let deadline = MonotonicClock().now() + wait
-                    while (burst..<burst + 50).contains(where: { !answered[$0] }), MonotonicClock().now() < deadline {
+                    let deadline = SystemClock().now() + wait
+                    while (burst..<burst + 50).contains(where: { !answered[$0] }), SystemClock().now() < deadline {
                         guard waitReady(client.descriptor, POLLIN, timeout: 50_000_000) else { continue }
                         let count = try client.receive(into: incoming)
                         for index in 0..<count {

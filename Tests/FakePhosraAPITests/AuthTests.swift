@@ -1,3 +1,4 @@
+import EventLoop
 import Glibc
 import HTTPClient
 import Testing
@@ -63,7 +64,8 @@ import TestSupport
     }
 
     @Test func fact12_everyAuthenticatedCallUpdatesLastSeenAt() throws {
-        let harness = try Harness()
+        let clock = ManualClock()
+        let harness = try Harness(clock: clock)
         #expect(harness.fake.device(harness.deviceID)?.lastSeenAt == nil)
         _ = try harness.policy(key: .some("0"))
         #expect(harness.fake.device(harness.deviceID)?.lastSeenAt == nil)
@@ -75,8 +77,9 @@ import TestSupport
             #expect(try call().status == status)
             let lastSeen = try #require(harness.fake.device(harness.deviceID)?.lastSeenAt)
             #expect(FakeTime.isRFC3339(lastSeen))
+            #expect(lastSeen == FakeTime.now(fractionDigits: 6, clock: clock), "the time of the call")
             seen.append(lastSeen)
-            usleep(2000)
+            clock.advance(by: 2_000_000)
         }
         #expect(Set(seen).count == 3)
         #expect(harness.fake.requests.map(\.deviceID) == [nil, harness.deviceID, harness.deviceID, harness.deviceID])

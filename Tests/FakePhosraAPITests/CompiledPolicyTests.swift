@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import HTTPClient
 import Testing
@@ -65,11 +66,14 @@ import TestSupport
     }
 
     @Test func fact8_generatedAtIsNewOnEveryResponseWithAVaryingNumberOfDigits() throws {
-        let harness = try Harness()
+        // 1.234567891 s past a whole second, moved 1.5 ms between responses: every digit
+        // count has digits to show.
+        let clock = ManualClock(wall: WallTime(unixSeconds: 1_774_966_029, nanoseconds: 234_567_891))
+        let harness = try Harness(clock: clock)
         var stamps: [String] = []
         for _ in 0..<12 {
             stamps.append(try #require(try harness.policy().json?["generated_at"]?.string))
-            usleep(1500)
+            clock.advance(by: 1_500_000)
         }
         #expect(Set(stamps).count == stamps.count)
         var digitCounts = Set<Int>()

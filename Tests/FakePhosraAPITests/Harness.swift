@@ -1,3 +1,4 @@
+import EventLoop
 import HTTPClient
 import TestSupport
 import TLS
@@ -12,11 +13,13 @@ struct Harness {
     let deviceID: String
     let key: String
 
-    init(basePath: String = "/api/v1", certificates: TestCertificates? = nil, requestTimeout: Duration = .seconds(5)) throws {
-        fake = try FakePhosraAPI(basePath: basePath, certificates: certificates)
+    /// `clock`: the fake's (its timestamps); the client always runs on the system clock.
+    init(basePath: String = "/api/v1", certificates: TestCertificates? = nil, requestTimeout: Duration = .seconds(5),
+         clock: any Clock = SystemClock()) throws {
+        fake = try FakePhosraAPI(basePath: basePath, certificates: certificates, clock: clock)
         let context = try certificates.map { try TLSContext(caFile: $0.caFile) }
         http = HTTPClient(tls: context, connectTimeout: .seconds(2), requestTimeout: requestTimeout,
-                          userAgent: "phosra-gate/test", resolver: .fixed(["dot.test": ["127.0.0.1"]]))
+                          userAgent: "phosra-gate/test", resolver: .fixed(["dot.test": ["127.0.0.1"]]), clock: SystemClock())
         childID = fake.addChild(age: 10)
         policyID = fake.addPolicy(.quickSetup(age: 10), to: childID)
         (deviceID, key) = fake.registerDevice(childID: childID)

@@ -1,4 +1,5 @@
 import Foundation
+import EventLoop
 import Glibc
 import HTTPClient
 import SystemIO
@@ -16,7 +17,7 @@ import TestSupport
         let named = try HTTPURL(harness.fake.namedBaseURL).appending(path: "device/policy")
         #expect(try harness.http.send(HTTPRequest(url: named, headers: [("X-Device-Key", harness.key)])).status == 200)
         // Untrusted without the test CA.
-        let system = HTTPClient(userAgent: "t")
+        let system = HTTPClient(userAgent: "t", clock: SystemClock())
         #expect(throws: HTTPError.tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate"))) {
             try system.send(HTTPRequest(url: try harness.url("device/policy")))
         }
@@ -34,7 +35,7 @@ import TestSupport
         let results = Recorder<Int>()
         let threads = (0..<4).map { _ in
             Thread {
-                let http = HTTPClient(userAgent: "t")
+                let http = HTTPClient(userAgent: "t", clock: SystemClock())
                 for _ in 0..<5 {
                     let url = try! HTTPURL(harness.fake.baseURL).appending(path: "device/policy")
                     results.append((try? http.send(HTTPRequest(url: url, headers: [("X-Device-Key", harness.key)])).status) ?? -1)
@@ -42,7 +43,7 @@ import TestSupport
             }
         }
         threads.forEach { $0.start() }
-        #expect(waitFor { results.values.count == 20 })
+        #expect(waitUntil { results.values.count == 20 }, "all 20 concurrent requests answered")
         #expect(results.values.allSatisfy { $0 == 200 })
     }
 
@@ -65,7 +66,7 @@ import TestSupport
         let harness = try Harness(requestTimeout: .milliseconds(300))
         harness.fake.delayNextRequests(1, by: .milliseconds(600))
         #expect(throws: HTTPError.timeout(.response)) { try harness.policy() }
-        let patient = HTTPClient(requestTimeout: .seconds(5), userAgent: "t")
+        let patient = HTTPClient(requestTimeout: .seconds(5), userAgent: "t", clock: SystemClock())
         harness.fake.delayNextRequests(1, by: .milliseconds(200))
         let url = try harness.url("device/policy")
         let elapsed = try milliseconds { _ = try patient.send(HTTPRequest(url: url, headers: [("X-Device-Key", harness.key)])) }
@@ -80,10 +81,10 @@ import TestSupport
         let child = fake.addChild(age: 9)
         fake.addPolicy(.quickSetup(age: 9), to: child)
         let key = fake.registerDevice(childID: child).apiKey
-        let http = HTTPClient(userAgent: "t")
+        let http = HTTPClient(userAgent: "t", clock: SystemClock())
         let request = HTTPRequest(url: try HTTPURL(fake.baseURL).appending(path: "device/policy"), headers: [("X-Device-Key", key)])
         #expect(try http.send(request).status == 200)
-        usleep(300_000)
+        #expect(waitUntil { fake.openConnections == 0 }, "the fake closed the idle connection")
         #expect(try http.send(request).status == 200)
         #expect(fake.connectionsAccepted == 2)
     }
@@ -94,14 +95,6 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
     private var items: [Value] = []
     func append(_ value: Value) { lock.lock(); items.append(value); lock.unlock() }
     var values: [Value] { lock.lock(); defer { lock.unlock() }; return items }
-}
-
-func waitFor(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<500 {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
 }
 
 func milliseconds(_ body: () throws -> Void) rethrows -> Int {

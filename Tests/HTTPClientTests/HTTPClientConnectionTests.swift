@@ -1,3 +1,4 @@
+import EventLoop
 import Glibc
 import HTTPClient
 import SystemIO
@@ -34,18 +35,24 @@ import TestSupport
         let server = try TestHTTPServer(idleTimeout: .milliseconds(100)) { _ in Self.ok }
         let http = client()
         _ = try http.send(try get(server.origin))
-        #expect(waitFor { server.openConnections == 0 })
+        #expect(waitUntil { server.openConnections == 0 }, "the server closed the idle connection")
         #expect(try http.send(try get(server.origin)).bodyText == "ok")
         #expect(http.connectionsOpened == 2)
     }
 
+    /// The idle age is measured on the client's clock: a manual one, moved by hand.
     @Test func aConnectionIdleLongerThanTheIdleTimeoutIsNotReused() throws {
         let server = try TestHTTPServer { _ in Self.ok }
-        let http = client(idleTimeout: .milliseconds(50))
+        let clock = ManualClock()
+        let http = client(idleTimeout: .seconds(30), clock: clock)
         _ = try http.send(try get(server.origin))
-        pause(.milliseconds(80))
+        clock.advance(by: 29_000_000_000)
         _ = try http.send(try get(server.origin))
-        #expect(http.connectionsOpened == 2)
+        #expect(http.connectionsOpened == 1, "idle 29 s: kept")
+        clock.advance(by: 31_000_000_000)
+        _ = try http.send(try get(server.origin))
+        #expect(http.connectionsOpened == 2, "idle 31 s: retired")
+        #expect(server.connectionsAccepted == 2)
     }
 
     @Test func aGETCaughtByAServerClosingAKeptConnectionIsSentAgainOnce() throws {
@@ -114,11 +121,21 @@ import TestSupport
         #expect(elapsed >= 290 && elapsed < 2000)
     }
 
+    /// The deadline is on the client's clock: once it has passed there, the next wait for
+    /// bytes ends the request, however little real time went by. (The server moves the
+    /// manual clock past the 30 s as it answers.)
     @Test func aServerThatStopsHalfwayTimesOutToo() throws {
-        let server = try TestHTTPServer { _ in .raw(bytes("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"), close: false) }
-        #expect(throws: HTTPError.timeout(.response)) {
-            try client(requestTimeout: .milliseconds(200)).send(try get(server.origin))
+        let clock = ManualClock()
+        let server = try TestHTTPServer { _ in
+            clock.advance(by: 31_000_000_000)
+            return .raw(bytes("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"), close: false)
         }
+        let elapsed = milliseconds {
+            #expect(throws: HTTPError.timeout(.response)) {
+                try client(requestTimeout: .seconds(30), clock: clock).send(try get(server.origin))
+            }
+        }
+        #expect(elapsed < 2000, "\(elapsed) ms of real time")
     }
 
     @Test func aConnectThatIsNeverAcceptedTimesOut() throws {
@@ -171,19 +188,4 @@ import TestSupport
         listen(listener, 0)
         return (listener, UInt16(bigEndian: address.sin_port))
     }
-}
-
-/// Polls `condition` every 10 ms for up to 3 s.
-func waitFor(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<300 {
-        if condition() { return true }
-        pause(.milliseconds(10))
-    }
-    return condition()
-}
-
-/// Sleeps the calling thread.
-func pause(_ duration: Duration) {
-    let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-    usleep(UInt32(nanoseconds / 1000))
 }

@@ -73,7 +73,7 @@ import TLS
         }
         let http = client(tls: try .init(certificates.caFile))
         #expect(try http.send(try get("https://127.0.0.1:\(quick.port)/")).bodyText == "ok")
-        #expect(waitFor { quick.openConnections == 0 })
+        #expect(waitUntil { quick.openConnections == 0 }, "the server closed the idle connection")
         #expect(try http.send(try get("https://127.0.0.1:\(quick.port)/")).bodyText == "ok")
         #expect(http.connectionsOpened == 2)
     }

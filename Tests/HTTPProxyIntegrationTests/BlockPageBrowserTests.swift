@@ -30,18 +30,14 @@ struct BlockPageBrowserTests {
     }
 
     @Test func inDowntimeThePageSaysWhenTheSiteIsAllowedAgain() throws {
-        let gate = try fixture.start(ProxyFixture.policy(screenTime: PolicyDocuments.downtimeAroundNow(minutes: 3)))
+        let gate = try fixture.start(ProxyFixture.policy(screenTime: PolicyDocuments.downtime("11:57", "12:03")),
+                                     wallClock: PolicyDocuments.noon)
         let browser = Chromium(proxyPort: fixture.proxyPort, profile: fixture.scratch.path("chromium"))
         let dom = try browser.dumpDOM("http://origin.test:\(fixture.origin.port)/homework")
         #expect(dom.contains("It is downtime: the internet is paused for now."), "\(dom)")
         #expect(dom.contains("<code>downtime</code>"))
-        // The window ends three minutes after the current one (UTC).
-        let end = Date().addingTimeInterval(180)
-        let formatter = DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "HH:mm"
-        #expect(dom.contains("<tr><th>Allowed again</th><td>") && dom.contains(formatter.string(from: end)), "\(dom)")
+        // The daemon's clock started at noon (UTC); the window ends at 12:03.
+        #expect(dom.contains("<tr><th>Allowed again</th><td>") && dom.contains("12:03"), "\(dom)")
         try browser.screenshot("http://origin.test:\(fixture.origin.port)/homework", to: try Chromium.artefact("downtime-page.png"))
         #expect(fixture.origin.connectionsAccepted == 0)
         _ = gate
@@ -90,13 +86,14 @@ struct Chromium {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         nonisolated(unsafe) var data = Data()
-        let reader = Thread { data = output.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        let readerDone = DispatchSemaphore(value: 0)
+        Thread {
+            data = output.fileHandleForReading.readDataToEndOfFile()
+            readerDone.signal()
+        }.start()
+        if !waitUntil(timeout: 20_000_000_000, interval: 20_000_000, { !process.isRunning }) { process.terminate() }
         process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
+        readerDone.wait()
         return String(decoding: data, as: UTF8.self)
     }
 }

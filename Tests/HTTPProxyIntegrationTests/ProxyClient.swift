@@ -87,8 +87,8 @@ final class ProxyClient {
 
     /// Seconds until the proxy closed the connection (nil: not within the read timeout).
     func secondsUntilClosed() -> TimeInterval? {
-        let start = Date()
-        return readToEnd() == nil ? nil : Date().timeIntervalSince(start)
+        let (closed, seconds) = timed { readToEnd() != nil }
+        return closed ? seconds : nil
     }
 }
 

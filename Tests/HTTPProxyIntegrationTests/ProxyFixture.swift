@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import TestSupport
 
@@ -32,13 +33,15 @@ final class ProxyFixture: @unchecked Sendable {
 
     var proxy: String { "http://127.0.0.1:\(proxyPort)" }
 
-    /// `run` with `policy`, the proxy on `proxyPort`, CONNECT allowed to the origin's port.
-    func start(_ policy: String = ProxyFixture.policy(), _ extra: [String] = [], connectPorts: [UInt16] = []) throws -> GateRun {
+    /// `run` with `policy`, the proxy on `proxyPort`, CONNECT allowed to the origin's port;
+    /// its wall clock starts at `wallClock` when given (the time rules' tests).
+    func start(_ policy: String = ProxyFixture.policy(), _ extra: [String] = [], connectPorts: [UInt16] = [],
+               wallClock: String? = nil) throws -> GateRun {
         let path = try scratch.write("policy.json", policy)
         let ports = ([origin.port] + connectPorts).map(String.init).joined(separator: ",")
         var words = ["--policy", path, "--lists", lists, "--upstream", dns.spec, "--proxy-listen", "127.0.0.1:\(proxyPort)"]
         if !extra.contains("--connect-ports") { words += ["--connect-ports", ports] }
-        let gate = try GateRun(words + extra, scratch: scratch)
+        let gate = try GateRun(words + extra, scratch: scratch, environment: wallClock.map(GateRun.wallClock) ?? [:])
         guard gate.daemon.waitFor("event=listening service=proxy tcp=127.0.0.1:\(proxyPort)", timeout: 5) else {
             throw ProxyClientError(message: "no proxy listener:\n\(gate.log)")
         }
@@ -82,11 +85,10 @@ final class ProxyFixture: @unchecked Sendable {
     }
 }
 
-/// `body`'s result and how long it took, in seconds.
+/// `body`'s result and how long it took, in seconds (on the monotonic clock).
 func timed<T>(_ body: () throws -> T) rethrows -> (T, TimeInterval) {
-    let start = Date()
+    let clock = SystemClock()
+    let start = clock.now()
     let result = try body()
-    return (result, Date().timeIntervalSince(start))
+    return (result, TimeInterval(clock.now() - start) / 1e9)
 }
-
-func sleep(seconds: TimeInterval) { usleep(UInt32(seconds * 1_000_000)) }

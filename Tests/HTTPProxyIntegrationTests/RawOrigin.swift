@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A TCP listener on 127.0.0.1 that records the bytes of each connection (one at a time);
 /// with `replyAfterEOF` it answers `got N bytes` once the client has half-closed, then closes.
@@ -55,6 +56,8 @@ final class RawOrigin: @unchecked Sendable {
             lock.unlock()
         }
         guard replyAfterEOF else { return }
+        // The reply comes a moment after the client's half-close (the scenario: the proxy
+        // must keep the other direction open for it).
         usleep(100_000)
         let reply = Array("got \(total) bytes\n".utf8)
         _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -67,8 +70,7 @@ final class RawOrigin: @unchecked Sendable {
     }
 
     func waitForBytes(_ count: Int, timeout: TimeInterval = 3) -> [UInt8] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while received().count < count && Date() < deadline { usleep(10_000) }
+        _ = waitUntil(timeout: .seconds(timeout)) { received().count >= count }
         return received()
     }
 }

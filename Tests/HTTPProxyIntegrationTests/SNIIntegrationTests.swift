@@ -21,9 +21,7 @@ import TestSupport
         process.standardInput = input
         try process.run()
         input.fileHandleForWriting.write(Data("Q\n".utf8))
-        let deadline = Date().addingTimeInterval(8)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        if !waitUntil(timeout: 8_000_000_000, interval: 20_000_000, { !process.isRunning }) { process.terminate() }
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
@@ -61,7 +59,8 @@ import TestSupport
                                              fragmentSize: 100)
         let client = try fixture.tunnel(to: "origin.test", port: listener.port)
         client.send(Array(blocked[..<60]))
-        sleep(seconds: 0.2)
+        // A client pausing mid-hello, so the proxy reads it in two parts (the scenario).
+        pause(200_000_000)
         client.send(Array(blocked[60...]))
         #expect(client.readToEnd() == [], "a ClientHello in two writes and several records is still judged")
         #expect(listener.received().isEmpty)
@@ -70,7 +69,7 @@ import TestSupport
         let allowed = TLSClientHello.records(TLSClientHello.handshake(serverName: "origin.test", padding: 200), fragmentSize: 100)
         let second = try fixture.tunnel(to: "origin.test", port: listener.port)
         second.send(Array(allowed[..<60]))
-        sleep(seconds: 0.2)
+        pause(200_000_000)  // as above
         second.send(Array(allowed[60...]))
         #expect(listener.waitForBytes(allowed.count) == allowed)
         _ = gate

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Testing
 import TestSupport
@@ -74,34 +75,25 @@ import TestSupport
         #expect(listed.stdout.contains(#""reasons":["blocked_domain:open.test"]"#))
     }
 
-    /// The daemon's zone is shifted by a few seconds (a POSIX TZ with a seconds offset),
-    /// so a downtime window starting at the next full minute of its wall clock begins a
-    /// few seconds from now: no waiting for a real minute to turn.
+    /// The daemon's wall clock starts five seconds before a downtime window (the test
+    /// clock): no waiting for a real minute to turn, and no dependence on the hour.
     @Test func anOpenTunnelIsClosedWhenACutoffBegins() throws {
         let origin = try RawOrigin()
-        let boundary = Int(Date().timeIntervalSince1970) + 6
-        let offset = (60 - boundary % 60) % 60
-        let minute = (boundary + offset) / 60 % 1440
-        func hhmm(_ value: Int) -> String { String(format: "%02d:%02d", value % 1440 / 60, value % 60) }
-        let window = #""downtime_windows": [{"start_time": "\#(hhmm(minute))", "end_time": "\#(hhmm(minute + 30))"}]"#
-        let policy = try fixture.scratch.write("policy.json", ProxyFixture.policy(screenTime: window))
-        let state = fixture.scratch.path("state-zone")
-        let daemon = try ChildDaemon(GateRun.binary, [
-            "run", "--policy", policy, "--lists", fixture.lists, "--upstream", fixture.dns.spec, "--state-dir", state,
-            "--dns-listen", "127.0.0.1:\(FreePort.tcpAndUDP())", "--proxy-listen", "127.0.0.1:\(fixture.proxyPort)",
-            "--connect-ports", "\(origin.port)",
-        ], environment: ["TZ": "PGT-00:00:\(String(format: "%02d", offset))"])
-        defer { daemon.stop() }
-        #expect(daemon.waitFor("event=listening service=proxy", timeout: 5), "\(daemon.stderr)")
+        let clock = SystemClock()
+        let started = clock.now()
+        let gate = try fixture.start(ProxyFixture.policy(screenTime: PolicyDocuments.downtime("12:00", "12:30")),
+                                     connectPorts: [origin.port], wallClock: "2026-12-01T11:59:55Z")
+        defer { gate.daemon.stop() }
+        let ready = clock.now()
         let client = try fixture.tunnel(to: "open.test", port: origin.port, timeout: 9)
         client.send("x")
         #expect(origin.waitForBytes(1) == Array("x".utf8), "allowed before the window")
-        let (closed, _) = timed { client.secondsUntilClosed() }
-        let at = Date().timeIntervalSince1970
-        #expect(closed != nil)
-        #expect(at >= Double(boundary) - 0.2 && at < Double(boundary) + 1.6, "closed \(at - Double(boundary)) s after the cutoff began")
-        daemon.stop()
-        let hits = try HitSummary.read(stateDirectory: state)
+        #expect(client.secondsUntilClosed() != nil)
+        // The daemon made its clock between `started` and `ready`; the cutoff is 5 s later.
+        let after = (Double(clock.now() - started) / 1e9 - 5, Double(clock.now() - ready) / 1e9 - 5)
+        #expect(after.0 >= -0.2 && after.1 < 1.6, "closed between \(after.1) and \(after.0) s after the cutoff began")
+        gate.daemon.stop()
+        let hits = try fixture.storedHits(gate)
         #expect(hits.contains { $0.domain == "open.test" && $0.reason == "downtime" && $0.source == "proxy" }, "\(hits)")
     }
 }

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Testing
 import TestSupport
@@ -99,10 +100,10 @@ extension SyncFaultSuite {
 
             h.api.keyLookupFails = true
             #expect(h.eventually(6) { h.policyRequests.contains { $0.status == 401 } })
-            let firstUnauthorized = Date()
+            let clock = SystemClock(), firstUnauthorized = clock.now()
             #expect(h.profileStatus()?["revoked"]?.bool == false)
             #expect(h.eventually(12) { h.profileStatus()?["revoked"]?.bool == true }, "\(h.statusText())")
-            let revokedAfter = Date().timeIntervalSince(firstUnauthorized)
+            let revokedAfter = Double(clock.now() - firstUnauthorized) / 1e9
             #expect(revokedAfter >= 2.5, "shown revoked \(revokedAfter) s after the first 401, revoke_after is 3 s")
             #expect(h.statusText().contains("REVOKED"))
             #expect(h.deviceKey != nil, "the key file is kept")
@@ -129,7 +130,9 @@ extension SyncFaultSuite {
             h.api.rateLimitEveryRequest = true
             #expect(h.eventually(6) { h.policyRequests.contains { $0.status == 429 } })
             let policyCount = h.policyRequests.count
-            sleep(6)
+            // Nothing to wait for: the assertion is that nothing happens. 2.5 s is more than
+            // two poll intervals; the exact hold is SyncServiceClockTests' (manual clock).
+            pause(2_500_000_000)
             #expect(h.policyRequests.count == policyCount, "polled during Retry-After: \(h.policyRequests.map(\.status))")
             #expect(gate.log.contains("event=sync_failed profile=default error=\"429: rate limited, retrying after 60 s\""),
                     "\(gate.log)")
@@ -153,7 +156,8 @@ extension SyncFaultSuite {
             #expect(try gate.dig("www.reddit.com").isBlocked)
             // The hit is in the store within 5 s; reports would go every second.
             #expect(h.eventually(8) { (h.profileStatus()?["hits_queued"]?.int ?? 0) > 0 })
-            sleep(3)
+            // Nothing to wait for, as above: over two report intervals, no report goes out.
+            pause(2_000_000_000)
             let during = h.api.requests.dropFirst(seen).map { "\($0.method) \($0.path) \($0.status)" }
             #expect(during.isEmpty, "requests during Retry-After: \(during)")
         }
@@ -236,15 +240,17 @@ extension SyncFaultSuite {
             #expect(h.waitApplied(gate), "\(gate.log)")
             for _ in 0..<24 {
                 gate.daemon.signal(SIGUSR1)
-                usleep(50_000)
+                // Apart, so the signals are not merged into one (the scenario).
+                pause(50_000_000)
             }
             #expect(h.eventually(5) { h.api.requests.count >= 20 })
-            usleep(1_500_000)
+            // CPU used over a stretch of real time is what is measured: a spinning thread
+            // would take most of these 2 s. (That a round sleeps is SyncServiceClockTests'.)
             let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
             let before = CPUTime.ticks(gate.daemon.pid)
-            usleep(3_000_000)
+            pause(2_000_000_000)
             let used = Double(CPUTime.ticks(gate.daemon.pid) - before) / ticksPerSecond
-            #expect(used < 0.5, "\(used) s of CPU in 3 s with nothing to do but wait for the budget")
+            #expect(used < 0.5, "\(used) s of CPU in 2 s with nothing to do but wait for the budget")
             #expect(try gate.dig("www.reddit.com").isBlocked)
         }
 

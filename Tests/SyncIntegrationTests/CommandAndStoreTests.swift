@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Testing
 import TestSupport
@@ -141,16 +142,14 @@ extension SyncFaultSuite {
                 #expect(refused.stderr.contains("SIGUSR1") && refused.stderr.contains("pid \(gate.daemon.pid)"), "\(refused.stderr)")
                 #expect(refused.stderr.contains("kill -USR1 \(gate.daemon.pid)"))
 
-                // No poll is due for an hour…
+                // No poll is due for an hour (SyncServiceClockTests shows the schedule holds),
+                // but SIGUSR1 asks now, and a parent's change is enforced at once.
                 let polls = h.policyRequests.count
-                usleep(1_500_000)
-                #expect(h.policyRequests.count == polls)
-                // …but SIGUSR1 asks now, and a parent's change is enforced at once.
                 h.api.updatePolicy(h.policyID) { $0.webFilter.blockedDomains.append("usr1.example") }
                 gate.daemon.signal(SIGUSR1)
-                let signalled = Date()
+                let clock = SystemClock(), signalled = clock.now()
                 #expect(h.eventually(5) { h.policyRequests.count > polls })
-                #expect(Date().timeIntervalSince(signalled) < 3, "the poll follows the signal")
+                #expect(clock.now() - signalled < 3_000_000_000, "the poll follows the signal")
                 #expect(h.policyRequests.last?.query == "since_version=42")
                 #expect(h.eventually { gate.log.contains("event=policy_applied profile=default version=43 ") }, "\(gate.log)")
                 #expect(gate.log.contains("event=sync_requested"))
@@ -172,28 +171,34 @@ extension SyncFaultSuite {
         }
 
         /// `phosra-gate hits`: recent blocks newest first, grouped by name with counts,
-        /// reasons and clients; `--json` keys; `--since` and `--profile` filter.
+        /// reasons and clients; `--json` keys; `--since` and `--profile` filter. The older
+        /// blocks come from a run whose wall clock starts at 10:00, the newer from one at
+        /// 11:00, and `hits` reads at 11:00:30: an hour apart without waiting one. (Each
+        /// run's SIGTERM flushes its hits into the store.)
         @Test func hitsListsRecentBlocks() throws {
             let h = try SyncHarness()
             try h.registered()
-            let gate = try h.run()
-            defer { gate.daemon.stop() }
-            #expect(h.waitApplied(gate), "\(gate.log)")
+            do {
+                let older = try h.run(wallClock: "2026-12-01T10:00:00Z")
+                defer { older.daemon.stop() }
+                #expect(h.waitApplied(older), "\(older.log)")
+                for _ in 0..<2 { #expect(try older.dig("www.reddit.com").isBlocked) }
+                #expect(try older.dig("www.reddit.com", "AAAA").isBlocked)
+                #expect(try older.dig("www.reddit.com", from: "127.0.0.2").isBlocked)
+                #expect(try older.dig("adult.example", from: "127.0.0.2").isBlocked)
+            }
+            do {
+                let newer = try h.run(wallClock: "2026-12-01T11:00:00Z")
+                defer { newer.daemon.stop() }
+                #expect(try newer.dig("old.reddit.com").isBlocked, "the cached policy, at once")
+            }
 
-            for _ in 0..<2 { #expect(try gate.dig("www.reddit.com").isBlocked) }
-            #expect(try gate.dig("www.reddit.com", "AAAA").isBlocked)
-            #expect(try gate.dig("www.reddit.com", from: "127.0.0.2").isBlocked)
-            #expect(try gate.dig("adult.example", from: "127.0.0.2").isBlocked)
-            let olderDone = Date()
-            usleep(5_500_000)
-            let newerStart = Date()
-            #expect(try gate.dig("old.reddit.com").isBlocked)
-
-            func hits(_ extra: [String] = []) throws -> ProgramOutput { try h.command(["hits"] + extra) }
+            func hits(_ extra: [String] = []) throws -> ProgramOutput {
+                try h.command(["hits"] + extra, wallClock: "2026-12-01T11:00:30Z")
+            }
             func groups(_ extra: [String] = []) throws -> [TestJSON] {
                 try hits(["--json"] + extra).lines.map { try TestJSON.parse($0) }
             }
-            #expect(try h.eventually(8) { try groups().contains { $0["domain"]?.string == "old.reddit.com" } })
             let all = try groups()
             #expect(all.map { $0["domain"]?.string ?? "" }.first == "old.reddit.com", "\(all)")
             #expect(Set(all.compactMap { $0["domain"]?.string }) == ["old.reddit.com", "www.reddit.com", "adult.example"])
@@ -222,11 +227,9 @@ extension SyncFaultSuite {
                     "\(text.stdout)")
 
             // --since: only what was seen in the window.
-            let window = Int(Date().timeIntervalSince(newerStart)) + 3
-            #expect(Date().timeIntervalSince(olderDone) > Double(window) + 0.5, "the older blocks are outside the window")
-            let recent = try groups(["--since", "\(window)s"])
-            #expect(recent.map { $0["domain"]?.string ?? "" } == ["old.reddit.com"], "--since \(window)s: \(recent)")
-            #expect(try groups(["--since", "1h"]).count == 3)
+            let recent = try groups(["--since", "30m"])
+            #expect(recent.map { $0["domain"]?.string ?? "" } == ["old.reddit.com"], "--since 30m: \(recent)")
+            #expect(try groups(["--since", "2h"]).count == 3)
 
             // --profile: this one, or another that has none.
             #expect(try groups(["--profile", "default"]).count == 3)

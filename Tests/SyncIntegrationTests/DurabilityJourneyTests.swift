@@ -31,15 +31,22 @@ extension SyncFaultSuite {
             try block(first, "www.reddit.com", "AAAA")
             try block(first, "old.reddit.com", from: "127.0.0.2")
             try block(first, "old.reddit.com", "AAAA", from: "127.0.0.2")
-            let lastBlock = Date()
             #expect(h.eventually(8) { (h.profileStatus()?["hits_queued"]?.int ?? 0) > 0 }, "\(h.statusText())")
             let running = h.status()
             #expect(running?["run"]?["alive"]?.bool == true)
             #expect(running?["run"]?["pid"]?.int == Int(first.daemon.pid))
 
-            // kill -9 more than 5 s after the last blocked query: what was flushed is safe.
-            let wait = 5.6 - Date().timeIntervalSince(lastBlock)
-            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            // kill -9 once every blocked query is in the store (flushed every 5 s, queue and
+            // history together): what was flushed is safe.
+            var perDomain: [String: Int] = [:]
+            for (key, count) in expected { perDomain[String(key.prefix { $0 != " " }), default: 0] += count }
+            let flushed = try h.eventually(8) {
+                let groups = try h.command(["hits", "--json"]).lines.map { try TestJSON.parse($0) }
+                return perDomain.allSatisfy { domain, count in
+                    groups.first { $0["domain"]?.string == domain }?["count"]?.int == count
+                }
+            }
+            #expect(flushed, "every block in the store before the crash: \((try? h.command(["hits"]).stdout) ?? "")")
             first.killHard()
             #expect(!first.daemon.isRunning)
 

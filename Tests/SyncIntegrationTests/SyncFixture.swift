@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Testing
 import TestSupport
@@ -45,12 +46,7 @@ final class SyncFixture: @unchecked Sendable {
     /// Waits until `condition` holds (polling), at most `timeout` seconds.
     @discardableResult
     func eventually(_ timeout: TimeInterval = 8, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(100_000)
-        }
-        return try condition()
+        try waitUntil(timeout: .seconds(timeout), interval: 50_000_000, condition)
     }
 
     /// The device key the fake issued (for asserting it never leaks).

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Testing
 import TestSupport
@@ -63,8 +64,9 @@ final class SyncHarness: @unchecked Sendable {
     /// `phosra-gate run` with the intervals shrunk: `flags` override or add (`--key value`),
     /// `removing` drops a default flag (e.g. `--ca-file`). Polls every 2 s, reports every
     /// second, full fetch hourly, backoff at most 2 s.
+    /// `wallClock`: where the daemon's wall clock starts (`GateRun.wallClock`), if not now.
     func run(_ flags: [String: String] = [:], removing: [String] = [], port: UInt16? = nil,
-             waitReady: Bool = true) throws -> GateRun {
+             waitReady: Bool = true, wallClock: String? = nil) throws -> GateRun {
         var settings = ["--lists": lists, "--state-dir": state, "--upstream": upstream.spec, "--api": api.baseURL,
                         "--poll-interval": "2s", "--report-interval": "1s", "--full-sync-interval": "1h",
                         "--backoff-max": "2s"]
@@ -72,12 +74,13 @@ final class SyncHarness: @unchecked Sendable {
         settings.merge(flags) { $1 }
         for flag in removing { settings[flag] = nil }
         let words = settings.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
-        return try GateRun(words, scratch: scratch, port: port, waitReady: waitReady)
+        return try GateRun(words, scratch: scratch, port: port, waitReady: waitReady,
+                           environment: wallClock.map(GateRun.wallClock) ?? [:])
     }
 
-    /// Any other command on this state directory.
-    func command(_ words: [String], stdin: String? = nil) throws -> ProgramOutput {
-        try GateCommand.run(words + ["--state-dir", state], stdin: stdin)
+    /// Any other command on this state directory (its wall clock at `wallClock` when given).
+    func command(_ words: [String], stdin: String? = nil, wallClock: String? = nil) throws -> ProgramOutput {
+        try GateCommand.run(words + ["--state-dir", state], stdin: stdin, environment: wallClock.map(GateRun.wallClock) ?? [:])
     }
 
     /// `phosra-gate status --json`, parsed (nil when it failed or printed no JSON).
@@ -143,15 +146,11 @@ final class SyncHarness: @unchecked Sendable {
 
     // MARK: Waiting
 
-    /// Waits until `condition` holds (polling every 100 ms), at most `timeout` seconds.
+    /// Waits until `condition` holds (asking every 50 ms: it often runs `status`), at most
+    /// `timeout` seconds.
     @discardableResult
     func eventually(_ timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(100_000)
-        }
-        return try condition()
+        try waitUntil(timeout: .seconds(timeout), interval: 50_000_000, condition)
     }
 
     /// Waits until `gate` has applied (and acknowledged) `version`.

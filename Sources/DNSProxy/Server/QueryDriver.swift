@@ -35,11 +35,10 @@ public final class QueryDriver {
         snapshot = pipeline.snapshot
     }
 
-    /// The clocks of this instant.
+    /// The clocks of this instant, both from the loop's clock: monotonic for cache ages and
+    /// timers, wall for the time rules (downtime, schedule) and hit timestamps.
     public func now() -> Now {
-        var wall = timespec()
-        clock_gettime(CLOCK_REALTIME, &wall)
-        return Now(monotonicMilliseconds: Int64(loop.clock.now() / 1_000_000), unixSeconds: Int64(wall.tv_sec))
+        Now(monotonicMilliseconds: Int64(loop.clock.now() / 1_000_000), unixSeconds: loop.clock.wall().unixSeconds)
     }
 
     /// Handles a query packet end to end; `send` gets the answer (at most once).

@@ -2,6 +2,7 @@ import Blocklists
 import Config
 import Dispatch
 import DomainMatch
+import EventLoop
 import Glibc
 import SystemIO
 
@@ -20,10 +21,10 @@ enum BenchMatcherCommand {
         var json = false
     }
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let options = try parse(words)
-            let report = try measure(options, console: console)
+            let report = try measure(options, console: console, clock: clock)
             console.out(options.json ? report.json : report.table)
             return 0
         } catch {
@@ -67,7 +68,8 @@ enum BenchMatcherCommand {
         return options
     }
 
-    private static func measure(_ options: Options, console: some Console) throws(GatewayError) -> BenchReport {
+    private static func measure(_ options: Options, console: some Console, clock: any Clock) throws(GatewayError)
+        -> BenchReport {
         let scratch = "/tmp/phosra-gate-bench-\(getpid())"
         defer { _ = try? ChildProcess.run("/bin/rm", ["-rf", scratch]) }
         do { try Files.makeDirectories(scratch) } catch { throw .usage("\(error)") }
@@ -83,15 +85,15 @@ enum BenchMatcherCommand {
         let queries = workload.queries
         // One untimed pass first: the mapping's pages fault in once, not during the timing.
         let hits = lookups(trie, queries, from: 0, count: queries.count)
-        let single = Timing.rate(seconds: options.seconds, threads: 1) { offset, budget in
+        let single = Timing.rate(seconds: options.seconds, threads: 1, clock: clock) { offset, budget in
             lookups(trie, queries, from: offset, count: budget)
         }
-        let multi = Timing.rate(seconds: options.seconds, threads: options.threads) { offset, budget in
+        let multi = Timing.rate(seconds: options.seconds, threads: options.threads, clock: clock) { offset, budget in
             lookups(trie, queries, from: offset, count: budget)
         }
         let naive = NaiveMatcher(names: workload.listedNames)
         let texts = queries.map(\.description)
-        let naiveRate = Timing.rate(seconds: options.seconds, threads: 1) { offset, budget in
+        let naiveRate = Timing.rate(seconds: options.seconds, threads: 1, clock: clock) { offset, budget in
             var index = offset % texts.count
             var found = 0
             for _ in 0..<budget {
@@ -139,24 +141,24 @@ enum BenchMatcherCommand {
 enum Timing {
     /// Lookups per second: `body(offset, count)` runs `count` lookups; batches repeat
     /// until `seconds` have passed on every thread.
-    static func rate(seconds: Double, threads: Int, _ body: @Sendable @escaping (Int, Int) -> Int) -> Double {
+    static func rate(seconds: Double, threads: Int, clock: any Clock, _ body: @Sendable @escaping (Int, Int) -> Int) -> Double {
         let batch = 20_000
         let totals = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
         defer { totals.deallocate() }
         totals.initialize(repeating: 0)
-        let start = monotonicSeconds()
+        let start = clock.now()
         nonisolated(unsafe) let shared = totals
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             var done = 0
             var offset = thread * 7919
-            while monotonicSeconds() - start < seconds {
+            while clock.seconds(since: start) < seconds {
                 _ = body(offset, batch)
                 done += batch
                 offset += batch
             }
             shared[thread] = done
         }
-        let elapsed = monotonicSeconds() - start
+        let elapsed = clock.seconds(since: start)
         return Double(totals.reduce(0, +)) / elapsed
     }
 }

@@ -1,18 +1,19 @@
 import Blocklists
 import DomainMatch
+import EventLoop
 import SystemIO
 
 /// The measurements of `bench matcher` that need a fresh process each, so one cannot
 /// pollute another (SPEC §10): `bench matcher-child build|load …`, printing `key=value`.
 enum MatcherChild {
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         guard let mode = words.first else { return 1 }
         do {
             switch mode {
             case "build" where words.count >= 3:
-                try build(output: words[1], lists: Array(words.dropFirst(2)), console: console)
+                try build(output: words[1], lists: Array(words.dropFirst(2)), console: console, clock: clock)
             case "load" where words.count == 3:
-                try load(compiled: words[1], queries: words[2], console: console)
+                try load(compiled: words[1], queries: words[2], console: console, clock: clock)
             default:
                 console.err("usage: phosra-gate bench matcher-child build OUT LIST... | load FILE QUERIES")
                 return 1
@@ -25,9 +26,9 @@ enum MatcherChild {
     }
 
     /// Builds from text, one list per file; reports time and the peak growth of memory.
-    private static func build(output: String, lists: [String], console: some Console) throws(SystemError) {
+    private static func build(output: String, lists: [String], console: some Console, clock: any Clock) throws(SystemError) {
         let baseline = ProcessMemory.resident()
-        let start = monotonicSeconds()
+        let start = clock.now()
         let total = lists.reduce(0) { $0 + Int((try? Files.status($1))?.size ?? 0) }
         var builder = LabelTrieBuilder(listCount: min(lists.count, TrieLayout.maxLists), expectedNames: total / 20)
         var progress = Progress(total: Int64(total), label: "building")
@@ -45,7 +46,7 @@ enum MatcherChild {
         }
         let names = (0..<builder.listCount).map { "list\($0)" }
         let bytes = builder.build(listNames: names)
-        let seconds = monotonicSeconds() - start
+        let seconds = clock.seconds(since: start)
         let peak = ProcessMemory.peakResident() - baseline
         progress.finish()
         try Files.writeAtomically(output, bytes: bytes.buffer)
@@ -56,14 +57,15 @@ enum MatcherChild {
 
     /// Maps the compiled file: time to the first correct lookup, and resident growth
     /// after one full pass over the queries.
-    private static func load(compiled: String, queries: String, console: some Console) throws(SystemError) {
+    private static func load(compiled: String, queries: String, console: some Console,
+                             clock: any Clock) throws(SystemError) {
         var names: [DomainName] = []
         for line in String(decoding: try Files.read(queries), as: UTF8.self).split(separator: "\n") {
             if let name = try? QueryName.parse(String(line)) { names.append(name) }
         }
         guard let first = names.first else { return }
         let baseline = ProcessMemory.resident()
-        let start = monotonicSeconds()
+        let start = clock.now()
         let trie: LabelTrie
         do {
             trie = try ListCache.load(compiled)
@@ -73,7 +75,7 @@ enum MatcherChild {
         }
         var depths = MatchDepths()
         trie.match(first, into: &depths)
-        let loadSeconds = monotonicSeconds() - start
+        let loadSeconds = clock.seconds(since: start)
         var hits = 0
         for name in names {
             trie.match(name, into: &depths)

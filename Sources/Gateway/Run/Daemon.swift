@@ -21,6 +21,8 @@ final class Daemon: @unchecked Sendable {
     /// Open proxy connections per client, across loops (`proxy_max_conns_per_client`).
     let proxyLimiter = ConnectionLimiter()
     let log: Logger
+    /// The process's one clock (also every loop's): the control thread's watch interval.
+    private let clock: any Clock
     /// What snapshots are made of: the builder (configuration, lists) and the rules of the
     /// policy in force. Changed by the policy watcher (loop 0), a reload (control thread)
     /// and the sync (sync thread), so under a lock; each change publishes a new snapshot.
@@ -40,15 +42,16 @@ final class Daemon: @unchecked Sendable {
     typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
 
     init(options: RunOptions, builder: SnapshotBuilder, rules: PolicyRules, policyPath: String?, log: Logger,
-         hits: any HitRecorder) throws(GatewayError) {
+         hits: any HitRecorder, clock: any Clock) throws(GatewayError) {
         self.log = log
+        self.clock = clock
         parts = Mutex((builder, rules))
         pipeline = QueryPipeline(snapshot: builder.make(rules: rules),
                                  cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
                                  hits: hits)
         proxyLookups = ProxyLookups.pipeline(sharingCacheOf: pipeline, hits: hits)
         do {
-            group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns")
+            group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns", clock: clock)
             doorbell = try Doorbell()
         } catch {
             throw .usage("cannot start the event loops: \(error)")
@@ -177,7 +180,7 @@ final class Daemon: @unchecked Sendable {
         draining = true
         log.info("draining", [])
         for servers in perLoop { _ = servers.driver.loop.execute { servers.stopListening() } }
-        let deadline = group.loops[0].clock.now() + 5_000_000_000
+        let deadline = clock.now() + 5_000_000_000
         waitForQuiet(deadline: deadline)
     }
 
@@ -186,7 +189,7 @@ final class Daemon: @unchecked Sendable {
         let busy = perLoop.reduce(0) {
             $0 + $1.driver.inFlight.load(ordering: .relaxed) + ($1.proxy?.openConnections.load(ordering: .relaxed) ?? 0)
         }
-        if busy == 0 || loop.clock.now() >= deadline {
+        if busy == 0 || clock.now() >= deadline {
             ask(.stop)
             return
         }
@@ -198,7 +201,6 @@ final class Daemon: @unchecked Sendable {
     /// and building its rules happen here, never on a loop: a 5,000-entry parent list
     /// took a loop 20 ms, and every query on it waited.
     func wait() {
-        let clock = MonotonicClock()
         var nextWatch = clock.now() + Self.watchInterval
         while true {
             let timeout: Nanoseconds? = watcher == nil ? nil : nextWatch - min(nextWatch, clock.now())

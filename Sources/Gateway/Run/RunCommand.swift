@@ -20,7 +20,7 @@ enum RunCommand {
                                [any other key as --key value]
         """
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
             do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch { throw GatewayError.config(error) }
@@ -35,7 +35,7 @@ enum RunCommand {
                 throw GatewayError.usage("--state-dir: \(error)")
             }
             let store: Store
-            do { store = try Store.open(directory: options.stateDirectory, now: Int64(time(nil))) } catch {
+            do { store = try Store.open(directory: options.stateDirectory, now: clock.wall().unixSeconds) } catch {
                 throw GatewayError.usage("\(error)")
             }
             if let note = store.recoveryNote { log.warn("store_recovered", [("note", note)]) }
@@ -44,7 +44,7 @@ enum RunCommand {
             let builder = try makeBuilder(settings, options: options, activity: activity, log: log)
             let aggregator = HitAggregator()
             let daemon = try Daemon(options: options, builder: builder, rules: setup.rules, policyPath: setup.policyPath,
-                                    log: log, hits: aggregator)
+                                    log: log, hits: aggregator, clock: clock)
             if case .localFile(let path, let policy) = setup.mode {
                 log.info("policy_loaded", [("path", path), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
             }
@@ -54,7 +54,8 @@ enum RunCommand {
                        localFile: setup.policyPath != nil, log: log)
             }
             let sync = try setup.service(daemon: daemon, settings: settings, options: options, store: store,
-                                         aggregator: aggregator, activity: activity, lists: builder.lists, log: log)
+                                         aggregator: aggregator, activity: activity, lists: builder.lists, log: log,
+                                         clock: clock)
             daemon.syncRequested = { sync.wake() }
             daemon.beforeStop = { sync.stop() }
             try daemon.start(options: options, upstream: try Upstreams.factory(options: options, log: log))

@@ -1,5 +1,6 @@
 import Blocklists
 import Config
+import EventLoop
 import Glibc
 import HTTPClient
 import Policy
@@ -72,11 +73,12 @@ struct SyncSetup {
 
     /// The sync thread: hit flushes and heartbeats always; API polls for a registered profile.
     func service(daemon: Daemon, settings: Settings, options: RunOptions, store: Store, aggregator: HitAggregator,
-                 activity: ActivityCounters, lists: CategoryLists, log: Logger) throws(GatewayError) -> SyncService {
-        let now = Int64(time(nil))
+                 activity: ActivityCounters, lists: CategoryLists, log: Logger, clock: any Clock)
+        throws(GatewayError) -> SyncService {
+        let now = SyncTime(clock)
         var profiles: [ProfileSync] = []
         if case .synced(let identity, _) = mode {
-            let api = try Self.api(identity: identity, settings: settings, options: options)
+            let api = try Self.api(identity: identity, settings: settings, options: options, clock: clock)
             var timing = SyncSchedule.Timing()
             timing.pollInterval = max(1000, settings[Key.pollInterval].wholeMilliseconds)
             timing.fullSyncInterval = max(1000, settings[Key.fullSyncInterval].wholeMilliseconds)
@@ -96,16 +98,16 @@ struct SyncSetup {
         var intervals = SyncService.Intervals()
         intervals.report = max(1000, settings[Key.reportInterval].wholeMilliseconds)
         intervals.historyRetention = max(60_000, settings[Key.hitRetention].wholeMilliseconds)
-        let started = now
+        let started = now.wallSeconds
         let listeners = options.dnsListen.map { "dns \($0)" } + options.proxyListen.map { "proxy \($0)" }
         do {
             return try SyncService(
                 store: store,
                 flusher: HitFlusher(aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax])),
                 profiles: profiles, activity: [Self.profile: activity], localVersions: localVersions, intervals: intervals,
-                heartbeat: { Heartbeat(pid: getpid(), startedAt: started, updatedAt: Int64(time(nil)), version: Gateway.version,
-                                       listeners: listeners) },
-                log: { event, fields in log.info(event, fields) })
+                heartbeat: { Heartbeat(pid: getpid(), startedAt: started, updatedAt: clock.wall().unixSeconds,
+                                       version: Gateway.version, listeners: listeners) },
+                clock: clock, log: { event, fields in log.info(event, fields) })
         } catch {
             throw .usage("cannot start the sync thread: \(error)")
         }
@@ -113,7 +115,8 @@ struct SyncSetup {
 
     /// The HTTPS client for the API: verification against the system store or `ca_file`,
     /// timeouts for a server that may be cold-starting (phosra-api.md §1.1).
-    static func api(identity: DeviceIdentity, settings: Settings, options: RunOptions) throws(GatewayError) -> PhosraHTTPAPI {
+    static func api(identity: DeviceIdentity, settings: Settings, options: RunOptions,
+                    clock: any Clock) throws(GatewayError) -> PhosraHTTPAPI {
         let baseText = settings.isSet(Key.api) ? settings[Key.api] : identity.api
         let base: HTTPURL
         do { base = try HTTPURL(baseText) } catch { throw .config(settings.error(Key.api, "\(error)")) }
@@ -122,7 +125,7 @@ struct SyncSetup {
             do { context = try TLSContext(caFile: caFile) } catch { throw .config(settings.error(Key.caFile, "\(error)")) }
         }
         let client = HTTPClient(tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
-                                userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version))
+                                userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version), clock: clock)
         return PhosraHTTPAPI(base: base, key: identity.key, client: client)
     }
 }

@@ -1,4 +1,5 @@
 import Config
+import EventLoop
 import Glibc
 import Store
 import SystemIO
@@ -8,7 +9,7 @@ import SystemIO
 enum HitsCommand {
     static let usage = "usage: phosra-gate hits [--since DURATION] [--profile NAME] [--json] [--state-dir DIR] [--config FILE]"
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
             do {
@@ -30,7 +31,7 @@ enum HitsCommand {
                 console.err("phosra-gate hits: no hits recorded in \(state) yet (\(error))")
                 return 1
             }
-            let now = Int64(time(nil))
+            let now = clock.wall().unixSeconds
             let groups: [HistoryGroup]
             do { groups = try store.recentHits(since: now - since, profile: arguments.flag("--profile")) } catch {
                 throw GatewayError.usage("\(error)")

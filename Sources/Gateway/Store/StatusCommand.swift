@@ -1,4 +1,5 @@
 import Config
+import EventLoop
 import Glibc
 import Store
 import SystemIO
@@ -17,7 +18,7 @@ enum StatusCommand {
         var notes: [String]
     }
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
             do { arguments = try Arguments(words, commandFlags: ["--json": .boolean, "--config": .value]) } catch {
@@ -26,7 +27,11 @@ enum StatusCommand {
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
             let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
             let report = try read(StateDirectory.path(settings, configFlag: arguments.flag("--config")))
-            if arguments.isSet("--json") { console.out(json(report)) } else { text(report).forEach(console.out) }
+            if arguments.isSet("--json") {
+                console.out(json(report))
+            } else {
+                text(report, now: clock.wall().unixSeconds).forEach(console.out)
+            }
             return 0
         } catch {
             console.err("phosra-gate status: \(error)")
@@ -50,8 +55,8 @@ enum StatusCommand {
         return report
     }
 
-    static func text(_ report: Report) -> [String] {
-        let now = Int64(time(nil))
+    /// `now`: unix seconds, for "… ago".
+    static func text(_ report: Report, now: Int64) -> [String] {
         var lines: [String] = []
         if report.alive, let beat = report.heartbeat {
             lines.append("run: alive (pid \(beat.pid), phosra-gate \(beat.version), up since \(StatusText.time(beat.startedAt)), "

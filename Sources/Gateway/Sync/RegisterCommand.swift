@@ -1,4 +1,5 @@
 import Config
+import EventLoop
 import Glibc
 import HTTPClient
 import Sync
@@ -14,7 +15,7 @@ enum RegisterCommand {
                                     [--profile NAME] [--state-dir DIR] [--ca-file FILE] [--config FILE]
         """
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
             do {
@@ -39,7 +40,7 @@ enum RegisterCommand {
                 do { context = try TLSContext(caFile: caFile) } catch { throw GatewayError.config(settings.error(Key.caFile, "\(error)")) }
             }
             let client = HTTPClient(tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
-                                    userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version))
+                                    userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version), clock: clock)
             let request = Registration.Request(api: api, childID: childID, parentToken: token,
                                                deviceName: arguments.flag("--name") ?? RunOptions.hostName(), profile: profile,
                                                appVersion: Gateway.version)

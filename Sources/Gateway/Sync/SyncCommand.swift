@@ -1,5 +1,6 @@
 import Blocklists
 import Config
+import EventLoop
 import Glibc
 import Policy
 import Store
@@ -12,7 +13,7 @@ import SystemIO
 enum SyncCommand {
     static let usage = "usage: phosra-gate sync [--state-dir DIR] [--config FILE] [--api URL] [--ca-file FILE]"
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
             do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch { throw GatewayError.config(error) }
@@ -35,16 +36,18 @@ enum SyncCommand {
             let identity: DeviceIdentity
             do { identity = try DeviceIdentity.load(stateDirectory: state, profile: profile) } catch { throw GatewayError.usage("\(error)") }
             let store: Store
-            do { store = try Store.open(directory: state, now: Int64(time(nil))) } catch { throw GatewayError.usage("\(error)") }
+            do { store = try Store.open(directory: state, now: clock.wall().unixSeconds) } catch {
+                throw GatewayError.usage("\(error)")
+            }
             defer { store.close() }
             let options = try RunOptions(settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
             let listed = (try? EngineOptions.listInputs(settings))?.present ?? []
-            let api = try SyncSetup.api(identity: identity, settings: settings, options: options)
+            let api = try SyncSetup.api(identity: identity, settings: settings, options: options, clock: clock)
             let log = Logger(format: options.logFormat)
             let sync: ProfileSync
             do {
                 sync = try ProfileSync(profile: profile, childID: identity.childID, api: api, store: store,
-                                       timing: SyncSchedule.Timing(), now: Int64(time(nil)),
+                                       timing: SyncSchedule.Timing(), now: SyncTime(clock),
                                        keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
                                        apply: { _ in },
                                        evaluate: { policy in
@@ -52,13 +55,12 @@ enum SyncCommand {
                                        },
                                        log: { event, fields in log.info(event, fields) })
             } catch { throw GatewayError.usage("\(error)") }
-            let now = SyncService.now()
-            guard sync.step(now: now, force: true) else {
+            guard sync.step(now: SyncTime(clock), force: true) else {
                 let error = (try? store.syncState(profile: profile))?.lastError ?? "unknown error"
                 throw GatewayError.usage("sync failed: \(error)")
             }
             var reporter = HitReporter()
-            let sent = reporter.send(for: sync, store: store, now: now) { event, fields in log.info(event, fields) }
+            let sent = reporter.send(for: sync, store: store, now: SyncTime(clock)) { event, fields in log.info(event, fields) }
             let version = sync.appliedVersion
             console.out("synced profile \(profile): policy version \(version)" + (sent > 0 ? ", \(sent) hit batch(es) sent" : ""))
             return 0
