@@ -18,8 +18,11 @@ let package = Package(
         .target(name: "SystemIO"),
         // What Swift's Glibc import lacks: epoll (unpacked), eventfd, signalfd, recvmmsg/sendmmsg, splice, accept4.
         .target(name: "CSystem"),
-        // epoll event loop, timers, sockets and byte buffers shared by the DNS and HTTP proxies.
-        .target(name: "EventLoop", dependencies: ["CSystem", "SystemIO"]),
+        // The byte buffer (reader and writer index, copy-on-write) that sockets read into and the
+        // pure parsers and state machines read from. Pure.
+        .target(name: "Bytes"),
+        // epoll event loop, timers and sockets shared by the DNS and HTTP proxies (re-exports Bytes).
+        .target(name: "EventLoop", dependencies: ["Bytes", "CSystem", "SystemIO"]),
         // CompiledPolicy model, categories, time rules, safe search and decide(). Pure.
         .target(name: "Policy", dependencies: ["DomainMatch", "Zoneinfo"]),
         // The configuration file format and the flags that mirror it → typed options.

@@ -15,8 +15,9 @@ import Glibc
 public struct ByteBuffer: Sendable {
     /// Heap storage. Never mutated while shared (every mutation goes through
     /// `prepareForWriting`, which copies first), so handing a buffer to another thread is safe.
+    @usableFromInline
     final class Storage: @unchecked Sendable {
-        var bytes: UnsafeMutableRawPointer
+        @usableFromInline var bytes: UnsafeMutableRawPointer
         var capacity: Int
 
         init(capacity: Int) {
@@ -41,7 +42,7 @@ public struct ByteBuffer: Sendable {
         deinit { free(bytes) }
     }
 
-    var storage: Storage
+    @usableFromInline var storage: Storage
     public internal(set) var readerIndex: Int = 0
     public internal(set) var writerIndex: Int = 0
 
@@ -60,6 +61,7 @@ public struct ByteBuffer: Sendable {
 
     /// Makes the storage unique and able to take `extra` more bytes after `writerIndex`.
     /// Growth doubles (at least 64 bytes) so appends are amortised O(1).
+    @usableFromInline
     mutating func prepareForWriting(extra: Int) {
         let needed = writerIndex + max(extra, 0)
         let newCapacity = needed <= storage.capacity ? storage.capacity : max(needed, storage.capacity * 2, 64)
@@ -91,6 +93,7 @@ public struct ByteBuffer: Sendable {
     }
 
     /// Marks `count` more bytes as written (after the caller filled them in place).
+    @usableFromInline
     mutating func moveWriterIndex(by count: Int) {
         writerIndex += count
     }
@@ -116,32 +119,33 @@ public struct ByteBuffer: Sendable {
     // MARK: Raw access
 
     /// Calls `body` with the readable bytes (valid only inside `body`); nothing is consumed.
+    @inlinable
     public func withUnsafeReadableBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: storage.bytes + readerIndex, count: readableBytes))
     }
 
     /// Lets `body` consume from the front: it gets the readable bytes and returns how many
     /// it used (clamped to what was readable); the reader index moves by that many.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func readWithUnsafeReadableBytes<E: Error>(
         _ body: (UnsafeRawBufferPointer) throws(E) -> Int
     ) throws(E) -> Int {
         let used = try withUnsafeReadableBytes(body)
         let clamped = min(max(used, 0), readableBytes)
-        readerIndex += clamped
+        moveReaderIndex(forwardBy: clamped)
         return clamped
     }
 
     /// Lets `body` append in place (a socket read): it gets at least `minimumWritableBytes`
     /// of writable space and returns how many it filled; the writer index moves by that many.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func writeWithUnsafeMutableBytes<E: Error>(
         minimumWritableBytes: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int
     ) throws(E) -> Int {
         prepareForWriting(extra: minimumWritableBytes)
         let space = UnsafeMutableRawBufferPointer(start: storage.bytes + writerIndex, count: writableBytes)
         let written = min(max(try body(space), 0), space.count)
-        writerIndex += written
+        moveWriterIndex(by: written)
         return written
     }
 }
