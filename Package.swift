@@ -31,9 +31,12 @@ let package = Package(
         .target(name: "DNSWire"),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
         .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config", "EventLoop", "SystemIO"]),
+        // HTTP/1.1 messages (RFC 9112): request and response heads, body framing, chunked bodies,
+        // keep-alive; each malformation a named error. Pure, no dependencies.
+        .target(name: "HTTP1"),
         // The HTTP forward proxy (SPEC §5): CONNECT tunnels with the SNI check, plain HTTP with the
         // block page, PAC; I/O-free state machines driven by a thin socket driver on the DNS loops.
-        .target(name: "HTTPProxy", dependencies: ["EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo", "SystemIO"]),
+        .target(name: "HTTPProxy", dependencies: ["HTTP1", "EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo", "SystemIO"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // SQLite 3 from the system (Debian: libsqlite3-dev), plus SQLITE_TRANSIENT as a function.
@@ -63,7 +66,8 @@ let package = Package(
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo", "TestSupport"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CSystem", "SystemIO", "TestSupport"]),
-        .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "TestSupport", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "EventLoop"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "HTTP1", "TestSupport", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "EventLoop"]),
         .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "Config"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),

@@ -1,5 +1,6 @@
 import DomainMatch
 import EventLoop
+import HTTP1
 
 /// The plain-HTTP origin an upstream connection goes to: reused for the next request
 /// only when that one goes to the same place (SPEC §5.5 keep-alive).

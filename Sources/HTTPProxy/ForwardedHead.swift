@@ -1,4 +1,5 @@
 import EventLoop
+import HTTP1
 
 /// The heads a plain-HTTP exchange passes on (SPEC §5.5, RFC 9110 §7.6): hop-by-hop
 /// fields removed (the fixed ones and any the `Connection` field names), `Via` added,
@@ -8,7 +9,7 @@ import EventLoop
 /// client, passed de-chunked. Pure.
 public enum ForwardedHead {
     /// Fields that concern one connection only, never forwarded.
-    public static let hopByHop: Set<String> = [
+    public static let hopByHop = [
         "connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer",
         "upgrade",
     ]
@@ -19,8 +20,7 @@ public enum ForwardedHead {
     public static func request(_ head: RequestHead, target: ProxyTarget) -> ByteBuffer {
         var out = ByteBuffer(capacity: head.fields.bytes.count + 64)
         out.writeString("\(head.method) \(target.path) HTTP/1.1\r\nHost: \(target.authority)\r\n")
-        let named = Set(head.fields.tokens("connection"))
-        head.fields.write(to: &out) { !hopByHop.contains($0) && !named.contains($0) && $0 != "host" }
+        write(head.fields, to: &out) { head.fields.isNamed($0, "host") }
         out.writeString("Via: 1.\(head.minorVersion) \(pseudonym)\r\n\r\n")
         return out
     }
@@ -28,14 +28,17 @@ public enum ForwardedHead {
     /// The response for the client; `close` adds `Connection: close` (this is the last
     /// response on the connection), `keepAliveFor10` answers an HTTP/1.0 client that
     /// asked for keep-alive, `dropTransferEncoding` goes with a body passed de-chunked.
+    /// A Content-Length beside Transfer-Encoding is dropped (RFC 9112 §6.3 rule 3: an
+    /// intermediary removes it before forwarding).
     public static func response(_ head: ResponseHead, close: Bool, keepAliveFor10: Bool, dropTransferEncoding: Bool,
                                 to out: inout ByteBuffer) {
         out.writeString("HTTP/1.1 \(head.status) ")
         _ = head.fields.bytes.withUnsafeBytes { out.writeBytes(UnsafeRawBufferPointer(rebasing: $0[head.reason])) }
         out.writeString("\r\n")
-        let named = Set(head.fields.tokens("connection"))
-        head.fields.write(to: &out) {
-            !hopByHop.contains($0) && !named.contains($0) && !(dropTransferEncoding && $0 == "transfer-encoding")
+        let dropLength = head.hasConflictingFraming
+        write(head.fields, to: &out) { field in
+            (dropTransferEncoding && head.fields.isNamed(field, "transfer-encoding"))
+                || (dropLength && head.fields.isNamed(field, "content-length"))
         }
         out.writeString("Via: 1.\(head.minorVersion) \(pseudonym)\r\n")
         if close { out.writeString("Connection: close\r\n") } else if keepAliveFor10 { out.writeString("Connection: keep-alive\r\n") }
@@ -44,6 +47,25 @@ public enum ForwardedHead {
 
     /// Whether the request already passed through this proxy.
     public static func isLoop(_ head: RequestHead) -> Bool {
-        head.fields.all("via").contains { $0.lowercased().contains(pseudonym) }
+        head.fields.anyValue(of: "via", contains: pseudonym)
+    }
+
+    /// Appends, as `name: value` lines copied byte for byte, every field that is neither
+    /// hop-by-hop (a fixed one, or one the `Connection` field lists) nor one `drop` names.
+    /// Names are compared as bytes: no field becomes a `String` on the way.
+    static func write(_ fields: HeaderFields, to out: inout ByteBuffer, dropping drop: (HeaderFields.Field) -> Bool) {
+        let listsFields = fields.contains("connection")
+        fields.bytes.withUnsafeBytes { raw in
+            for field in fields.fields {
+                if hopByHop.contains(where: { fields.isNamed(field, $0) }) || (listsFields && fields.isListed(field, in: "connection"))
+                    || drop(field) {
+                    continue
+                }
+                out.writeBytes(UnsafeRawBufferPointer(rebasing: raw[field.name]))
+                out.writeString(": ")
+                out.writeBytes(UnsafeRawBufferPointer(rebasing: raw[field.value]))
+                out.writeString("\r\n")
+            }
+        }
     }
 }

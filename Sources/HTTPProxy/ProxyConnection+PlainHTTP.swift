@@ -1,4 +1,5 @@
 import EventLoop
+import HTTP1
 import Policy
 import Zoneinfo
 
@@ -17,7 +18,8 @@ extension ProxyConnection {
                                       to: &clientOut)
             return keepAlive ? waitForNextRequest(env) : closeAfterResponse(env)
         }
-        let framing = try head.bodyFraming()
+        let framing: BodyFraming
+        do { framing = try head.bodyFraming() } catch { throw .malformed(error) }
         if ForwardedHead.isLoop(head) { throw .loop }
         env.snapshot.activity.recordQuery()
         let destination: Origin.Destination
@@ -62,7 +64,7 @@ extension ProxyConnection {
         guard case .exchanging(var exchange) = state else { return [] }
         if !exchange.requestBody.isComplete, clientIn.readableBytes > 0 {
             do {
-                let used = try clientIn.withUnsafeReadableBytes { bytes throws(ProxyError) in
+                let used = try clientIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in
                     try exchange.requestBody.consume(bytes)
                 }
                 _ = clientIn.withUnsafeReadableBytes { upstreamOut.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
@@ -88,14 +90,16 @@ extension ProxyConnection {
         while case .exchanging(var exchange) = state, upstreamIn.readableBytes > 0 {
             switch exchange.response {
             case .head:
-                let from = upstreamIn.readerIndex
-                guard let end = HTTPSyntax.headEnd(in: upstreamIn, from: from) else {
-                    if upstreamIn.readableBytes > ProxyLimits.headerBytes {
-                        return fail(502, "the origin's response header is over \(ProxyLimits.headerBytes) bytes", env)
-                    }
-                    return []
+                // Searched from the start on each read: a response head rarely takes two.
+                var scanner = HeadScanner(limit: ProxyLimits.headerBytes)
+                let end: Int?
+                do {
+                    end = try upstreamIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in try scanner.scan(bytes) }
+                } catch {
+                    return fail(502, "the origin's response header is over \(ProxyLimits.headerBytes) bytes", env)
                 }
-                let bytes = upstreamIn.readBytes(length: end - from) ?? []
+                guard let end else { return [] }
+                let bytes = upstreamIn.readBytes(length: end) ?? []
                 upstreamIn.discardReadBytes()
                 guard let head = try? ResponseHead(bytes), head.status != 101,
                       let framing = try? head.bodyFraming(requestMethod: exchange.method) else {
@@ -109,7 +113,9 @@ extension ProxyConnection {
                     state = .exchanging(exchange)
                     continue
                 }
-                exchange.upstreamKeepAlive = head.keepAlive && framing != .untilClose
+                // Both Transfer-Encoding and Content-Length (RFC 9112 §6.3): read by the former,
+                // and that connection is not trusted with another request.
+                exchange.upstreamKeepAlive = head.keepAlive && framing != .untilClose && !head.hasConflictingFraming
                 exchange.dechunk = framing == .chunked && exchange.clientIsHTTP10
                 // The client's connection survives only if it can tell this response's end
                 // and the request has been read to its end.
@@ -124,11 +130,11 @@ extension ProxyConnection {
                 do {
                     let used: Int
                     if exchange.dechunk {
-                        used = try upstreamIn.withUnsafeReadableBytes { bytes throws(ProxyError) in
+                        used = try upstreamIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in
                             try tracker.consume(bytes) { _ = clientOut.writeBytes($0) }
                         }
                     } else {
-                        used = try upstreamIn.withUnsafeReadableBytes { bytes throws(ProxyError) in try tracker.consume(bytes) }
+                        used = try upstreamIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in try tracker.consume(bytes) }
                         _ = upstreamIn.withUnsafeReadableBytes { clientOut.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
                     }
                     upstreamIn.moveReaderIndex(forwardBy: used)
@@ -160,7 +166,7 @@ extension ProxyConnection {
             return [.dropUpstream] + open(Pending(purpose: .forward(exchange), origin: exchange.origin), env)
         case .head:
             return fail(502, "the origin closed the connection without a response", env)
-        case .body(let tracker) where tracker == BodyTracker(.untilClose):
+        case .body(let tracker) where tracker.isUntilClose:
             exchange.response = .done
             exchange.upstreamKeepAlive = false
             state = .exchanging(exchange)

@@ -1,4 +1,5 @@
 import EventLoop
+import HTTP1
 
 /// Reading request heads and deciding what each asks for: CONNECT (§5.2), a proxy
 /// request (§5.5), the PAC file (§5.6); bad input refused with its status (§5.7).
@@ -41,7 +42,7 @@ extension ProxyConnection {
             // RFC 9112 §2.2: empty lines before a request line are ignored.
             while let byte = clientIn.getInteger(at: clientIn.readerIndex, as: UInt8.self), byte == 0x0D || byte == 0x0A {
                 clientIn.moveReaderIndex(forwardBy: 1)
-                scanned = 0
+                headScanner.reset()
             }
             guard clientIn.readableBytes > 0 else {
                 clientIn.clear()
@@ -52,20 +53,20 @@ extension ProxyConnection {
                 betweenRequests = false
                 deadline = env.now &+ ProxyLimits.headTimeout
             }
-            let from = clientIn.readerIndex + max(scanned - 3, 0)
-            guard let end = HTTPSyntax.headEnd(in: clientIn, from: from) else {
-                scanned = clientIn.readableBytes
-                if scanned > ProxyLimits.headerBytes { return actions + refuse(.headerTooLarge, env) }
-                return actions
-            }
-            let length = end - clientIn.readerIndex
-            guard length <= ProxyLimits.headerBytes, let bytes = clientIn.readBytes(length: length) else {
-                return actions + refuse(.headerTooLarge, env)
-            }
-            scanned = 0
-            clientIn.discardReadBytes()
+            var scanner = headScanner
+            let length: Int?
             do {
-                actions += try handle(try RequestHead(bytes), env)
+                length = try clientIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in try scanner.scan(bytes) }
+            } catch {
+                return actions + refuse(.malformed(error), env)
+            }
+            headScanner = scanner
+            guard let length, let bytes = clientIn.readBytes(length: length) else { return actions }
+            clientIn.discardReadBytes()
+            do throws(ProxyError) {
+                let head: RequestHead
+                do { head = try RequestHead(bytes) } catch { throw ProxyError.malformed(error) }
+                actions += try handle(head, env)
             } catch {
                 return actions + refuse(error, env)
             }
@@ -123,7 +124,7 @@ extension ProxyConnection {
     mutating func waitForNextRequest(_ env: ProxyEnvironment) -> [ProxyAction] {
         state = .readingHead
         betweenRequests = true
-        scanned = 0
+        headScanner.reset()
         deadline = env.now &+ ProxyLimits.keepAliveIdle
         return []
     }

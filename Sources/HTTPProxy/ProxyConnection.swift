@@ -1,5 +1,6 @@
 import DomainMatch
 import EventLoop
+import HTTP1
 import Policy
 
 /// What the socket code must do for a connection.
@@ -59,9 +60,9 @@ public struct ProxyConnection: Sendable {
 
     /// The plain-HTTP origin the upstream socket is connected to, when one is open.
     var upstream: Origin?
-    /// Readable bytes of `clientIn` already searched for the end of a head (so no byte is
-    /// scanned twice; relative to the reader index, which survives compaction).
-    var scanned = 0
+    /// The search for the end of the next request head in `clientIn` (relative to the
+    /// reader index, which survives compaction), and its 16 KiB limit.
+    var headScanner = HeadScanner(limit: ProxyLimits.headerBytes)
     /// Waiting between keep-alive requests (the idle limit applies until a byte arrives).
     var betweenRequests = false
 

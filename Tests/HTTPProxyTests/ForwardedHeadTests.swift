@@ -1,3 +1,5 @@
+import EventLoop
+import HTTP1
 @testable import HTTPProxy
 import Testing
 
@@ -16,9 +18,32 @@ import Testing
             """)
     }
 
+    @Test func theForwardedResponseLosesHopByHopFieldsAndGainsVia() throws {
+        let head = try ResponseHead(Array("""
+            HTTP/1.1 200 OK\r\nConnection: close, X-Secret\r\nKeep-Alive: timeout=5\r\nX-Secret: 1\r\nContent-Length: 2\r\n\
+            Proxy-Authenticate: Basic\r\nUpgrade: h2c\r\nX-Kept: yes\r\n\r\n
+            """.utf8))
+        var out = ByteBuffer()
+        ForwardedHead.response(head, close: true, keepAliveFor10: false, dropTransferEncoding: false, to: &out)
+        let text = out.readString(length: out.readableBytes) ?? ""
+        #expect(text == "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Kept: yes\r\nVia: 1.1 phosra-gate\r\nConnection: close\r\n\r\n")
+    }
+
+    /// RFC 9112 §6.3 rule 3: an intermediary removes Content-Length from a message that
+    /// also has Transfer-Encoding before passing it on.
+    @Test func aContentLengthBesideTransferEncodingIsNotPassedOn() throws {
+        let head = try ResponseHead(Array(
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nX-Kept: yes\r\n\r\n".utf8))
+        var out = ByteBuffer()
+        ForwardedHead.response(head, close: false, keepAliveFor10: false, dropTransferEncoding: false, to: &out)
+        #expect(out.readString(length: out.readableBytes)
+                == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Kept: yes\r\nVia: 1.1 phosra-gate\r\n\r\n")
+    }
+
     @Test func aRequestCarryingOurViaLoops() throws {
-        let looped = try RequestHead(Array("GET http://x/ HTTP/1.1\r\nVia: 1.1 a, 1.1 phosra-gate\r\n\r\n".utf8))
+        let looped = try RequestHead(Array("GET http://x/ HTTP/1.1\r\nVia: 1.1 a, 1.1 Phosra-Gate\r\n\r\n".utf8))
         #expect(ForwardedHead.isLoop(looped))
+        #expect(!ForwardedHead.isLoop(try RequestHead(Array("GET http://x/ HTTP/1.1\r\nVia: 1.1 a\r\n\r\n".utf8))))
         #expect(!ForwardedHead.isLoop(try RequestHead(Array("GET http://x/ HTTP/1.1\r\n\r\n".utf8))))
     }
 }
