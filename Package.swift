@@ -54,13 +54,13 @@ let package = Package(
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (SPEC §4.6).
         .target(name: "DNSUpstream", dependencies: ["DNSWire", "EventLoop", "TLS", "Config", "SystemIO"]),
         // A small blocking HTTP/1.1 client over TCP or TLS, for the sync thread (SPEC §7).
-        .target(name: "HTTPClient", dependencies: ["TLS", "EventLoop", "SystemIO"]),
+        .target(name: "HTTPClient", dependencies: ["HTTP1", "TLS", "EventLoop", "SystemIO"]),
         // Composition root: options → engine → commands.
         .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "HTTPProxy", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient"]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Helpers for tests only: scratch directories, free ports, child processes, dig,
         // the fake Phosra API and HTTP(S) test servers.
-        .target(name: "TestSupport", dependencies: ["COpenSSL", "EventLoop"]),
+        .target(name: "TestSupport", dependencies: ["COpenSSL", "EventLoop", "HTTP1"]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch", "TestSupport"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo", "TestSupport"]),

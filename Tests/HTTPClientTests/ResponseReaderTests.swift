@@ -2,13 +2,13 @@ import EventLoop
 @testable import HTTPClient
 import Testing
 
-/// The I/O-free response state machine, fed the way a slow network would: one byte at a time.
-@Suite struct ResponseParserTests {
+/// The I/O-free response reader, fed the way a slow network would: one byte at a time.
+@Suite struct ResponseReaderTests {
     /// Feeds `text` in pieces of `step` bytes; returns the response and what was left over.
     private func parse(_ text: String, method: String = "GET", step: Int, limit: Int = 1 << 20)
-        throws(HTTPError) -> (HTTPResponse?, ResponseParser, ByteBuffer)
+        throws(HTTPError) -> (HTTPResponse?, ResponseReader, ByteBuffer)
     {
-        var parser = ResponseParser(method: method, maxBodyBytes: limit)
+        var parser = ResponseReader(method: method, maxBodyBytes: limit)
         var buffer = ByteBuffer()
         let bytes = Array(text.utf8)
         var offset = 0
@@ -16,7 +16,7 @@ import Testing
             let end = min(offset + step, bytes.count)
             buffer.writeBytes(bytes[offset..<end])
             offset = end
-            if let response = try parser.parse(&buffer) { return (response, parser, buffer) }
+            if let response = try parser.read(&buffer) { return (response, parser, buffer) }
         }
         return (nil, parser, buffer)
     }
@@ -44,7 +44,7 @@ import Testing
     @Test func aCloseDelimitedBodyCompletesOnlyAtACleanEnd() throws {
         var (response, parser, buffer) = try parse("HTTP/1.1 200 OK\r\n\r\npartial", step: 4)
         #expect(response == nil)
-        _ = try parser.parse(&buffer)
+        _ = try parser.read(&buffer)
         var unclean = parser
         #expect(throws: HTTPError.closed) { try unclean.finish(clean: false) }
         response = try parser.finish(clean: true)
