@@ -4,6 +4,7 @@ import DomainMatch
 import EventLoop
 import Glibc
 import HTTPProxy
+import ProxyCore
 import Policy
 import Synchronization
 import SystemIO

@@ -3,6 +3,7 @@ import DNSProxy
 import DomainMatch
 import Glibc
 import HTTPProxy
+import ProxyCore
 import Policy
 import SystemIO
 

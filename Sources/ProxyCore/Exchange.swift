@@ -1,5 +1,5 @@
 import DomainMatch
-import EventLoop
+import Bytes
 import HTTP1
 
 /// The plain-HTTP origin an upstream connection goes to: reused for the next request
@@ -18,17 +18,7 @@ public struct Origin: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch destination {
         case .name(let name): "\(name):\(port)"
-        case .address(let address): SocketAddress(address, port: port).description
-        }
-    }
-}
-
-extension SocketAddress {
-    /// The socket address of an IP literal and a port.
-    public init(_ address: IPAddress, port: UInt16) {
-        switch address {
-        case .v4(let bits): self.init(ipv4: bits, port: port)
-        case .v6(let high, let low): self.init(ipv6: high, low, port: port)
+        case .address(let address): Endpoint(address, port: port).description
         }
     }
 }
@@ -43,7 +33,7 @@ public struct Pending: Equatable, Sendable {
     public var purpose: Purpose
     public let origin: Origin
     /// The addresses to try, in order (filled by the lookup), and the one being tried.
-    public var addresses: [SocketAddress] = []
+    public var addresses: [Endpoint] = []
     public var next = 0
 }
 

@@ -1,6 +1,6 @@
 import DomainMatch
-import EventLoop
-@testable import HTTPProxy
+import Bytes
+@testable import ProxyCore
 import Policy
 import Testing
 
@@ -8,8 +8,8 @@ import Testing
 /// (§5.7), driven by hand with manual time.
 @Suite struct ProxyConnectionHTTPTests {
     let fixture = ProxyFixture()
-    let second: Nanoseconds = 1_000_000_000
-    let origin = SocketAddress(ipv4: 0xC000_0207, port: 80)
+    let second: UInt64 = 1_000_000_000
+    let origin = Endpoint(.v4(0xC000_0207), port: 80)
 
     /// A connection with the request `request` forwarded to a fresh origin connection.
     private func forwarded(_ request: String) -> ProxyConnection {

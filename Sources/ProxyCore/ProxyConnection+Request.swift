@@ -1,4 +1,4 @@
-import EventLoop
+import Bytes
 import HTTP1
 
 /// Reading request heads and deciding what each asks for: CONNECT (§5.2), a proxy

@@ -1,6 +1,6 @@
-import EventLoop
+import Bytes
 import HTTP1
-@testable import HTTPProxy
+@testable import ProxyCore
 import Testing
 
 @Suite struct ForwardedHeadTests {

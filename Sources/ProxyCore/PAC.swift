@@ -1,5 +1,3 @@
-import EventLoop
-
 /// The proxy auto-config file (SPEC §5.6): a direct `GET /proxy.pac` or `GET /wpad.dat`
 /// sends everything to this proxy, at the address the request arrived on (so one file
 /// works on every interface), with no DIRECT fallback: a device must not slip past the
@@ -9,7 +7,7 @@ public enum PAC {
     public static let contentType = "application/x-ns-proxy-autoconfig"
 
     /// The script for a proxy reached at `address`.
-    public static func script(for address: SocketAddress) -> String {
+    public static func script(for address: Endpoint) -> String {
         "function FindProxyForURL(url, host) { return \"PROXY \(address)\"; }\n"
     }
 

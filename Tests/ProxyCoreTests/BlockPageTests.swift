@@ -1,4 +1,4 @@
-@testable import HTTPProxy
+@testable import ProxyCore
 import Policy
 import Testing
 import Zoneinfo

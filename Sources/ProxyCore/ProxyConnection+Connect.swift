@@ -1,5 +1,5 @@
 import DomainMatch
-import EventLoop
+import Bytes
 import Policy
 
 /// Reaching the origin (SPEC §5.2): the lookup through the gateway's resolver, the
@@ -19,7 +19,7 @@ extension ProxyConnection {
             return [.lookup(name)]
         case .address(let address):
             var pending = pending
-            pending.addresses = [SocketAddress(address, port: pending.origin.port)]
+            pending.addresses = [Endpoint(address, port: pending.origin.port)]
             state = .connecting(pending)
             return [.connect(pending.addresses[0])]
         }
@@ -32,7 +32,7 @@ extension ProxyConnection {
         case .addresses(let found):
             // 0.0.0.0 and :: would reach this machine itself.
             pending.addresses = found.filter { $0 != .v4(0) && $0 != .v6(high: 0, low: 0) }
-                .map { SocketAddress($0, port: pending.origin.port) }
+                .map { Endpoint($0, port: pending.origin.port) }
             guard let first = pending.addresses.first else { return fail(502, "no address for \(pending.origin)", env) }
             state = .connecting(pending)
             return [.connect(first)]
@@ -103,7 +103,7 @@ extension ProxyConnection {
     /// Once a second for an open tunnel, and at once when a new snapshot is published
     /// (SPEC §5.4): closed when idle for `tunnel_idle`, or when the policy now refuses its
     /// host or its server name (recorded as a hit).
-    public mutating func tick(_ env: ProxyEnvironment, lastActivity: Nanoseconds) -> [ProxyAction] {
+    public mutating func tick(_ env: ProxyEnvironment, lastActivity: UInt64) -> [ProxyAction] {
         guard let tunnel else { return [] }
         if case .relaying = state, env.now >= lastActivity &+ env.settings.tunnelIdle { return close() }
         switch tunnel.judge(env.policy(for: client)) {

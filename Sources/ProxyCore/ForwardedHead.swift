@@ -1,4 +1,4 @@
-import EventLoop
+import Bytes
 import HTTP1
 
 /// The heads a plain-HTTP exchange passes on (SPEC §5.5, RFC 9110 §7.6): hop-by-hop

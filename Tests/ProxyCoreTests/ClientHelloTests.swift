@@ -1,6 +1,6 @@
-@testable import HTTPProxy
+@testable import ProxyCore
 import Testing
-import TestSupport
+import TestFixtures
 
 @Suite struct ClientHelloTests {
     private func scan(_ bytes: [UInt8]) -> ClientHelloScan { bytes.withUnsafeBytes { ClientHello.scan($0) } }

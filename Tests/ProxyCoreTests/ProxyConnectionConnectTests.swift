@@ -1,15 +1,15 @@
 import DomainMatch
-import EventLoop
-@testable import HTTPProxy
+import Bytes
+@testable import ProxyCore
 import Policy
 import Testing
-import TestSupport
+import TestFixtures
 
 /// The state machine's CONNECT path (SPEC §5.2, §5.3, §5.4), driven by hand with manual time.
 @Suite struct ProxyConnectionConnectTests {
     let fixture = ProxyFixture()
-    let second: Nanoseconds = 1_000_000_000
-    let origin = SocketAddress(ipv4: 0xC000_0207, port: 443)
+    let second: UInt64 = 1_000_000_000
+    let origin = Endpoint(.v4(0xC000_0207), port: 443)
 
     /// A connection whose CONNECT to `host` has been answered `200`.
     private func established(_ host: String = "example.org", _ fixture: ProxyFixture? = nil) -> ProxyConnection {
@@ -122,7 +122,7 @@ import TestSupport
     @Test func connectFailuresTryTheNextAddressThen502AndTimeoutsAre504() {
         var connection = fixture.connection()
         _ = connection.receive("CONNECT example.org:443 HTTP/1.1\r\n\r\n", fixture.env())
-        let second = SocketAddress(ipv4: 0xC000_0208, port: 443)
+        let second = Endpoint(.v4(0xC000_0208), port: 443)
         _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!, IPAddress("192.0.2.8")!]), fixture.env())
         #expect(connection.connectFailed(fixture.env()) == [.connect(second)])
         #expect(connection.connectFailed(fixture.env()).contains(.dropUpstream))

@@ -1,19 +1,36 @@
-import DNSProxy
 import DomainMatch
-import EventLoop
 import Policy
+
+/// The part of the gateway's published snapshot a proxy connection decides with: the
+/// decision engine, the profile its hits go under, and the activity counters it adds to.
+/// Made once per published snapshot by the loop (a class, so each event's environment
+/// holds one reference), immutable.
+public final class DecisionSnapshot: Sendable {
+    public let engine: DecisionEngine<LabelTrie>
+    /// The profile hits are recorded under.
+    public let profileName: String
+    /// Query and rewrite counts (shared with the DNS side, kept across snapshots).
+    public let activity: ActivityCounters
+
+    public init(engine: DecisionEngine<LabelTrie>, profileName: String = "default",
+                activity: ActivityCounters = ActivityCounters()) {
+        self.engine = engine
+        self.profileName = profileName
+        self.activity = activity
+    }
+}
 
 /// What a connection decides with at one instant: the loop's snapshot and settings and
 /// the two clocks. Made by the loop for each event; tests make their own (manual time).
 public struct ProxyEnvironment: Sendable {
-    public let snapshot: ProxySnapshot
+    public let snapshot: DecisionSnapshot
     public let settings: ProxySettings
     /// Monotonic nanoseconds: deadlines.
-    public let now: Nanoseconds
+    public let now: UInt64
     /// Unix seconds: the policy's clock, the block page, hits.
     public let wallClock: Int64
 
-    public init(snapshot: ProxySnapshot, settings: ProxySettings, now: Nanoseconds, wallClock: Int64) {
+    public init(snapshot: DecisionSnapshot, settings: ProxySettings, now: UInt64, wallClock: Int64) {
         self.snapshot = snapshot
         self.settings = settings
         self.now = now

@@ -1,4 +1,4 @@
-import EventLoop
+import Bytes
 
 /// The responses the proxy makes itself: `200 Connection established`, refusals and
 /// errors with a one-line body, the block page and the PAC file. Written straight into
@@ -33,7 +33,7 @@ public enum ProxyResponse {
     }
 
     /// The PAC file for a proxy reached at `address` (SPEC §5.6).
-    public static func pac(for address: SocketAddress, keepAlive: Bool, headOnly: Bool, to out: inout ByteBuffer) {
+    public static func pac(for address: Endpoint, keepAlive: Bool, headOnly: Bool, to out: inout ByteBuffer) {
         write(status: 200, contentType: PAC.contentType, headers: [("Cache-Control", "max-age=300")],
               body: PAC.script(for: address), keepAlive: keepAlive, headOnly: headOnly, to: &out)
     }

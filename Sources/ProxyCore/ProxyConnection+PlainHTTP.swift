@@ -1,4 +1,4 @@
-import EventLoop
+import Bytes
 import HTTP1
 import Policy
 import Zoneinfo

@@ -1,8 +1,8 @@
 import DomainMatch
-import EventLoop
-@testable import HTTPProxy
+import Bytes
+@testable import ProxyCore
 import Testing
-import TestSupport
+import TestFixtures
 
 /// Nothing a client or an origin sends can trap the state machine (SPEC §5.7): seeded
 /// random mutations of real requests and responses, fed in random pieces, in every state.
@@ -39,7 +39,7 @@ import TestSupport
         var random = SeededGenerator(seed: 20_261_130)
         for round in 0..<3000 {
             var connection = fixture.connection()
-            var now: Nanoseconds = 1_000_000_000
+            var now: UInt64 = 1_000_000_000
             var input = mutate(Self.requests[round % Self.requests.count], &random)
             if round % 7 == 0 { input += TLSClientHello.record(serverName: round % 2 == 0 ? "adult.example" : nil) }
             if round % 50 == 0 { input += (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &random) } }

@@ -1,5 +1,5 @@
 import DomainMatch
-@testable import HTTPProxy
+@testable import ProxyCore
 import Testing
 
 @Suite struct ProxyTargetTests {

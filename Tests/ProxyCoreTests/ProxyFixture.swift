@@ -1,16 +1,15 @@
-import DNSProxy
 import DomainMatch
-import EventLoop
-@testable import HTTPProxy
+import Bytes
+@testable import ProxyCore
 import Policy
 import Zoneinfo
 
 /// A snapshot over inline lists and a policy, and environments at hand-picked instants.
 struct ProxyFixture {
-    let snapshot: ProxySnapshot
+    let snapshot: DecisionSnapshot
     var settings = ProxySettings(gatewayName: "test-gateway")
     static let client = IPAddress("192.168.1.20")!
-    static let arrivedOn = SocketAddress(ipv4: 0x7F00_0001, port: 3128)
+    static let arrivedOn = Endpoint(.v4(0x7F00_0001), port: 3128)
     /// 2026-11-30 12:00 UTC, a Monday.
     static let noon: Int64 = 1_796_040_000
 
@@ -21,7 +20,7 @@ struct ProxyFixture {
         let trie = LabelTrie(lists: trieLists, listNames: Category.allCases.map(\.id))
         let engine = DecisionEngine(system: SystemRules(options), categories: CategorySet(matcher: trie, present: Set(lists.keys)),
                                     zone: .utc, profiles: ProfileTable(single: PolicyRules(policy)))
-        snapshot = ProxySnapshot(engine: engine, answers: AnswerBuilder(mode: .nxdomain, blockTTL: 10))
+        snapshot = DecisionSnapshot(engine: engine)
     }
 
     /// Level moderate with safe search, reddit.com blocked, and `screenTime` JSON as given.
@@ -38,11 +37,11 @@ struct ProxyFixture {
         return policy
     }
 
-    func env(now: Nanoseconds = 1_000_000_000, wallClock: Int64 = ProxyFixture.noon) -> ProxyEnvironment {
+    func env(now: UInt64 = 1_000_000_000, wallClock: Int64 = ProxyFixture.noon) -> ProxyEnvironment {
         ProxyEnvironment(snapshot: snapshot, settings: settings, now: now, wallClock: wallClock)
     }
 
-    func connection(now: Nanoseconds = 1_000_000_000) -> ProxyConnection {
+    func connection(now: UInt64 = 1_000_000_000) -> ProxyConnection {
         ProxyConnection(client: Self.client, arrivedOn: Self.arrivedOn, now: now)
     }
 

@@ -1,5 +1,5 @@
 import DomainMatch
-import EventLoop
+import Bytes
 import HTTP1
 import Policy
 
@@ -9,7 +9,7 @@ public enum ProxyAction: Equatable, Sendable {
     case lookup(DomainName)
     /// Open a connection to the origin (closing any the connection had); answer with
     /// `connected` or `connectFailed`.
-    case connect(SocketAddress)
+    case connect(Endpoint)
     /// Close the upstream connection.
     case dropUpstream
     /// From now on relay both ways with splice(2): first write what is in the output
@@ -45,10 +45,10 @@ public struct ProxyConnection: Sendable {
 
     public let client: IPAddress
     /// Where the client reached the proxy (the PAC file names it).
-    public let arrivedOn: SocketAddress
+    public let arrivedOn: Endpoint
     public internal(set) var state: State = .readingHead
-    /// When `deadlinePassed` is due, if ever (monotonic).
-    public internal(set) var deadline: Nanoseconds?
+    /// When `deadlinePassed` is due, if ever (monotonic nanoseconds, as `ProxyEnvironment.now`).
+    public internal(set) var deadline: UInt64?
 
     /// Bytes read from the client and not yet used; the driver appends, this type consumes.
     public var clientIn = ByteBuffer(capacity: 0)
@@ -66,7 +66,7 @@ public struct ProxyConnection: Sendable {
     /// Waiting between keep-alive requests (the idle limit applies until a byte arrives).
     var betweenRequests = false
 
-    public init(client: IPAddress, arrivedOn: SocketAddress, now: Nanoseconds) {
+    public init(client: IPAddress, arrivedOn: Endpoint, now: UInt64) {
         self.client = client
         self.arrivedOn = arrivedOn
         deadline = now &+ ProxyLimits.headTimeout
@@ -74,8 +74,8 @@ public struct ProxyConnection: Sendable {
 
     /// A connection refused as soon as it is accepted (a client outside `allow_clients`,
     /// or one over `proxy_max_conns_per_client`): the response, then the lingering close.
-    public static func refused(client: IPAddress, arrivedOn: SocketAddress, status: Int, message: String,
-                               now: Nanoseconds) -> ProxyConnection {
+    public static func refused(client: IPAddress, arrivedOn: Endpoint, status: Int, message: String,
+                               now: UInt64) -> ProxyConnection {
         var connection = ProxyConnection(client: client, arrivedOn: arrivedOn, now: now)
         ProxyResponse.error(status, message, to: &connection.clientOut)
         connection.state = .closing
