@@ -20,8 +20,7 @@ public struct TransferCodings: Equatable, Sendable {
         self.lastIsChunked = lastIsChunked
     }
 
-    /// Exactly `chunked`, the only coding a recipient that sent no `TE` can be sent (RFC
-    /// 9112 §7.4) and the only one the client undoes.
+    /// Exactly `chunked`: all a recipient that sent no `TE` accepts (RFC 9110 §10.1.4).
     public var isChunkedOnly: Bool { count == 1 && lastIsChunked }
 }
 
@@ -90,11 +89,16 @@ extension ResponseHead {
     /// when it is last, else until the server closes (rule 4); else Content-Length
     /// (rule 6); else until the server closes (rule 8). With both Transfer-Encoding and
     /// Content-Length the former wins (rule 3; see `hasConflictingFraming`).
-    /// - Throws: `.badContentLength`.
-    public func bodyFraming(requestMethod: String) throws(HTTP1Error) -> BodyFraming {
+    /// - Parameter chunkedOnly: the reader undoes no coding but chunked (a client that sent
+    ///   no `TE`, RFC 9110 §10.1.4): any other listed coding is refused.
+    /// - Throws: `.badContentLength`; with `chunkedOnly`, `.unsupportedTransferCoding`.
+    public func bodyFraming(requestMethod: String, chunkedOnly: Bool = false) throws(HTTP1Error) -> BodyFraming {
         if requestMethod == "HEAD" || status < 200 || status == 204 || status == 304 { return .length(0) }
         let codings = fields.transferCodings
-        if codings.count > 0 { return codings.lastIsChunked ? .chunked : .untilClose }
+        if codings.count > 0 {
+            if chunkedOnly, !codings.isChunkedOnly { throw .unsupportedTransferCoding(fields.codingsText) }
+            return codings.lastIsChunked ? .chunked : .untilClose
+        }
         guard let length = try fields.contentLength() else { return .untilClose }
         return .length(length)
     }
@@ -105,7 +109,4 @@ extension ResponseHead {
     public var hasConflictingFraming: Bool {
         fields.transferCodings.count > 0 && fields.contains("content-length")
     }
-
-    /// The codings as listed, lowercased (for the client's "unsupported" error).
-    public var transferCodingsText: String { fields.codingsText }
 }

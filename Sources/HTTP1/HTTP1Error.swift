@@ -44,7 +44,7 @@ public enum HTTP1Error: Error, Equatable, Sendable, CustomStringConvertible {
     /// numbers that disagree (`5, 6`; `5, 5` is 5), RFC 9110 §8.6.
     case badContentLength
     /// Transfer codings that cannot be framed: in a request, chunked not last (§6.3 rule 4);
-    /// for the client, anything but chunked alone. The codings as listed, lowercased.
+    /// for a reader that undoes chunked only, anything else. The codings, lowercased.
     case unsupportedTransferCoding(String)
     /// A request with both Transfer-Encoding and Content-Length (§6.3 rule 3: a smuggling
     /// attempt, refused rather than guessed at).

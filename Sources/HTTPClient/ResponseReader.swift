@@ -8,7 +8,7 @@ import HTTP1
 /// The head, the framing (RFC 9112 §6.3) and chunked bodies are parsed by HTTP1; what is
 /// the client's own: interim 1xx responses (100 Continue, 103 Early Hints) are skipped and
 /// 101 refused; a status line must say HTTP/1.0 or 1.1 and 100–599; Transfer-Encoding
-/// must be chunked alone (the client sends no `TE`, RFC 9112 §7.4); the body is collected
+/// must be chunked alone (the client sends no `TE`, RFC 9110 §10.1.4); the body is collected
 /// up to `maxBodyBytes` — announced larger fails at once, before anything more is read.
 /// The head (and each chunk-size line, and the trailers) may be at most 64 KiB.
 struct ResponseReader {
@@ -112,10 +112,7 @@ struct ResponseReader {
             return
         }
         do throws(HTTP1Error) {
-            framing = try head.bodyFraming(requestMethod: method)
-            if framing != .length(0), head.fields.transferCodings.count > 0, !head.fields.transferCodings.isChunkedOnly {
-                throw HTTP1Error.unsupportedTransferCoding(head.transferCodingsText)
-            }
+            framing = try head.bodyFraming(requestMethod: method, chunkedOnly: true)
             let limits = BodyTracker.Limits(lineBytes: Self.maxHeadBytes, trailerBytes: Self.maxHeadBytes,
                                             contentBytes: Int64(maxBodyBytes))
             let tracker = try BodyTracker(framing, limits: limits)

@@ -67,6 +67,11 @@ import Testing
         let head = try ResponseHead(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n".utf8))
         #expect(head.fields.transferCodings == TransferCodings(count: 2, lastIsChunked: true))
         #expect(!head.fields.transferCodings.isChunkedOnly)
-        #expect(head.transferCodingsText == "gzip, chunked")
+        #expect(throws: HTTP1Error.unsupportedTransferCoding("gzip, chunked")) {
+            try head.bodyFraming(requestMethod: "GET", chunkedOnly: true)
+        }
+        #expect(try head.bodyFraming(requestMethod: "GET") == .chunked)
+        let plain = try ResponseHead(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+        #expect(try plain.bodyFraming(requestMethod: "GET", chunkedOnly: true) == .chunked)
     }
 }
