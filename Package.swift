@@ -37,7 +37,7 @@ let package = Package(
         // The HTTP forward proxy's decisions as I/O-free state machines: a connection's life
         // (CONNECT with the SNI check, plain HTTP with the block page, PAC), the target policy,
         // the responses it makes, the heads it forwards. No sockets, no clock: the dependencies
-        // leave out EventLoop, SystemIO and DNSProxy, so the compiler keeps it that way.
+        // leave out EventLoop, SystemIO, TLS and DNSProxy, so the compiler keeps it that way.
         .target(name: "ProxyCore", dependencies: ["Bytes", "HTTP1", "Policy", "DomainMatch", "Zoneinfo"]),
         // The HTTP proxy's socket driver on the DNS loops: accepts, reads and writes for ProxyCore's
         // state machines, carries out their actions, relays tunnels with splice(2), and looks
@@ -61,7 +61,8 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (SPEC §4.6).
         .target(name: "DNSUpstream", dependencies: ["DNSWire", "EventLoop", "TLS", "Config", "SystemIO"]),
-        // A small blocking HTTP/1.1 client over TCP or TLS, for the sync thread (SPEC §7).
+        // A small blocking HTTP/1.1 client over TCP or TLS for the sync thread (docs/sync.md);
+        // HTTP1 parses what it reads.
         .target(name: "HTTPClient", dependencies: ["HTTP1", "TLS", "EventLoop", "SystemIO"]),
         // Composition root: options → engine → commands.
         .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient"]),
