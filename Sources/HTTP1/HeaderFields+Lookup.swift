@@ -79,31 +79,61 @@ extension HeaderFields {
         }
     }
 
+    /// Whether `Connection` (and the `extra` field, if any) lists `close`, and `keep-alive`
+    /// (RFC 9112 §9.3), in one pass over the fields.
+    func persistenceTokens(alsoIn extra: String?) -> (close: Bool, keepAlive: Bool) {
+        var close = false, keepAlive = false
+        for field in fields where isNamed(field, "connection") || extra.map({ isNamed(field, $0) }) == true {
+            forEachMember(of: field) { member in
+                if equalsIgnoringCase(member, "close") { close = true }
+                if equalsIgnoringCase(member, "keep-alive") { keepAlive = true }
+                return true
+            }
+        }
+        return (close, keepAlive)
+    }
+
     /// Calls `body` with each non-empty member of every `name` list, trimmed, until it
     /// returns false. Quoted strings are not special (no list the parsers read has them).
     func forEachMember(of name: String, _ body: (Range<Int>) -> Bool) {
         for field in fields where isNamed(field, name) {
-            var start = field.value.lowerBound
-            while start <= field.value.upperBound {
-                var end = start
-                while end < field.value.upperBound, bytes[end] != UInt8(ascii: ",") { end += 1 }
-                var low = start, high = end
-                while low < high, HTTPSyntax.isWhitespace(bytes[low]) { low += 1 }
-                while high > low, HTTPSyntax.isWhitespace(bytes[high - 1]) { high -= 1 }
-                if low < high, !body(low..<high) { return }
-                start = end + 1
-            }
+            guard forEachMember(of: field, body) else { return }
         }
     }
 
-    /// Whether the bytes in `range` spell `text`, ASCII case ignored.
-    func equalsIgnoringCase(_ range: Range<Int>, _ text: String) -> Bool {
-        guard range.count == text.utf8.count else { return false }
-        var index = range.lowerBound
-        for byte in text.utf8 {
-            guard HTTPSyntax.lower(bytes[index]) == HTTPSyntax.lower(byte) else { return false }
-            index += 1
+    /// As above for one field; false when `body` asked to stop.
+    @discardableResult
+    func forEachMember(of field: Field, _ body: (Range<Int>) -> Bool) -> Bool {
+        var start = field.value.lowerBound
+        while start <= field.value.upperBound {
+            var end = start
+            while end < field.value.upperBound, bytes[end] != UInt8(ascii: ",") { end += 1 }
+            var low = start, high = end
+            while low < high, HTTPSyntax.isWhitespace(bytes[low]) { low += 1 }
+            while high > low, HTTPSyntax.isWhitespace(bytes[high - 1]) { high -= 1 }
+            if low < high, !body(low..<high) { return false }
+            start = end + 1
         }
         return true
+    }
+
+    /// Whether the bytes in `range` spell `text`, ASCII case ignored. Asked for every field
+    /// of every request the proxy reads, so it compares through pointers: `text` is a
+    /// literal almost always, whose UTF-8 is contiguous.
+    func equalsIgnoringCase(_ range: Range<Int>, _ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard range.count == utf8.count else { return false }
+        let equal = utf8.withContiguousStorageIfAvailable { name in
+            bytes.withUnsafeBufferPointer { raw in
+                var index = range.lowerBound
+                for byte in name {
+                    guard HTTPSyntax.lower(raw[index]) == HTTPSyntax.lower(byte) else { return false }
+                    index += 1
+                }
+                return true
+            }
+        }
+        if let equal { return equal }
+        return zip(bytes[range], utf8).allSatisfy { HTTPSyntax.lower($0) == HTTPSyntax.lower($1) }
     }
 }

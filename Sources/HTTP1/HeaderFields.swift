@@ -42,51 +42,61 @@ public struct HeaderFields: Sendable {
         return (0..<end, newline + 1)
     }
 
+    /// One pass over the field lines: each byte is looked at once (the line end is found
+    /// while the value is checked), and nothing is allocated but the array of fields.
     private static func parseFields(_ raw: UnsafeBufferPointer<UInt8>, from start: Int) throws(HTTP1Error) -> [Field] {
         let count = raw.count
-        // Count the lines first so that the array is allocated once.
-        var lines = 0
-        for index in start..<count where raw[index] == 0x0A { lines += 1 }
         var fields: [Field] = []
-        fields.reserveCapacity(max(lines - 1, 0))
-        var lineStart = start
+        fields.reserveCapacity(16)
+        var index = start
         var number = 1
-        while lineStart < count {
-            var lineEnd = lineStart
-            while lineEnd < count, raw[lineEnd] != 0x0A { lineEnd += 1 }
-            guard lineEnd < count else { break }
-            let contentEnd = lineEnd > lineStart && raw[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
-            if contentEnd == lineStart { return fields }  // the empty line ends the head
-            fields.append(try field(raw, lineStart..<contentEnd, number: number))
-            lineStart = lineEnd + 1
+        while index < count {
+            let lineStart = index
+            let first = raw[index]
+            if first == 0x0A || (first == 0x0D && index + 1 < count && raw[index + 1] == 0x0A) {
+                return fields  // the empty line ends the head
+            }
+            if HTTPSyntax.isWhitespace(first) { throw .obsoleteLineFolding(line: number) }
+            var colon = index
+            while colon < count, HTTPSyntax.isTokenByte(raw[colon]) { colon += 1 }
+            guard colon > lineStart, colon < count, raw[colon] == UInt8(ascii: ":") else {
+                throw nameError(raw, from: lineStart, number: number)
+            }
+            var valueStart = colon + 1
+            while valueStart < count, HTTPSyntax.isWhitespace(raw[valueStart]) { valueStart += 1 }
+            // The value runs to the line end: CRLF or a bare LF. HTAB, SP, visible ASCII and
+            // obs-text are allowed (RFC 9110 §5.5); a CR elsewhere is bare (RFC 9112 §2.2).
+            var end = valueStart
+            var next = 0
+            while true {
+                guard end < count else { throw .incompleteHead }
+                let byte = raw[end]
+                if (byte >= 0x20 && byte != 0x7F) || byte == 0x09 {
+                    end += 1
+                } else if byte == 0x0A {
+                    next = end + 1
+                    break
+                } else if byte == 0x0D, end + 1 < count, raw[end + 1] == 0x0A {
+                    next = end + 2
+                    break
+                } else {
+                    throw byte == 0x0D ? .bareCarriageReturn(line: number) : .invalidFieldValue(line: number)
+                }
+            }
+            while end > valueStart, HTTPSyntax.isWhitespace(raw[end - 1]) { end -= 1 }
+            fields.append(Field(name: lineStart..<colon, value: valueStart..<end))
+            index = next
             number += 1
         }
         throw .incompleteHead
     }
 
-    /// One `name: value` line (without its line end).
-    private static func field(_ raw: UnsafeBufferPointer<UInt8>, _ line: Range<Int>,
-                              number: Int) throws(HTTP1Error) -> Field {
-        if HTTPSyntax.isWhitespace(raw[line.lowerBound]) { throw .obsoleteLineFolding(line: number) }
-        var colon = line.lowerBound
-        while colon < line.upperBound, HTTPSyntax.isTokenByte(raw[colon]) { colon += 1 }
-        guard colon > line.lowerBound, colon < line.upperBound, raw[colon] == UInt8(ascii: ":") else {
-            throw nameError(raw, line, number: number)
-        }
-        var valueStart = colon + 1, valueEnd = line.upperBound
-        while valueStart < valueEnd, HTTPSyntax.isWhitespace(raw[valueStart]) { valueStart += 1 }
-        while valueEnd > valueStart, HTTPSyntax.isWhitespace(raw[valueEnd - 1]) { valueEnd -= 1 }
-        for index in valueStart..<valueEnd {
-            let byte = raw[index]
-            if (byte < 0x20 && byte != 0x09) || byte == 0x7F {
-                throw byte == 0x0D ? .bareCarriageReturn(line: number) : .invalidFieldValue(line: number)
-            }
-        }
-        return Field(name: line.lowerBound..<colon, value: valueStart..<valueEnd)
-    }
-
     /// Names what is wrong before the colon, once the quick scan has failed.
-    private static func nameError(_ raw: UnsafeBufferPointer<UInt8>, _ line: Range<Int>, number: Int) -> HTTP1Error {
+    private static func nameError(_ raw: UnsafeBufferPointer<UInt8>, from lineStart: Int, number: Int) -> HTTP1Error {
+        var lineEnd = lineStart
+        while lineEnd < raw.count, raw[lineEnd] != 0x0A { lineEnd += 1 }
+        if lineEnd > lineStart, raw[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+        let line = lineStart..<lineEnd
         let colon = raw[line].firstIndex(of: UInt8(ascii: ":"))
         if raw[line.lowerBound..<(colon ?? line.upperBound)].contains(0x0D) { return .bareCarriageReturn(line: number) }
         guard let colon else { return .missingColon(line: number) }

@@ -42,10 +42,7 @@ public struct RequestHead: Sendable {
     /// it lists `close`; HTTP/1.0 only when it lists `keep-alive`. `Proxy-Connection`,
     /// which older clients send to a proxy instead of `Connection` (in no RFC), counts too.
     public var keepAlive: Bool {
-        if fields.containsToken("close", in: "connection") || fields.containsToken("close", in: "proxy-connection") {
-            return false
-        }
-        return minorVersion >= 1 || fields.containsToken("keep-alive", in: "connection")
-            || fields.containsToken("keep-alive", in: "proxy-connection")
+        let (close, keepAlive) = fields.persistenceTokens(alsoIn: "proxy-connection")
+        return !close && (minorVersion >= 1 || keepAlive)
     }
 }

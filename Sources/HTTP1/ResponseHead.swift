@@ -42,7 +42,7 @@ public struct ResponseHead: Sendable {
     /// unless it lists `close`; HTTP/1.0 only when it lists `keep-alive`. Whether the body's
     /// end can be told (`BodyFraming`) is the caller's to add.
     public var keepAlive: Bool {
-        if fields.containsToken("close", in: "connection") { return false }
-        return minorVersion >= 1 || fields.containsToken("keep-alive", in: "connection")
+        let (close, keepAlive) = fields.persistenceTokens(alsoIn: nil)
+        return !close && (minorVersion >= 1 || keepAlive)
     }
 }

@@ -8,11 +8,6 @@ import HTTP1
 /// fields (chunked bodies pass unchanged) except a chunked response to an HTTP/1.0
 /// client, passed de-chunked. Pure.
 public enum ForwardedHead {
-    /// Fields that concern one connection only, never forwarded.
-    public static let hopByHop = [
-        "connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer",
-        "upgrade",
-    ]
     /// Our `Via` pseudonym (RFC 9110 §7.6.3); a request carrying it has looped back here.
     public static let pseudonym = "phosra-gate"
 
@@ -57,8 +52,7 @@ public enum ForwardedHead {
         let listsFields = fields.contains("connection")
         fields.bytes.withUnsafeBytes { raw in
             for field in fields.fields {
-                if hopByHop.contains(where: { fields.isNamed(field, $0) }) || (listsFields && fields.isListed(field, in: "connection"))
-                    || drop(field) {
+                if isHopByHop(field, in: fields) || (listsFields && fields.isListed(field, in: "connection")) || drop(field) {
                     continue
                 }
                 out.writeBytes(UnsafeRawBufferPointer(rebasing: raw[field.name]))
@@ -66,6 +60,22 @@ public enum ForwardedHead {
                 out.writeBytes(UnsafeRawBufferPointer(rebasing: raw[field.value]))
                 out.writeString("\r\n")
             }
+        }
+    }
+
+    /// Fields that concern one connection only, never forwarded: Connection, Keep-Alive,
+    /// Proxy-Connection, Proxy-Authorization, Proxy-Authenticate, TE, Trailer, Upgrade
+    /// (RFC 9110 §7.6.1). Only names of the field's length are compared (this runs for
+    /// every field of every forwarded head).
+    static func isHopByHop(_ field: HeaderFields.Field, in fields: HeaderFields) -> Bool {
+        switch field.name.count {
+        case 2: fields.isNamed(field, "te")
+        case 7: fields.isNamed(field, "trailer") || fields.isNamed(field, "upgrade")
+        case 10: fields.isNamed(field, "connection") || fields.isNamed(field, "keep-alive")
+        case 16: fields.isNamed(field, "proxy-connection")
+        case 18: fields.isNamed(field, "proxy-authenticate")
+        case 19: fields.isNamed(field, "proxy-authorization")
+        default: false
         }
     }
 }
