@@ -34,6 +34,20 @@ import Testing
         #expect(connection.deadline == second + ProxyLimits.keepAliveIdle)
     }
 
+    /// RFC 9112 §6.3 rule 3: Transfer-Encoding wins over Content-Length, which is not passed
+    /// on; an origin that framed a response both ways is not trusted with the next request.
+    @Test func aResponseFramedTwiceIsReadChunkedAndItsOriginNotReused() {
+        var connection = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
+        _ = connection.takeUpstreamOutput()
+        let actions = connection.receiveFromOrigin(
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", fixture.env())
+        #expect(connection.takeClientOutput()
+                == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nVia: 1.1 phosra-gate\r\nConnection: keep-alive\r\n\r\n"
+                + "2\r\nok\r\n0\r\n\r\n")
+        #expect(actions.contains(.dropUpstream))
+        #expect(connection.state == .readingHead, "the client's connection stays")
+    }
+
     @Test func everyRequestOnAKeepAliveConnectionIsDecided() {
         var connection = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
         _ = connection.takeUpstreamOutput()
