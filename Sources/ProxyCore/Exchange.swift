@@ -1,5 +1,5 @@
-import DomainMatch
 import Bytes
+import DomainMatch
 import HTTP1
 
 /// The plain-HTTP origin an upstream connection goes to: reused for the next request

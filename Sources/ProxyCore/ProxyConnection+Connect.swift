@@ -1,5 +1,5 @@
-import DomainMatch
 import Bytes
+import DomainMatch
 import Policy
 
 /// Reaching the origin (SPEC §5.2): the lookup through the gateway's resolver, the

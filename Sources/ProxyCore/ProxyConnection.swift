@@ -1,5 +1,5 @@
-import DomainMatch
 import Bytes
+import DomainMatch
 import HTTP1
 import Policy
 

@@ -1,6 +1,6 @@
 import HTTP1
-import Testing
 import TestFixtures
+import Testing
 
 /// The shared table of malformed heads against the parser itself, read the way the proxy
 /// reads a request and the client reads a response: every case refused with its name.

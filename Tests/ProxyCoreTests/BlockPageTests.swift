@@ -1,5 +1,5 @@
-@testable import ProxyCore
 import Policy
+@testable import ProxyCore
 import Testing
 import Zoneinfo
 

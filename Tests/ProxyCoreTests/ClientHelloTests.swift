@@ -1,6 +1,6 @@
 @testable import ProxyCore
-import Testing
 import TestFixtures
+import Testing
 
 @Suite struct ClientHelloTests {
     private func scan(_ bytes: [UInt8]) -> ClientHelloScan { bytes.withUnsafeBytes { ClientHello.scan($0) } }

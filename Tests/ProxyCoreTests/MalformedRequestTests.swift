@@ -1,6 +1,6 @@
 @testable import ProxyCore
-import Testing
 import TestFixtures
+import Testing
 
 /// The shared table of malformed heads through the proxy's state machine: each request is
 /// answered 400 (431 for a head too large) naming what HTTP1 found, no origin is looked

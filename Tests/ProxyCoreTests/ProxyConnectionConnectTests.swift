@@ -1,9 +1,9 @@
-import DomainMatch
 import Bytes
-@testable import ProxyCore
+import DomainMatch
 import Policy
-import Testing
+@testable import ProxyCore
 import TestFixtures
+import Testing
 
 /// The state machine's CONNECT path (SPEC §5.2, §5.3, §5.4), driven by hand with manual time.
 @Suite struct ProxyConnectionConnectTests {

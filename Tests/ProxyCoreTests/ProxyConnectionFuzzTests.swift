@@ -1,8 +1,8 @@
-import DomainMatch
 import Bytes
+import DomainMatch
 @testable import ProxyCore
-import Testing
 import TestFixtures
+import Testing
 
 /// Nothing a client or an origin sends can trap the state machine (SPEC §5.7): seeded
 /// random mutations of real requests and responses, fed in random pieces, in every state.

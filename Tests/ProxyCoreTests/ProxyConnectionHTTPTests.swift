@@ -1,7 +1,7 @@
-import DomainMatch
 import Bytes
-@testable import ProxyCore
+import DomainMatch
 import Policy
+@testable import ProxyCore
 import Testing
 
 /// The state machine's plain-HTTP path (SPEC §5.5), the PAC file (§5.6) and bad input

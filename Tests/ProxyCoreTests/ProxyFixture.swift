@@ -1,7 +1,7 @@
-import DomainMatch
 import Bytes
-@testable import ProxyCore
+import DomainMatch
 import Policy
+@testable import ProxyCore
 import Zoneinfo
 
 /// A snapshot over inline lists and a policy, and environments at hand-picked instants.

@@ -1,6 +1,6 @@
 import DomainMatch
-@testable import ProxyCore
 import Policy
+@testable import ProxyCore
 import Testing
 
 @Suite struct TargetPolicyTests {

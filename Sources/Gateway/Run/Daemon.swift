@@ -4,8 +4,8 @@ import DomainMatch
 import EventLoop
 import Glibc
 import HTTPProxy
-import ProxyCore
 import Policy
+import ProxyCore
 import Synchronization
 import SystemIO
 

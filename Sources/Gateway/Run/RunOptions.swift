@@ -3,8 +3,8 @@ import DNSProxy
 import DomainMatch
 import Glibc
 import HTTPProxy
-import ProxyCore
 import Policy
+import ProxyCore
 import SystemIO
 
 /// `run`'s settings, typed. The configuration keys were checked for form when read; what
