@@ -18,8 +18,11 @@ let package = Package(
         .target(name: "SystemIO"),
         // What Swift's Glibc import lacks: epoll (unpacked), eventfd, signalfd, recvmmsg/sendmmsg, splice, accept4.
         .target(name: "CSystem"),
-        // epoll event loop, timers, sockets and byte buffers shared by the DNS and HTTP proxies.
-        .target(name: "EventLoop", dependencies: ["CSystem", "SystemIO"]),
+        // The byte buffer (reader and writer index, copy-on-write) that sockets read into and the
+        // pure parsers and state machines read from. Pure.
+        .target(name: "Bytes"),
+        // epoll event loop, timers and sockets shared by the DNS and HTTP proxies (re-exports Bytes).
+        .target(name: "EventLoop", dependencies: ["Bytes", "CSystem", "SystemIO"]),
         // CompiledPolicy model, categories, time rules, safe search and decide(). Pure.
         .target(name: "Policy", dependencies: ["DomainMatch", "Zoneinfo"]),
         // The configuration file format, flags, and typed keys (declared in Gateway) → typed settings.
@@ -28,9 +31,20 @@ let package = Package(
         .target(name: "DNSWire"),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
         .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "EventLoop", "SystemIO"]),
-        // The HTTP forward proxy (SPEC §5): CONNECT tunnels with the SNI check, plain HTTP with the
-        // block page, PAC; I/O-free state machines driven by a thin socket driver on the DNS loops.
-        .target(name: "HTTPProxy", dependencies: ["EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo", "SystemIO"]),
+        // HTTP/1.1 messages (RFC 9112): request and response heads, body framing, chunked bodies,
+        // keep-alive; each malformation a named error. Pure, no dependencies.
+        .target(name: "HTTP1"),
+        // The HTTP forward proxy's decisions as I/O-free state machines: a connection's life
+        // (CONNECT with the SNI check, plain HTTP with the block page, PAC), the target policy,
+        // the responses it makes, the heads it forwards. No sockets, no clock: the dependencies
+        // leave out EventLoop, SystemIO, TLS and DNSProxy, so the compiler keeps it that way.
+        .target(name: "ProxyCore", dependencies: ["Bytes", "HTTP1", "Policy", "DomainMatch", "Zoneinfo"]),
+        // The HTTP proxy's socket driver on the DNS loops: accepts, reads and writes for ProxyCore's
+        // state machines, carries out their actions, relays tunnels with splice(2), and looks
+        // names up through the gateway's own resolver.
+        .target(name: "HTTPProxy",
+                dependencies: ["ProxyCore", "HTTP1", "EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo",
+                               "SystemIO"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // SQLite 3 from the system (Debian: libsqlite3-dev), plus SQLITE_TRANSIENT as a function.
@@ -47,20 +61,27 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (SPEC §4.6).
         .target(name: "DNSUpstream", dependencies: ["DNSWire", "DomainMatch", "EventLoop", "TLS", "SystemIO"]),
-        // A small blocking HTTP/1.1 client over TCP or TLS, for the sync thread (SPEC §7).
-        .target(name: "HTTPClient", dependencies: ["TLS", "EventLoop", "SystemIO"]),
+        // A small blocking HTTP/1.1 client over TCP or TLS for the sync thread (docs/sync.md);
+        // HTTP1 parses what it reads.
+        .target(name: "HTTPClient", dependencies: ["HTTP1", "TLS", "EventLoop", "SystemIO"]),
         // Composition root: options → engine → commands.
-        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "HTTPProxy", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient"]),
+        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient"]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
+        // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
+        // modules too: a seeded generator, hand-made TLS ClientHellos, the malformed-head table.
+        .target(name: "TestFixtures", dependencies: ["HTTP1"]),
         // Helpers for tests only: scratch directories, free ports, child processes, dig,
-        // the fake Phosra API and HTTP(S) test servers.
-        .target(name: "TestSupport", dependencies: ["COpenSSL", "EventLoop"]),
+        // the fake Phosra API and HTTP(S) test servers (re-exports TestFixtures).
+        .target(name: "TestSupport", dependencies: ["COpenSSL", "EventLoop", "HTTP1", "TestFixtures"]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch", "TestSupport"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo", "TestSupport"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CSystem", "SystemIO", "TestSupport"]),
-        .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "TestSupport", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "EventLoop"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestFixtures"]),
+        .testTarget(name: "ProxyCoreTests",
+                    dependencies: ["ProxyCore", "HTTP1", "Bytes", "Policy", "DomainMatch", "Zoneinfo", "TestFixtures"]),
+        .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "ProxyCore", "DNSProxy", "DNSWire", "DomainMatch"]),
         .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),

@@ -73,7 +73,7 @@ public final class HTTPClient: @unchecked Sendable {
     /// not an error here); only a missing or unreadable response throws.
     public func send(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse {
         let deadline = Deadline.after(requestTimeout, clock: clock)
-        let message = try RequestHead.serialize(request, userAgent: userAgent)
+        let message = try RequestWriter.serialize(request, userAgent: userAgent)
         let key = PoolKey(request.url)
         if let kept = takeIdle(key), case .response(let response) = try exchange(message, request, on: kept, until: deadline) {
             return response
@@ -105,15 +105,15 @@ public final class HTTPClient: @unchecked Sendable {
             if connection.reused && Self.isDisconnect(error) { return .stale }
             throw error
         }
-        var parser = ResponseParser(method: request.method, maxBodyBytes: maxResponseBytes)
+        var reader = ResponseReader(method: request.method, maxBodyBytes: maxResponseBytes)
         while true {
-            if let response = try parser.parse(&connection.buffer) {
-                keep = parser.allowsReuse && connection.buffer.readableBytes == 0
+            if let response = try reader.read(&connection.buffer) {
+                keep = reader.allowsReuse && connection.buffer.readableBytes == 0
                 connection.buffer.clear()
                 return .response(response)
             }
             let outcome: Transport.ReadOutcome
-            let untouched = !parser.hasStarted && connection.buffer.readableBytes == 0
+            let untouched = !reader.hasStarted && connection.buffer.readableBytes == 0
             let retryable = connection.reused && untouched && request.isIdempotent
             do {
                 outcome = try connection.transport.read(into: &connection.buffer, until: deadline)
@@ -123,7 +123,7 @@ public final class HTTPClient: @unchecked Sendable {
             }
             if case .endOfStream(let clean) = outcome {
                 if retryable { return .stale }
-                return .response(try parser.finish(clean: clean))
+                return .response(try reader.finish(clean: clean))
             }
         }
     }

@@ -1,14 +1,15 @@
 import EventLoop
+import ProxyCore
 import SystemIO
 
 /// The socket work of a connection: opening and dropping the upstream connection,
 /// writing the machine's output, keeping epoll interest and the timer in step with what
 /// the machine wants, and closing everything once.
 extension ConnectionHandler {
-    func openUpstream(_ address: SocketAddress) {
+    func openUpstream(_ endpoint: Endpoint) {
         dropUpstream()
         do {
-            let connection = try Socket.connect(to: address)
+            let connection = try Socket.connect(to: SocketAddress(endpoint))
             let end = UpstreamEnd(handler: self, socket: connection)
             try owner.loop.register(connection.descriptor, interest: .write, handler: end)
             upstream = end

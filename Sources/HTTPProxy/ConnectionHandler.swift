@@ -1,6 +1,7 @@
 import DomainMatch
 import EventLoop
 import Glibc
+import ProxyCore
 import SystemIO
 
 /// The socket side of one client connection: reads into the state machine's buffers,

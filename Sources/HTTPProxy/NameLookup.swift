@@ -1,19 +1,6 @@
 import DNSWire
 import DomainMatch
-
-/// What the gateway's resolver said about a host.
-public enum LookupResult: Equatable, Sendable {
-    case addresses([IPAddress])
-    /// A block answer (an Extended DNS Error 15, RFC 8914): the resolver's answer
-    /// inspection found a listed name in the CNAME chain (SPEC §4.7). Its text is the reason.
-    case blocked(BlockReason)
-    /// NOERROR without an address of the type asked (NODATA).
-    case noAddress
-    /// NXDOMAIN.
-    case notFound
-    /// SERVFAIL, REFUSED or an answer that cannot be read.
-    case failed
-}
+import ProxyCore
 
 /// The DNS side of a proxy lookup (SPEC §5.2: "resolve through the gateway's own
 /// resolver"): the query the proxy hands to the loop's `QueryDriver`, exactly as a

@@ -1,5 +1,6 @@
 import DNSProxy
 import Policy
+import ProxyCore
 
 /// The gateway's own resolver as the proxy uses it (SPEC §5.2: "resolve through the
 /// gateway's own resolver, same cache and answer inspection"): a `QueryPipeline` over the

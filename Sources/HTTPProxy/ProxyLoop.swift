@@ -3,6 +3,7 @@ import DomainMatch
 import EventLoop
 import Glibc
 import Policy
+import ProxyCore
 import Synchronization
 import SystemIO
 
@@ -18,6 +19,8 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     let limiter: ConnectionLimiter
     let log: Logger
     public private(set) var snapshot: ProxySnapshot
+    /// What connections decide with, taken from `snapshot` once per snapshot.
+    private var decisions: DecisionSnapshot
     public private(set) var settings: ProxySettings
     private var connections: [ObjectIdentifier: (handler: ConnectionHandler, counted: Bool)] = [:]
     var tunnels = TunnelRegistry<ConnectionHandler>()
@@ -39,6 +42,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         driver.snapshot = ProxyLookups.snapshot(from: snapshot)
         resolver = ProxyResolver(driver: driver)
         self.snapshot = snapshot
+        decisions = Self.decisions(from: snapshot)
         self.settings = settings
         self.hits = hits
         self.limiter = limiter
@@ -60,6 +64,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     /// A new snapshot or new settings (loop thread): open tunnels are re-decided at once.
     public func update(snapshot: ProxySnapshot, settings: ProxySettings) {
         self.snapshot = snapshot
+        decisions = Self.decisions(from: snapshot)
         self.settings = settings
         resolver.driver.snapshot = ProxyLookups.snapshot(from: snapshot)
         sweepTunnels()
@@ -76,14 +81,18 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
 
     /// What a connection decides with, now.
     func environment() -> ProxyEnvironment {
-        ProxyEnvironment(snapshot: snapshot, settings: settings, now: loop.clock.now(),
+        ProxyEnvironment(snapshot: decisions, settings: settings, now: loop.clock.now(),
                          wallClock: loop.clock.wall().unixSeconds)
+    }
+
+    private static func decisions(from snapshot: ProxySnapshot) -> DecisionSnapshot {
+        DecisionSnapshot(engine: snapshot.engine, profileName: snapshot.profileName, activity: snapshot.activity)
     }
 
     /// A new connection: `allow_clients` (403) and the per-client limit (429) first.
     func accept(_ socket: Socket, from server: ProxyServer) {
         guard let peer = socket.address?.ipAddress else { return socket.close() }
-        let arrivedOn = server.isWildcard ? ((try? socket.localAddress()) ?? server.address) : server.address
+        let arrivedOn = Endpoint(server.isWildcard ? ((try? socket.localAddress()) ?? server.address) : server.address)
         let now = loop.clock.now()
         var counted = false
         let machine: ProxyConnection

@@ -1,6 +1,7 @@
 import DNSProxy
 import DNSWire
 import DomainMatch
+import ProxyCore
 
 /// Looks a host up for the proxy on one loop: an A query through the loop's lookup
 /// `QueryDriver`, and AAAA when A gives no address (SPEC §5.2). The completion runs on

@@ -1,5 +1,6 @@
 import EventLoop
 import Foundation
+import HTTP1
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,8 +32,11 @@ extension TestHTTPServer.Core {
         var index = 0
         while true {
             let request: Request
+            let wantsClose: Bool
             switch readRequest(stream, &buffer, connection: number, index: index + 1) {
-            case .request(let received): request = received
+            case .request(let received, let closes):
+                request = received
+                wantsClose = closes
             case .failed(let reply):
                 if let reply { _ = stream.write(reply) }
                 tlsStream?.shutdown()
@@ -42,8 +46,6 @@ extension TestHTTPServer.Core {
                 return
             }
             index += 1
-            let wantsClose = request.version == "HTTP/1.0"
-                || (request.header("Connection")?.lowercased().contains("close") ?? false)
             switch handler(request) {
             case .respond(let response):
                 let (bytes, closes) = TestHTTPServer.serialize(response, for: request)
@@ -88,65 +90,61 @@ extension TestHTTPServer {
 
 extension TestHTTPServer.Core {
     enum ReadOutcome {
-        case request(Request)
+        /// `wantsClose`: HTTP/1.0, or `Connection: close` (RFC 9112 §9.3).
+        case request(Request, wantsClose: Bool)
         /// The client closed, the idle timeout passed or the server stopped.
         case ended
         /// A request the server cannot read; the bytes are the error reply, if any.
         case failed([UInt8]?)
     }
 
-    /// Reads one request (head, then a `Content-Length` body) from `stream`.
+    /// Reads one request from `stream`: the head and its body (Content-Length or chunked),
+    /// parsed by HTTP1 as the proxy parses its clients' requests, so a malformed request
+    /// gets the 400 (431 for a head over 1 MiB) it would get there.
     func readRequest(_ stream: ServerStream, _ buffer: inout [UInt8], connection: Int, index: Int) -> ReadOutcome {
-        let terminator: [UInt8] = [13, 10, 13, 10]
-        var headEnd: Int?
-        while headEnd == nil {
-            if let found = TestHTTPServer.find(terminator, in: buffer) {
-                headEnd = found
-            } else {
-                guard buffer.count < 1 << 20 else { return .failed(TestHTTPServer.plain(431, "request header too large")) }
-                guard stream.read(into: &buffer) else { return buffer.isEmpty ? .ended : .failed(nil) }
+        var scanner = HeadScanner(limit: 1 << 20)
+        var headLength: Int?
+        while true {
+            do {
+                headLength = try buffer.withUnsafeBytes { bytes in try scanner.scan(bytes) }
+            } catch {
+                return .failed(TestHTTPServer.plain(431, "request header too large"))
             }
+            if headLength != nil { break }
+            guard stream.read(into: &buffer) else { return buffer.isEmpty ? .ended : .failed(nil) }
         }
-        let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
-        buffer.removeFirst(headEnd! + 4)
-        var lines = head.components(separatedBy: "\r\n")
-        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
-        guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
-            return .failed(TestHTTPServer.plain(400, "malformed request line"))
+        let head: RequestHead
+        let framing: BodyFraming
+        do throws(HTTP1Error) {
+            head = try RequestHead(Array(buffer[0..<headLength!]))
+            framing = try head.bodyFraming()
+        } catch {
+            return .failed(TestHTTPServer.plain(400, error.description))
         }
-        var headers: [(String, String)] = []
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { return .failed(TestHTTPServer.plain(400, "malformed header")) }
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
-        func header(_ name: String) -> String? { headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1 }
-        if header("Transfer-Encoding") != nil {
-            return .failed(TestHTTPServer.plain(501, "chunked request bodies are not supported by this test server"))
-        }
-        let length = Int(header("Content-Length") ?? "0") ?? -1
-        guard length >= 0 else { return .failed(TestHTTPServer.plain(400, "bad Content-Length")) }
-        if length > 0, header("Expect")?.lowercased() == "100-continue" {
+        buffer.removeFirst(headLength!)
+        if framing != .length(0), head.fields.containsToken("100-continue", in: "expect") {
             guard stream.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return .ended }
         }
-        while buffer.count < length {
-            guard stream.read(into: &buffer) else { return .failed(nil) }
+        var tracker = BodyTracker(framing)
+        var body: [UInt8] = []
+        while !tracker.isComplete {
+            if buffer.isEmpty {
+                guard stream.read(into: &buffer) else { return .failed(nil) }
+            }
+            do {
+                let used = try buffer.withUnsafeBytes { bytes in try tracker.consume(bytes) { body.append(contentsOf: $0) } }
+                buffer.removeFirst(used)
+            } catch {
+                return .failed(TestHTTPServer.plain(400, "\(error)"))
+            }
         }
-        let body = Array(buffer[0..<length])
-        buffer.removeFirst(length)
-        return .request(Request(method: String(requestLine[0]), target: String(requestLine[1]), version: String(requestLine[2]),
-                                headers: headers, body: body, connection: connection, indexOnConnection: index))
+        let request = Request(method: head.method, target: head.target, version: "HTTP/1.\(head.minorVersion)",
+                              headers: head.fields.pairs, body: body, connection: connection, indexOnConnection: index)
+        return .request(request, wantsClose: head.minorVersion == 0 || head.fields.containsToken("close", in: "connection"))
     }
 }
 
 extension TestHTTPServer {
-    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if Array(haystack[start..<start + needle.count]) == needle { return start }
-        }
-        return nil
-    }
-
     /// A plain-text error reply that closes the connection.
     static func plain(_ status: Int, _ text: String) -> [UInt8] {
         serialize(Response(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close")],

@@ -2,6 +2,7 @@ import DNSProxy
 import DNSWire
 import DomainMatch
 @testable import HTTPProxy
+import ProxyCore
 import Testing
 
 @Suite struct NameLookupTests {

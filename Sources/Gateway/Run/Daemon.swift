@@ -6,6 +6,7 @@ import EventLoop
 import Glibc
 import HTTPProxy
 import Policy
+import ProxyCore
 import Synchronization
 import SystemIO
 

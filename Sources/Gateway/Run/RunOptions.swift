@@ -5,6 +5,7 @@ import DomainMatch
 import Glibc
 import HTTPProxy
 import Policy
+import ProxyCore
 import SystemIO
 
 /// `run`'s settings, typed. The configuration keys were checked for form when read; what

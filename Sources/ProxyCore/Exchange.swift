@@ -1,0 +1,73 @@
+import Bytes
+import DomainMatch
+import HTTP1
+
+/// The plain-HTTP origin an upstream connection goes to: reused for the next request
+/// only when that one goes to the same place (SPEC §5.5 keep-alive).
+public struct Origin: Equatable, Sendable, CustomStringConvertible {
+    public enum Destination: Equatable, Sendable {
+        /// Resolved through the gateway's resolver: the host, or a rewrite's target.
+        case name(DomainName)
+        /// An IP literal that may be reached.
+        case address(IPAddress)
+    }
+
+    public let destination: Destination
+    public let port: UInt16
+
+    public var description: String {
+        switch destination {
+        case .name(let name): "\(name):\(port)"
+        case .address(let address): Endpoint(address, port: port).description
+        }
+    }
+}
+
+/// What a connection waits for while it resolves and connects.
+public struct Pending: Equatable, Sendable {
+    public enum Purpose: Equatable, Sendable {
+        case tunnel(Tunnel)
+        case forward(Exchange)
+    }
+
+    public var purpose: Purpose
+    public let origin: Origin
+    /// The addresses to try, in order (filled by the lookup), and the one being tried.
+    public var addresses: [Endpoint] = []
+    public var next = 0
+}
+
+/// One plain-HTTP request and its response in flight (RFC 9112): the request's body
+/// still to pass to the origin, then the response's head and body to pass back.
+public struct Exchange: Equatable, Sendable {
+    public enum Response: Equatable, Sendable {
+        /// Waiting for (more of) a response head; 1xx heads are passed on as they come.
+        case head
+        case body(BodyTracker)
+        case done
+    }
+
+    public let method: String
+    /// The host and URL as the client asked for them (for a block page after the lookup).
+    public let site: String
+    public let url: String
+    /// The rewritten head, kept until sent (and for one retry when a reused connection
+    /// turns out closed before any answer).
+    public var head: ByteBuffer
+    public var requestBody: BodyTracker
+    public var response: Response = .head
+    public var clientKeepAlive: Bool
+    /// The client spoke HTTP/1.0: it cannot read a chunked response (RFC 9112 §7.1).
+    public let clientIsHTTP10: Bool
+    /// The response is chunked and the client is HTTP/1.0: pass the chunks' content
+    /// only, and end it by closing.
+    public var dechunk = false
+    public var upstreamKeepAlive = true
+    public let origin: Origin
+    /// Sent on a connection reused from an earlier exchange (may be retried once).
+    public var reusedConnection = false
+    /// Request bodies cannot be replayed, so only a request without one is retried.
+    public let retryable: Bool
+
+    public var responseDone: Bool { response == .done }
+}

@@ -1,0 +1,133 @@
+import Bytes
+import DomainMatch
+import Policy
+
+/// Reaching the origin (SPEC §5.2): the lookup through the gateway's resolver, the
+/// connect within `connect_timeout` (over every address the lookup gave), then for a
+/// tunnel `200 Connection established`, the SNI check (§5.3) and the relay; the tunnel
+/// re-decided every second while open (§5.4).
+extension ProxyConnection {
+    /// Starts resolving (a name) or connecting (an IP literal); the connect timeout runs
+    /// from here.
+    mutating func open(_ pending: Pending, _ env: ProxyEnvironment) -> [ProxyAction] {
+        deadline = env.now &+ env.settings.connectTimeout
+        upstreamIn.clear()
+        upstreamOut.clear()
+        switch pending.origin.destination {
+        case .name(let name):
+            state = .resolving(pending)
+            return [.lookup(name)]
+        case .address(let address):
+            var pending = pending
+            pending.addresses = [Endpoint(address, port: pending.origin.port)]
+            state = .connecting(pending)
+            return [.connect(pending.addresses[0])]
+        }
+    }
+
+    /// The resolver answered.
+    public mutating func lookupFinished(_ result: LookupResult, _ env: ProxyEnvironment) -> [ProxyAction] {
+        guard case .resolving(var pending) = state else { return [] }
+        switch result {
+        case .addresses(let found):
+            // 0.0.0.0 and :: would reach this machine itself.
+            pending.addresses = found.filter { $0 != .v4(0) && $0 != .v6(high: 0, low: 0) }
+                .map { Endpoint($0, port: pending.origin.port) }
+            guard let first = pending.addresses.first else { return fail(502, "no address for \(pending.origin)", env) }
+            state = .connecting(pending)
+            return [.connect(first)]
+        case .blocked(let block):
+            // The resolver's answer inspection blocked it, and recorded the hit itself.
+            return refuseAfterLookup(block, pending, env)
+        case .noAddress, .notFound:
+            return fail(502, "cannot resolve \(pending.origin)", env)
+        case .failed:
+            return fail(502, "the resolver did not answer for \(pending.origin)", env)
+        }
+    }
+
+    /// The connect to `addresses[next]` finished.
+    public mutating func connected(_ env: ProxyEnvironment) -> [ProxyAction] {
+        guard case .connecting(let pending) = state else { return [] }
+        switch pending.purpose {
+        case .tunnel(let tunnel):
+            clientOut.writeBytes(ProxyResponse.established)
+            state = .inspecting(tunnel)
+            deadline = env.now &+ ProxyLimits.inspectTimeout
+            return inspect(tunnel, env)
+        case .forward(let exchange):
+            return send(exchange, env)
+        }
+    }
+
+    /// The connect to `addresses[next]` failed: the next address, or 502.
+    public mutating func connectFailed(_ env: ProxyEnvironment) -> [ProxyAction] {
+        guard case .connecting(var pending) = state else { return [] }
+        pending.next += 1
+        guard pending.next < pending.addresses.count else {
+            return fail(502, "cannot connect to \(pending.origin)", env)
+        }
+        state = .connecting(pending)
+        return [.connect(pending.addresses[pending.next])]
+    }
+
+    /// SPEC §5.3: the client's first bytes, up to 16 KiB or 2 s. A ClientHello whose
+    /// server name is blocked (or rewritten elsewhere) closes the tunnel with a hit;
+    /// anything else — another protocol, no SNI, a name that is allowed — is relayed.
+    mutating func inspect(_ tunnel: Tunnel, _ env: ProxyEnvironment) -> [ProxyAction] {
+        switch clientIn.withUnsafeReadableBytes({ ClientHello.scan($0) }) {
+        case .needMore:
+            return clientIn.readableBytes >= ProxyLimits.inspectBytes ? startRelay(tunnel) : []
+        case .serverName(let text):
+            guard let name = try? QueryName.parse(text) else { return startRelay(tunnel) }
+            if let refusal = Tunnel.judgeServerName(name, rewriteTarget: tunnel.rewriteTarget, env.policy(for: client)) {
+                return [.record(env.hit(name.description, refusal, client: client))] + close()
+            }
+            var named = tunnel
+            named.serverName = name
+            return startRelay(named)
+        case .noServerName, .notTLS, .malformed:
+            return startRelay(tunnel)
+        }
+    }
+
+    /// What the client sent so far goes to the origin first, then splice takes over.
+    mutating func startRelay(_ tunnel: Tunnel) -> [ProxyAction] {
+        swap(&clientIn, &upstreamOut)
+        clientIn = ByteBuffer(capacity: 0)
+        state = .relaying(tunnel)
+        deadline = nil
+        return [.relay]
+    }
+
+    /// Once a second for an open tunnel, and at once when a new snapshot is published
+    /// (SPEC §5.4): closed when idle for `tunnel_idle`, or when the policy now refuses its
+    /// host or its server name (recorded as a hit).
+    public mutating func tick(_ env: ProxyEnvironment, lastActivity: UInt64) -> [ProxyAction] {
+        guard let tunnel else { return [] }
+        if case .relaying = state, env.now >= lastActivity &+ env.settings.tunnelIdle { return close() }
+        switch tunnel.judge(env.policy(for: client)) {
+        case .keep:
+            return []
+        case .close(let hit):
+            let record = hit.map { [ProxyAction.record(env.hit($0.0, $0.1, client: client))] } ?? []
+            return record + close()
+        }
+    }
+
+    /// A block found by the resolver: the same refusal a decision gives, without a hit.
+    mutating func refuseAfterLookup(_ block: BlockReason, _ pending: Pending, _ env: ProxyEnvironment) -> [ProxyAction] {
+        switch pending.purpose {
+        case .tunnel(let tunnel):
+            ProxyResponse.blocked(block, host: tunnel.target.host.description, keepAlive: false, to: &clientOut)
+            return closeAfterResponse(env)
+        case .forward(let exchange):
+            let keepAlive = exchange.clientKeepAlive && exchange.retryable
+            writeBlockPage(block, site: exchange.site, url: exchange.url, method: exchange.method, keepAlive: keepAlive, env)
+            if keepAlive {
+                return waitForNextRequest(env) + readHeads(env)
+            }
+            return closeAfterResponse(env)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import DomainMatch
+import Policy
+
+/// The part of the gateway's published snapshot a proxy connection decides with: the
+/// decision engine, the profile its hits go under, and the activity counters it adds to.
+/// Made once per published snapshot by the loop (a class, so each event's environment
+/// holds one reference), immutable.
+public final class DecisionSnapshot: Sendable {
+    public let engine: DecisionEngine<LabelTrie>
+    /// The profile hits are recorded under.
+    public let profileName: String
+    /// Query and rewrite counts (shared with the DNS side, kept across snapshots).
+    public let activity: ActivityCounters
+
+    public init(engine: DecisionEngine<LabelTrie>, profileName: String = "default",
+                activity: ActivityCounters = ActivityCounters()) {
+        self.engine = engine
+        self.profileName = profileName
+        self.activity = activity
+    }
+}
+
+/// What a connection decides with at one instant: the loop's snapshot and settings and
+/// the two clocks. Made by the loop for each event; tests make their own (manual time).
+public struct ProxyEnvironment: Sendable {
+    public let snapshot: DecisionSnapshot
+    public let settings: ProxySettings
+    /// Monotonic nanoseconds: deadlines.
+    public let now: UInt64
+    /// Unix seconds: the policy's clock, the block page, hits.
+    public let wallClock: Int64
+
+    public init(snapshot: DecisionSnapshot, settings: ProxySettings, now: UInt64, wallClock: Int64) {
+        self.snapshot = snapshot
+        self.settings = settings
+        self.now = now
+        self.wallClock = wallClock
+    }
+
+    /// The policy of `client` now.
+    public func policy(for client: IPAddress) -> TargetPolicy {
+        let engine = snapshot.engine
+        return TargetPolicy(engine: engine, rules: engine.profiles.rules(for: Client(address: client)),
+                            local: engine.zone.localDateTime(at: wallClock), settings: settings)
+    }
+
+    /// A hit from the proxy (SPEC §7.4): `name` as the client asked for it.
+    public func hit(_ name: String, _ decision: Decision, client: IPAddress) -> Hit {
+        Hit(profile: snapshot.profileName, name: name, decision: decision, client: client, source: .proxy, time: wallClock)
+    }
+}

@@ -1,0 +1,71 @@
+import Bytes
+
+/// The responses the proxy makes itself: `200 Connection established`, refusals and
+/// errors with a one-line body, the block page and the PAC file. Written straight into
+/// the connection's output buffer. Pure.
+public enum ProxyResponse {
+    /// After the upstream connection is open (RFC 9110 §9.3.6): no body, no length.
+    public static let established = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)
+
+    /// A refusal: `403 Forbidden`, `Content-Type: text/plain`, `X-Phosra-Block: <reason>`
+    /// and a one-line body (SPEC §5.2).
+    public static func blocked(_ block: BlockReason, host: String, keepAlive: Bool, to out: inout ByteBuffer) {
+        write(status: 403, headers: [("X-Phosra-Block", sanitized(block.text))],
+              body: "blocked by phosra-gate: \(sanitized(host)) (\(sanitized(block.text)))\n", keepAlive: keepAlive, to: &out)
+    }
+
+    /// The block page for a plain-HTTP request (SPEC §5.5), with the same header.
+    public static func blockPage(_ page: BlockPage, keepAlive: Bool, headOnly: Bool, to out: inout ByteBuffer) {
+        write(status: 403, contentType: "text/html; charset=utf-8",
+              headers: [("X-Phosra-Block", sanitized(page.block.text)), ("Cache-Control", "no-store")],
+              body: page.html, keepAlive: keepAlive, headOnly: headOnly, to: &out)
+    }
+
+    /// 400 for a URL whose host is not a valid name, as a page a browser shows.
+    public static func invalidHost(_ host: String, url: String, gatewayName: String, keepAlive: Bool, to out: inout ByteBuffer) {
+        write(status: 400, contentType: "text/html; charset=utf-8",
+              body: BlockPage.invalidHost(host, url: url, gatewayName: gatewayName), keepAlive: keepAlive, to: &out)
+    }
+
+    /// An error of the proxy's own (400, 404, 429, 431, 502, 504, 508) with a one-line body.
+    public static func error(_ status: Int, _ message: String, keepAlive: Bool = false, to out: inout ByteBuffer) {
+        write(status: status, body: "phosra-gate: \(sanitized(message))\n", keepAlive: keepAlive, to: &out)
+    }
+
+    /// The PAC file for a proxy reached at `address` (SPEC §5.6).
+    public static func pac(for address: Endpoint, keepAlive: Bool, headOnly: Bool, to out: inout ByteBuffer) {
+        write(status: 200, contentType: PAC.contentType, headers: [("Cache-Control", "max-age=300")],
+              body: PAC.script(for: address), keepAlive: keepAlive, headOnly: headOnly, to: &out)
+    }
+
+    public static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 502: "Bad Gateway"
+        case 504: "Gateway Timeout"
+        case 508: "Loop Detected"
+        default: "Error"
+        }
+    }
+
+    static func write(status: Int, contentType: String = "text/plain; charset=utf-8", headers: [(String, String)] = [],
+                      body: String, keepAlive: Bool, headOnly: Bool = false, to out: inout ByteBuffer) {
+        var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\nContent-Type: \(contentType)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(body.utf8.count)\r\n"
+        head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
+        out.writeString(head)
+        if !headOnly { out.writeString(body) }
+    }
+
+    /// Printable ASCII only: a header value or a body line can never be split by what a
+    /// client put in its request.
+    static func sanitized(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }))
+    }
+}

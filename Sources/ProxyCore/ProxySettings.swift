@@ -1,0 +1,52 @@
+/// The proxy's configuration keys (SPEC §5, §8), typed. Built by `Gateway` from the
+/// configuration on start and on every `SIGHUP`, and handed to each loop with the
+/// snapshot; immutable, swapped whole. Durations are nanoseconds (of the loop's monotonic
+/// clock, which ProxyCore never reads itself: time comes in with each event).
+public struct ProxySettings: Sendable, Equatable {
+    /// `connect_ports`: the ports CONNECT may reach.
+    public var connectPorts: Set<UInt16>
+    /// `allow_ip_connect`: CONNECT (and plain HTTP) to IP literals outside a cutoff.
+    public var allowIPConnect: Bool
+    /// `connect_timeout`: from the start of the lookup to an open upstream connection.
+    public var connectTimeout: UInt64
+    /// `tunnel_idle`: a tunnel with no bytes either way for this long is closed.
+    public var tunnelIdle: UInt64
+    /// `proxy_max_conns_per_client`; 0 = no limit.
+    public var maxConnectionsPerClient: Int
+    /// `gateway_name` (or the host name): shown on the block page.
+    public var gatewayName: String
+
+    public init(connectPorts: Set<UInt16> = [443], allowIPConnect: Bool = false,
+                connectTimeout: UInt64 = 10_000_000_000, tunnelIdle: UInt64 = 300_000_000_000,
+                maxConnectionsPerClient: Int = 256, gatewayName: String = "phosra-gate") {
+        self.connectPorts = connectPorts
+        self.allowIPConnect = allowIPConnect
+        self.connectTimeout = connectTimeout
+        self.tunnelIdle = tunnelIdle
+        self.maxConnectionsPerClient = maxConnectionsPerClient
+        self.gatewayName = gatewayName
+    }
+}
+
+/// Limits that are not configuration: SPEC §5.3 and §5.7 fix them, and every buffer the
+/// proxy keeps is bounded by one of them (nothing a client sends grows memory further).
+public enum ProxyLimits {
+    /// A request or response header block longer than this is refused (431 / 502).
+    public static let headerBytes = 16_384
+    /// A request head must be complete this long after the connection was accepted.
+    public static let headTimeout: UInt64 = 10_000_000_000
+    /// Between keep-alive requests the connection may sit idle this long; once the next
+    /// request's first byte arrives, `headTimeout` applies.
+    public static let keepAliveIdle: UInt64 = 60_000_000_000
+    /// The SNI check buffers at most this much of the client's first bytes…
+    public static let inspectBytes = 16_384
+    /// …for at most this long (SPEC §5.3).
+    public static let inspectTimeout: UInt64 = 2_000_000_000
+    /// After the last response of a connection, unread input is discarded for at most this
+    /// long before the socket is closed, so the client reads the response rather than a reset.
+    public static let lingerTimeout: UInt64 = 2_000_000_000
+    /// Plain HTTP: reading from one side pauses while this much waits to be written to the other.
+    public static let highWater = 65_536
+    /// One read from a socket.
+    public static let readChunk = 16_384
+}

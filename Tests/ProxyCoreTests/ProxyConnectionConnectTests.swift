@@ -1,0 +1,176 @@
+import Bytes
+import DomainMatch
+import Policy
+@testable import ProxyCore
+import TestFixtures
+import Testing
+
+/// The state machine's CONNECT path (SPEC §5.2, §5.3, §5.4), driven by hand with manual time.
+@Suite struct ProxyConnectionConnectTests {
+    let fixture = ProxyFixture()
+    let second: UInt64 = 1_000_000_000
+    let origin = Endpoint(.v4(0xC000_0207), port: 443)
+
+    /// A connection whose CONNECT to `host` has been answered `200`.
+    private func established(_ host: String = "example.org", _ fixture: ProxyFixture? = nil) -> ProxyConnection {
+        let fixture = fixture ?? self.fixture
+        var connection = fixture.connection()
+        #expect(connection.receive("CONNECT \(host):443 HTTP/1.1\r\nHost: \(host):443\r\n\r\n", fixture.env())
+                .contains { if case .lookup = $0 { return true } else { return false } })
+        #expect(connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env()) == [.connect(origin)])
+        #expect(connection.connected(fixture.env()) == [])
+        #expect(connection.takeClientOutput() == "HTTP/1.1 200 Connection established\r\n\r\n")
+        return connection
+    }
+
+    @Test func anAllowedConnectResolvesConnectsAndRelays() throws {
+        var connection = fixture.connection()
+        let actions = connection.receive("CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n", fixture.env())
+        #expect(actions == [.lookup(try QueryName.parse("example.org"))])
+        #expect(connection.deadline == second + fixture.settings.connectTimeout)
+        #expect(!connection.wantsClientBytes)
+        #expect(connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env()) == [.connect(origin)])
+        #expect(connection.connected(fixture.env()) == [])
+        #expect(connection.takeClientOutput() == "HTTP/1.1 200 Connection established\r\n\r\n")
+        #expect(connection.deadline == second + ProxyLimits.inspectTimeout)
+        let hello = TLSClientHello.record(serverName: "example.org")
+        #expect(connection.receive(hello, fixture.env()) == [.relay])
+        #expect(connection.upstreamOut.readableBytes == hello.count, "the ClientHello goes to the origin first")
+        #expect(connection.tunnel?.serverName == (try QueryName.parse("example.org")))
+        #expect(connection.deadline == nil)
+    }
+
+    @Test func aBlockedConnectIsA403AndAHitAndNeverALookup() {
+        var connection = fixture.connection()
+        let actions = connection.receive("CONNECT www.reddit.com:443 HTTP/1.1\r\n\r\n", fixture.env())
+        #expect(actions.count == 1)
+        let hit = actions.hits.first
+        #expect(hit?.name == "www.reddit.com")
+        #expect(hit?.reasonText == "blocked_domain:reddit.com")
+        #expect(hit?.source == .proxy)
+        #expect(hit?.client == ProxyFixture.client)
+        let response = connection.takeClientOutput()
+        #expect(response.hasPrefix("HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\n"))
+        #expect(response.contains("\r\nX-Phosra-Block: blocked_domain:reddit.com\r\n"))
+        #expect(response.hasSuffix("\r\n\r\nblocked by phosra-gate: www.reddit.com (blocked_domain:reddit.com)\n"))
+        #expect(connection.state == .closing)
+        #expect(connection.deadlinePassed(fixture.env(now: second + ProxyLimits.lingerTimeout)) == [.close])
+    }
+
+    @Test func portsAndIPLiteralsAreRefusedWithTheirReasons() {
+        var port = fixture.connection()
+        #expect(port.receive("CONNECT example.org:25 HTTP/1.1\r\n\r\n", fixture.env()).hits.first?.reasonText == "port")
+        #expect(port.takeClientOutput().contains("X-Phosra-Block: port\r\n"))
+        var literal = fixture.connection()
+        #expect(literal.receive("CONNECT 192.0.2.7:443 HTTP/1.1\r\n\r\n", fixture.env()).hits.first?.reasonText == "ip_literal")
+        #expect(literal.takeClientOutput().contains("X-Phosra-Block: ip_literal\r\n"))
+        var allowed = fixture
+        allowed.settings.allowIPConnect = true
+        var direct = allowed.connection()
+        #expect(direct.receive("CONNECT 192.0.2.7:443 HTTP/1.1\r\n\r\n", allowed.env()) == [.connect(origin)])
+    }
+
+    @Test func safeSearchConnectsToTheRewriteTarget() throws {
+        let before = fixture.snapshot.activity.drain()
+        var connection = fixture.connection()
+        let actions = connection.receive("CONNECT www.google.com:443 HTTP/1.1\r\n\r\n", fixture.env())
+        #expect(actions == [.lookup(try QueryName.parse("forcesafesearch.google.com"))])
+        let counts = fixture.snapshot.activity.drain()
+        #expect(counts.queries == 1 && counts.rewritesByEngine == ["google": 1], "\(before)")
+        _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env())
+        _ = connection.connected(fixture.env())
+        // The browser still says www.google.com in its SNI: the tunnel goes where that is rewritten.
+        #expect(connection.receive(TLSClientHello.record(serverName: "www.google.com"), fixture.env()) == [.relay])
+    }
+
+    @Test func anSNINamingABlockedHostClosesTheTunnelWithAHit() {
+        var connection = established()
+        let actions = connection.receive(TLSClientHello.record(serverName: "www.reddit.com"), fixture.env())
+        #expect(actions.last == .close)
+        #expect(actions.hits.first?.name == "www.reddit.com")
+        #expect(actions.hits.first?.reasonText == "sni:www.reddit.com")
+        #expect(connection.upstreamOut.readableBytes == 0, "not one byte reached the origin")
+        // A rewrite to somewhere the tunnel is not going closes it too.
+        var elsewhere = established()
+        #expect(elsewhere.receive(TLSClientHello.record(serverName: "www.google.com"), fixture.env()).hits.first?.reasonText
+                == "sni:www.google.com")
+    }
+
+    @Test func aSplitClientHelloIsReassembledBeforeDeciding() {
+        let records = TLSClientHello.records(TLSClientHello.handshake(serverName: "x.adult.example"), fragmentSize: 40)
+        var connection = established()
+        #expect(connection.receive(Array(records[..<30]), fixture.env()) == [])
+        #expect(connection.receive(Array(records[30..<70]), fixture.env()) == [])
+        let actions = connection.receive(Array(records[70...]), fixture.env())
+        #expect(actions.hits.first?.reasonText == "sni:x.adult.example")
+        #expect(actions.hits.first?.category == .adult)
+    }
+
+    @Test func otherProtocolsAndHellosWithoutSNIAreRelayed() {
+        var plain = established()
+        #expect(plain.receive("GET / HTTP/1.1\r\n", fixture.env()) == [.relay])
+        var anonymous = established()
+        #expect(anonymous.receive(TLSClientHello.record(serverName: nil), fixture.env()) == [.relay])
+        var silent = established()
+        #expect(silent.deadlinePassed(fixture.env(now: second + ProxyLimits.inspectTimeout - 1)) == [])
+        #expect(silent.deadlinePassed(fixture.env(now: second + ProxyLimits.inspectTimeout)) == [.relay], "2 s: relay")
+        var huge = established()
+        #expect(huge.receive(Array(TLSClientHello.record(serverName: "x.example", padding: 20_000).prefix(16_384)),
+                             fixture.env()) == [.relay], "16 KiB without a whole hello: relay")
+    }
+
+    @Test func connectFailuresTryTheNextAddressThen502AndTimeoutsAre504() {
+        var connection = fixture.connection()
+        _ = connection.receive("CONNECT example.org:443 HTTP/1.1\r\n\r\n", fixture.env())
+        let second = Endpoint(.v4(0xC000_0208), port: 443)
+        _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!, IPAddress("192.0.2.8")!]), fixture.env())
+        #expect(connection.connectFailed(fixture.env()) == [.connect(second)])
+        #expect(connection.connectFailed(fixture.env()).contains(.dropUpstream))
+        #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
+
+        var slow = fixture.connection()
+        _ = slow.receive("CONNECT example.org:443 HTTP/1.1\r\n\r\n", fixture.env())
+        _ = slow.deadlinePassed(fixture.env(now: self.second + fixture.settings.connectTimeout))
+        #expect(slow.takeClientOutput().hasPrefix("HTTP/1.1 504 Gateway Timeout\r\n"))
+
+        var unknown = fixture.connection()
+        _ = unknown.receive("CONNECT nowhere.example:443 HTTP/1.1\r\n\r\n", fixture.env())
+        _ = unknown.lookupFinished(.notFound, fixture.env())
+        #expect(unknown.takeClientOutput().hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
+    }
+
+    @Test func aBlockFoundByTheResolverIsA403WithoutASecondHit() {
+        var connection = fixture.connection()
+        _ = connection.receive("CONNECT cdn.example:443 HTTP/1.1\r\n\r\n", fixture.env())
+        let actions = connection.lookupFinished(.blocked(BlockReason(text: "category:adult")), fixture.env())
+        #expect(actions.hits.isEmpty, "the resolver recorded it")
+        #expect(connection.takeClientOutput().contains("X-Phosra-Block: category:adult\r\n"))
+    }
+
+    @Test func openTunnelsCloseWhenACutoffBeginsOrAPolicyBlocksThem() {
+        // Downtime from 12:01: at 12:00 the tunnel opens, at 12:01 it is closed.
+        let timed = ProxyFixture(policy: ProxyFixture.policy(downtime: ("12:01", "13:00")))
+        var connection = established("example.org", timed)
+        _ = connection.receive("GET / HTTP/1.1\r\n", timed.env())
+        #expect(connection.tick(timed.env(), lastActivity: second) == [])
+        let actions = connection.tick(timed.env(wallClock: ProxyFixture.noon + 60), lastActivity: second)
+        #expect(actions.last == .close)
+        #expect(actions.hits.first?.reasonText == "downtime")
+        #expect(actions.hits.first?.name == "example.org")
+
+        var open = established("example.org")
+        _ = open.receive(TLSClientHello.record(serverName: "example.org"), fixture.env())
+        let stricter = ProxyFixture(policy: ProxyFixture.policy(blocked: ["example.org"]))
+        let closed = open.tick(stricter.env(), lastActivity: second)
+        #expect(closed.hits.first?.reasonText == "blocked_domain:example.org")
+    }
+
+    @Test func anIdleTunnelIsClosed() {
+        var settings = fixture
+        settings.settings.tunnelIdle = 5 * second
+        var connection = established("example.org", settings)
+        _ = connection.receive("x", settings.env())
+        #expect(connection.tick(settings.env(now: 5 * second), lastActivity: second) == [])
+        #expect(connection.tick(settings.env(now: 6 * second), lastActivity: second) == [.close])
+    }
+}

@@ -1,0 +1,196 @@
+import Bytes
+import DomainMatch
+import Policy
+@testable import ProxyCore
+import Testing
+
+/// The state machine's plain-HTTP path (SPEC §5.5), the PAC file (§5.6) and bad input
+/// (§5.7), driven by hand with manual time.
+@Suite struct ProxyConnectionHTTPTests {
+    let fixture = ProxyFixture()
+    let second: UInt64 = 1_000_000_000
+    let origin = Endpoint(.v4(0xC000_0207), port: 80)
+
+    /// A connection with the request `request` forwarded to a fresh origin connection.
+    private func forwarded(_ request: String) -> ProxyConnection {
+        var connection = fixture.connection()
+        #expect(connection.receive(request, fixture.env()).count == 1)
+        _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env())
+        #expect(connection.connected(fixture.env()) == [])
+        return connection
+    }
+
+    @Test func anAllowedRequestIsForwardedAndItsResponsePassedBack() {
+        var connection = forwarded("GET http://example.org/page HTTP/1.1\r\nHost: wrong.example\r\nProxy-Connection: keep-alive\r\n\r\n")
+        #expect(connection.takeUpstreamOutput() == "GET /page HTTP/1.1\r\nHost: example.org\r\nVia: 1.1 phosra-gate\r\n\r\n")
+        #expect(connection.wantsUpstreamBytes)
+        #expect(connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nKeep-Alive: timeout=5\r\n\r\nhel",
+                                             fixture.env()) == [])
+        #expect(connection.takeClientOutput()
+                == "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nVia: 1.1 phosra-gate\r\nConnection: keep-alive\r\n\r\nhel")
+        #expect(connection.receiveFromOrigin("lo", fixture.env()) == [])
+        #expect(connection.takeClientOutput() == "lo")
+        #expect(connection.state == .readingHead, "keep-alive: the next request")
+        #expect(connection.deadline == second + ProxyLimits.keepAliveIdle)
+    }
+
+    /// RFC 9112 §6.3 rule 3: Transfer-Encoding wins over Content-Length, which is not passed
+    /// on; an origin that framed a response both ways is not trusted with the next request.
+    @Test func aResponseFramedTwiceIsReadChunkedAndItsOriginNotReused() {
+        var connection = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
+        _ = connection.takeUpstreamOutput()
+        let actions = connection.receiveFromOrigin(
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", fixture.env())
+        #expect(connection.takeClientOutput()
+                == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nVia: 1.1 phosra-gate\r\nConnection: keep-alive\r\n\r\n"
+                + "2\r\nok\r\n0\r\n\r\n")
+        #expect(actions.contains(.dropUpstream))
+        #expect(connection.state == .readingHead, "the client's connection stays")
+    }
+
+    @Test func everyRequestOnAKeepAliveConnectionIsDecided() {
+        var connection = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
+        _ = connection.takeUpstreamOutput()
+        _ = connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", fixture.env())
+        _ = connection.takeClientOutput()
+        // The second request, to a blocked host: the block page, a hit, and the connection stays.
+        let actions = connection.receive("GET http://www.reddit.com/r/all HTTP/1.1\r\n\r\n", fixture.env())
+        #expect(actions.hits.first?.reasonText == "blocked_domain:reddit.com")
+        let page = connection.takeClientOutput()
+        #expect(page.hasPrefix("HTTP/1.1 403 Forbidden\r\nContent-Type: text/html; charset=utf-8\r\n"))
+        #expect(page.contains("X-Phosra-Block: blocked_domain:reddit.com\r\n"))
+        #expect(page.contains("<p class=\"site\">www.reddit.com</p>"))
+        #expect(page.contains("A parent has blocked this site."))
+        #expect(page.contains("test-gateway"))
+        #expect(!page.contains("Connection: close"))
+        #expect(connection.state == .readingHead)
+        // The third, to the first origin again: the kept connection, no lookup.
+        #expect(connection.receive("GET http://example.org/again HTTP/1.1\r\n\r\n", fixture.env()) == [])
+        #expect(connection.takeUpstreamOutput().hasPrefix("GET /again HTTP/1.1\r\n"))
+    }
+
+    @Test func pipelinedRequestsWaitForTheirTurn() {
+        var connection = forwarded("GET http://example.org/1 HTTP/1.1\r\n\r\nGET http://www.reddit.com/ HTTP/1.1\r\n\r\n")
+        #expect(connection.takeUpstreamOutput().hasPrefix("GET /1 HTTP/1.1"))
+        #expect(!connection.wantsClientBytes)
+        let actions = connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", fixture.env())
+        #expect(actions.hits.first?.name == "www.reddit.com", "the second is decided once the first is answered")
+        let output = connection.takeClientOutput()
+        #expect(output.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(output.contains("ok HTTP/1.1 403") || output.contains("okHTTP/1.1 403 Forbidden"))
+    }
+
+    @Test func bodiesPassInBothDirectionsChunkedOrNot() {
+        var connection = forwarded("POST http://example.org/up HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n")
+        #expect(connection.takeUpstreamOutput().hasSuffix("Via: 1.1 phosra-gate\r\n\r\n3\r\nabc\r\n"))
+        #expect(connection.wantsClientBytes)
+        #expect(connection.receive("0\r\n\r\n", fixture.env()) == [])
+        #expect(connection.takeUpstreamOutput() == "0\r\n\r\n")
+        #expect(!connection.wantsClientBytes, "the request is complete")
+        _ = connection.receiveFromOrigin("HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", fixture.env())
+        #expect(connection.takeClientOutput().hasSuffix("\r\n\r\n2\r\nok\r\n0\r\n\r\n"))
+        #expect(connection.state == .readingHead)
+    }
+
+    /// RFC 9112 §7.1: an HTTP/1.0 client cannot read chunked. It gets the chunks' content,
+    /// without `Transfer-Encoding` and ended by the close, even when it asked for keep-alive.
+    @Test func aChunkedResponseToAnHTTP10ClientIsDechunkedAndEndedByClosing() {
+        var connection = forwarded("GET http://example.org/ HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(connection.takeUpstreamOutput().hasPrefix("GET / HTTP/1.1\r\n"))
+        _ = connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Kept: 1\r\n\r\n3;ext=1\r\nabc\r\n",
+                                         fixture.env())
+        let head = connection.takeClientOutput()
+        #expect(head == "HTTP/1.1 200 OK\r\nX-Kept: 1\r\nVia: 1.1 phosra-gate\r\nConnection: close\r\n\r\nabc")
+        _ = connection.receiveFromOrigin("A\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n", fixture.env())
+        #expect(connection.takeClientOutput() == "0123456789")
+        #expect(connection.state == .closing)
+    }
+
+    @Test func aResponseWithoutALengthEndsTheConnection() {
+        var connection = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
+        _ = connection.receiveFromOrigin("HTTP/1.0 200 OK\r\n\r\nstream", fixture.env())
+        #expect(connection.takeClientOutput().contains("Connection: close\r\n\r\nstream"))
+        let actions = connection.upstreamClosed(fixture.env())
+        #expect(actions.contains(.dropUpstream))
+        #expect(connection.state == .closing)
+    }
+
+    @Test func aKeptConnectionTheOriginClosedIsRetriedOnce() throws {
+        var connection = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
+        _ = connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", fixture.env())
+        _ = connection.receive("GET http://example.org/2 HTTP/1.1\r\n\r\n", fixture.env())
+        _ = connection.takeUpstreamOutput()
+        let actions = connection.upstreamClosed(fixture.env())
+        #expect(actions == [.dropUpstream, .lookup(try QueryName.parse("example.org"))])
+        _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env())
+        _ = connection.connected(fixture.env())
+        #expect(connection.takeUpstreamOutput().hasPrefix("GET /2 HTTP/1.1\r\n"))
+    }
+
+    @Test func theBlockPageForACutoffSaysWhenItEnds() {
+        let timed = ProxyFixture(policy: ProxyFixture.policy(downtime: ("11:00", "12:30")))
+        var connection = timed.connection()
+        _ = connection.receive("GET http://example.org/ HTTP/1.1\r\n\r\n", timed.env())
+        let page = connection.takeClientOutput()
+        #expect(page.contains("It is downtime"))
+        #expect(page.contains("<tr><th>Allowed again</th><td>Mon 2026-11-30 12:30</td></tr>"))
+        #expect(page.contains("<tr><th>Time</th><td>Mon 2026-11-30 12:00 (UTC)</td></tr>"))
+    }
+
+    @Test func thePACFileAndOtherDirectRequests() {
+        var connection = fixture.connection()
+        #expect(connection.receive("GET /proxy.pac HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\nGET /wpad.dat HTTP/1.1\r\n\r\n",
+                                   fixture.env()) == [])
+        let output = connection.takeClientOutput()
+        #expect(output.components(separatedBy: "PROXY 127.0.0.1:3128").count == 3, "both answered, in order")
+        #expect(connection.state == .readingHead)
+        _ = connection.receive("GET /other HTTP/1.1\r\nConnection: close\r\n\r\n", fixture.env())
+        #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        #expect(connection.state == .closing)
+    }
+
+    @Test func oversizedHeadsAre431() {
+        var connection = fixture.connection()
+        let long = "GET http://example.org/ HTTP/1.1\r\nX-Filler: " + String(repeating: "a", count: 16_400)
+        #expect(connection.receive(long, fixture.env()).contains(.dropUpstream))
+        #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"))
+        #expect(connection.state == .closing)
+    }
+
+    @Test func malformedRequestsAre400AndLoops508() {
+        for request in ["GARBAGE\r\n\r\n", "GET http://exa mple/ HTTP/1.1\r\n\r\n", "CONNECT example.org HTTP/1.1\r\n\r\n",
+                        "GET https://example.org/ HTTP/1.1\r\n\r\n", "POST http://x.org/ HTTP/1.1\r\nContent-Length: x\r\n\r\n"] {
+            var connection = fixture.connection()
+            _ = connection.receive(request, fixture.env())
+            #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(request)")
+        }
+        var loop = fixture.connection()
+        _ = loop.receive("GET http://example.org/ HTTP/1.1\r\nVia: 1.1 phosra-gate\r\n\r\n", fixture.env())
+        #expect(loop.takeClientOutput().hasPrefix("HTTP/1.1 508 Loop Detected\r\n"))
+    }
+
+    @Test func aHeadNotCompleteWithin10SecondsClosesTheConnection() {
+        var connection = fixture.connection()
+        #expect(connection.receive("GET http://example.org/ HTTP/1.1\r\nX-Slow: ", fixture.env(now: 9 * second)) == [])
+        #expect(connection.deadlinePassed(fixture.env(now: 10 * second)) == [])
+        #expect(connection.deadlinePassed(fixture.env(now: 11 * second)) == [.close])
+        #expect(connection.state == .closed)
+    }
+
+    @Test func theNextHeadOnAKeptConnectionGetsItsOwn10Seconds() {
+        var connection = fixture.connection()
+        _ = connection.receive("GET /proxy.pac HTTP/1.1\r\n\r\n", fixture.env(now: 2 * second))
+        #expect(connection.deadline == 2 * second + ProxyLimits.keepAliveIdle)
+        _ = connection.receive("GET http://exam", fixture.env(now: 30 * second))
+        #expect(connection.deadline == 30 * second + ProxyLimits.headTimeout)
+    }
+
+    @Test func aRefusedClientGetsItsResponseThenTheClose() {
+        var connection = ProxyConnection.refused(client: ProxyFixture.client, arrivedOn: ProxyFixture.arrivedOn, status: 403,
+                                                 message: "client may not use this proxy", now: second)
+        #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
+        #expect(connection.state == .closing)
+        #expect(connection.receive("CONNECT x:443 HTTP/1.1\r\n\r\n", fixture.env()) == [], "input is discarded")
+        #expect(connection.clientClosed(fixture.env()) == [.close])
+    }
+}
