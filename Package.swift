@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "COpenSSLShim", dependencies: ["COpenSSL"]),
         // Client TLS on the event loop: a verifying context and a non-blocking connection state machine.
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
-        // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (SPEC §4.6).
+        // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (docs/dns.md#forwarding).
         .target(name: "DNSUpstream", dependencies: ["DNSWire", "DomainMatch", "EventLoop", "TLS", "SystemIO"]),
         // A small blocking HTTP/1.1 client over TCP or TLS for the sync thread (docs/sync.md);
         // HTTP1 parses what it reads.

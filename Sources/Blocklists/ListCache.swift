@@ -18,7 +18,7 @@ public enum ListCacheError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 }
 
-/// The compiled list file (SPEC §9): written to a temporary file and renamed into place,
+/// The compiled list file (docs/blocklists.md): written to a temporary file and renamed into place,
 /// mapped read-only, checked before use; a bad or stale file is never served.
 public enum ListCache {
     /// Where `run` and `check` look for the category trie.

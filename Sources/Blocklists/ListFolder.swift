@@ -2,7 +2,7 @@ import DomainMatch
 import Policy
 import SystemIO
 
-/// A lists folder that cannot be used at all (SPEC §9). Problems inside it (a bad line,
+/// A lists folder that cannot be used at all (docs/blocklists.md). Problems inside it (a bad line,
 /// an unknown subfolder, an unreadable file) are warnings, never fatal.
 public enum ListFolderError: Error, Equatable, Sendable, CustomStringConvertible {
     case notADirectory(path: String)
@@ -17,7 +17,7 @@ public enum ListFolderError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 /// The list files of one folder, found but not yet read: one subfolder per category id
-/// (or synonym), every `*.txt` in it a list file (§1.5). Their paths, sizes and
+/// (or synonym), every `*.txt` in it a list file (docs/blocklists.md#list-files). Their paths, sizes and
 /// modification times key the compiled-list cache.
 public struct ListInputs: Sendable, Equatable {
     public struct File: Sendable, Equatable {

@@ -2,7 +2,7 @@ import DNSWire
 import DomainMatch
 
 /// Answers the proxy makes itself: blocks (per `block_mode`, with a synthetic SOA and an
-/// Extended DNS Error), local answers, refusals and rewrites (SPEC §4.3–4.5).
+/// Extended DNS Error), local answers, refusals and rewrites (docs/dns.md#local-answers).
 public struct AnswerBuilder: Sendable {
     public let mode: BlockMode
     /// `block_ttl` in seconds.
@@ -21,7 +21,7 @@ public struct AnswerBuilder: Sendable {
         return EDNS(udpPayloadSize: udpPayload, options: error.map { [$0.option] } ?? [])
     }
 
-    /// A block answer; `reason` is the reason text of SPEC §3, carried in EDE 15.
+    /// A block answer; `reason` is the reason text of docs/decisions.md#the-decision-order, carried in EDE 15.
     /// `ttl` is `block_ttl` already capped at the next cutoff boundary.
     public func block(_ query: DNSQuery, reason: String, ttl: UInt32) -> [UInt8] {
         let error = ExtendedDNSError(code: .blocked, text: reason)

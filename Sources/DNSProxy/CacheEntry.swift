@@ -46,7 +46,7 @@ public final class CacheEntry: Sendable {
     public let storedAt: Int64
     /// Seconds it stays fresh.
     public let ttl: UInt32
-    /// The names the answer's CNAME chain reaches from the question name (SPEC §4.7).
+    /// The names the answer's CNAME chain reaches from the question name (docs/dns.md#answer-inspection).
     public let chain: [DomainName]
     public let rcode: DNSRcode
     /// `response[12..<questionEnd]` is the question.

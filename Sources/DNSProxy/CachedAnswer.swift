@@ -70,7 +70,7 @@ enum CachedAnswer {
     }
 }
 
-/// The answers of a safe-search rewrite (SPEC §4.5).
+/// The answers of a safe-search rewrite (docs/dns.md#safe-search-rewrites).
 enum RewriteAnswer {
     /// The CNAME's TTL is the target's, at most this.
     static let maxCNAMETTL: UInt32 = 300

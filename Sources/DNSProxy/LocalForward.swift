@@ -1,7 +1,7 @@
 import DNSUpstream
 import DomainMatch
 
-/// `ZONE=IP[:port]`: where `local_forward` sends a private zone (docs/dns.md#answered-locally).
+/// `ZONE=IP[:port]`: where `local_forward` sends a private zone (docs/dns.md#local-answers).
 public struct LocalForward: Hashable, Sendable {
     public let zone: DomainName
     public let server: UpstreamSpec

@@ -2,7 +2,7 @@ import DNSWire
 import DomainMatch
 
 /// Names answered before any decision, never forwarded and never recorded as hits
-/// (SPEC §4.3).
+/// (docs/dns.md#local-answers).
 public enum LocalAnswer: Equatable, Sendable {
     case nxdomain
     case nodata

@@ -8,7 +8,7 @@ public struct PendingQuery: Sendable {
         /// Answer the client's own question; inspect the CNAME chain unless the name was
         /// parent-allowed or the client is unfiltered.
         case forward(inspect: Bool)
-        /// Answer with a CNAME to `target` followed by the target's records (§4.5).
+        /// Answer with a CNAME to `target` followed by the target's records (docs/dns.md#safe-search-rewrites).
         case rewrite(target: DNSName)
     }
 

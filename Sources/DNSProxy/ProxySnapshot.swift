@@ -15,7 +15,7 @@ public final class ProxySnapshot: Sendable {
     /// Where questions go: `upstream`, and `local_forward`'s servers per zone.
     public let upstreams: [UpstreamSpec]
     public let localServers: [DomainName: UpstreamSpec]
-    /// The profile hits are recorded under (one profile today; SPEC §6 later).
+    /// The profile hits are recorded under (one profile today; several when profiles land, docs/configuration.md#profiles).
     public let profileName: String
     /// Its query and rewrite counts (kept across snapshots by whoever builds them).
     public let activity: ActivityCounters

@@ -43,7 +43,7 @@ extension QueryPipeline {
         return answer(stale, pending, snapshot ?? self.snapshot, age: 0, stale: true, now)
     }
 
-    /// Answers from an upstream answer: inspection first (§4.7), then the client's copy.
+    /// Answers from an upstream answer: inspection first (docs/dns.md#answer-inspection), then the client's copy.
     func answer(_ entry: CacheEntry, _ pending: PendingQuery, _ snapshot: ProxySnapshot, age: UInt32, stale: Bool,
                 _ now: Now) -> Step {
         let query = pending.query, rules = pending.rules
@@ -79,7 +79,7 @@ extension QueryPipeline {
         }
     }
 
-    /// A safe-search rewrite (§4.5): HTTPS/SVCB get NODATA; A and AAAA a CNAME followed
+    /// A safe-search rewrite (docs/dns.md#safe-search-rewrites): HTTPS/SVCB get NODATA; A and AAAA a CNAME followed
     /// by the target's records; every other type the CNAME alone.
     func rewrite(_ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, rules: PolicyRules,
                  _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now) -> Step {

@@ -3,13 +3,13 @@ import DomainMatch
 import Policy
 import Synchronization
 
-/// One query from packet to answer, without I/O (SPEC §4): the server hands in bytes and
+/// One query from packet to answer, without I/O (docs/dns.md): the server hands in bytes and
 /// carries out the step that comes back; an upstream reply comes back through `complete`.
 ///
-/// The stages, cheapest and most hostile-input-proof first (§4.9, STYLE habit 4):
+/// The stages, cheapest and most hostile-input-proof first (docs/dns.md#hostile-input, docs/ARCHITECTURE.md#house-habits (4)):
 /// header (drop what cannot be read, and responses) → opcode (NOTIMP) → full question
 /// parse (FORMERR) → `allow_clients` (REFUSED: never an open resolver) → rate limit
-/// (REFUSED) → local answers (§4.3: before any decision, never hits) → the decision
+/// (REFUSED) → local answers (docs/dns.md#local-answers: before any decision, never hits) → the decision
 /// (block / rewrite / allow) → the cache → the upstream.
 public final class QueryPipeline: Sendable {
     public enum Step: Sendable {
@@ -93,7 +93,7 @@ public final class QueryPipeline: Sendable {
         }
     }
 
-    /// `ttl` capped at the seconds until the client's next cutoff boundary (§3.1, §4.8).
+    /// `ttl` capped at the seconds until the client's next cutoff boundary (docs/decisions.md#time-rules).
     func cap(_ ttl: UInt32, _ rules: PolicyRules, _ snapshot: ProxySnapshot, _ now: Now) -> UInt32 {
         guard let left = rules.boundaries.secondsLeft(from: now.unixSeconds, rules: rules.time, zone: snapshot.engine.zone)
         else { return ttl }

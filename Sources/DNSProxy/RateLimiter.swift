@@ -1,7 +1,7 @@
 import DomainMatch
 import Synchronization
 
-/// Per-client token buckets (SPEC §4.9): `rate` queries a second with a burst of twice
+/// Per-client token buckets (docs/dns.md#hostile-input): `rate` queries a second with a burst of twice
 /// that; beyond it, REFUSED. The table is bounded so a flood of spoofed sources cannot
 /// grow memory without bound: when full, idle (refilled) buckets go first, then the
 /// oldest.

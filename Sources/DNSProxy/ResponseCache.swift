@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The cache of upstream answers (SPEC §4.8): at most `capacity` entries with LRU
+/// The cache of upstream answers (docs/dns.md#cache): at most `capacity` entries with LRU
 /// eviction, shared by every loop thread. Sharded so threads rarely wait on one lock.
 public final class ResponseCache: Sendable {
     public enum Lookup {

@@ -9,7 +9,7 @@ protocol AttemptOwner: AnyObject {
     func attemptFailed(_ error: UpstreamError, token: UInt64)
 }
 
-/// One question on its way through the upstreams, in order (SPEC §4.6). Loop thread only.
+/// One question on its way through the upstreams, in order (docs/dns.md#forwarding). Loop thread only.
 ///
 /// Time: each attempt has its own timer at `min(now + timeout, deadline)`, where the
 /// deadline is the total budget counted from `resolve`. A UDP reply with TC starts a TCP

@@ -3,7 +3,7 @@ import DNSWire
 import EventLoop
 import TLS
 
-/// Forwards questions to the configured upstream resolvers, exactly as SPEC §4.6 says:
+/// Forwards questions to the configured upstream resolvers, exactly as docs/dns.md#forwarding says:
 /// upstreams in order, each within `timeout`, all within `totalBudget`; SERVFAIL and
 /// REFUSED fail over; plain UDP (retried over TCP when truncated), `tcp://`, and
 /// DNS-over-TLS with verified certificates and pipelined, reused connections.

@@ -3,7 +3,7 @@ import DNSWire
 import SystemIO
 import TLS
 
-/// Why one upstream attempt failed (SPEC §4.6). Each failure moves the question on to the
+/// Why one upstream attempt failed (docs/dns.md#forwarding). Each failure moves the question on to the
 /// next upstream; none of them reaches the caller, who sees only the answer or nil.
 public enum UpstreamError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No acceptable reply within the upstream's timeout (or the total budget).

@@ -2,7 +2,7 @@ import DNSWire
 
 /// The message sent upstream for one question, and the checks its reply must pass.
 ///
-/// The query (SPEC §4.6): a fresh random ID per attempt (patched into a template built
+/// The query (docs/dns.md#forwarding): a fresh random ID per attempt (patched into a template built
 /// once), RD=1, CD copied from the client, EDNS0 with a 1232-byte payload (DNS Flag Day
 /// 2020: no IP fragmentation) and DO copied. Pure; values only.
 struct UpstreamQuery: Sendable {

@@ -46,7 +46,7 @@ public struct DNSRcode: RawRepresentable, Hashable, Sendable, CustomStringConver
 }
 
 /// The 4-bit OPCODE of the header (RFC 1035 §4.1.1, IANA "DNS OpCodes"). The proxy serves
-/// only `query` and answers the rest NOTIMP (SPEC §4.9).
+/// only `query` and answers the rest NOTIMP (docs/dns.md#hostile-input).
 public struct DNSOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt8
 

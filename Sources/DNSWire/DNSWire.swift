@@ -1,7 +1,7 @@
 // DNSWire: DNS messages on the wire, parsed and written. Pure: the standard library only,
 // no sockets, no files, no clocks, no global mutable state; every type is a Sendable value.
 //
-// Layers, cheapest first (STYLE habit 4), each failing with a named `DNSWireError`:
+// Layers, cheapest first (docs/ARCHITECTURE.md#house-habits (4)), each failing with a named `DNSWireError`:
 //   DNSHeader(packet)          12 bytes, nothing else read                    Header.swift
 //   DNSQuery.parse(packet)     + the single question and OPT; hot path        Query.swift
 //   DNSMessage.parse(packet)   every record decoded                           Message.swift

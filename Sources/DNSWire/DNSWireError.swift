@@ -30,7 +30,7 @@ public enum SVCBProblem: Hashable, Sendable {
     case mandatoryKeyMissing(key: UInt16)
 }
 
-/// Every way DNSWire rejects input. One enum for the module (STYLE habit 6): each case names
+/// Every way DNSWire rejects input. One enum for the module (docs/ARCHITECTURE.md#house-habits (6)): each case names
 /// what was wrong, and its payload says where (a byte offset in the buffer being parsed).
 ///
 /// Parsing never traps: every read is bounds-checked and ends in one of these.
@@ -42,7 +42,7 @@ public enum DNSWireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A section count that could not fit in the packet even if every entry were minimal
     /// (5 bytes a question, 11 bytes a record). Checked before anything is allocated.
     case countTooLarge(section: DNSSection, count: Int)
-    /// `DNSQuery.parse` accepts exactly one question (SPEC §4.9); this is the count seen.
+    /// `DNSQuery.parse` accepts exactly one question (docs/dns.md#hostile-input); this is the count seen.
     case questionCount(Int)
 
     // MARK: Framing

@@ -22,7 +22,7 @@ public struct EDECode: RawRepresentable, Hashable, Sendable, CustomStringConvert
     public static let cachedError = EDECode(13)
     /// The server is starting up (e.g. block lists not loaded yet).
     public static let notReady = EDECode(14)
-    /// Blocked by the operator's policy: the proxy's block answers (SPEC §4.4).
+    /// Blocked by the operator's policy: the proxy's block answers (docs/dns.md#blocked-names).
     public static let blocked = EDECode(15)
     public static let censored = EDECode(16)
     public static let filtered = EDECode(17)

@@ -47,7 +47,7 @@ public struct DNSHeader: Hashable, Sendable {
         flags = on ? flags | mask : flags & ~mask
     }
 
-    /// QR: set in responses. The proxy drops queries that have it (SPEC §4.9).
+    /// QR: set in responses. The proxy drops queries that have it (docs/dns.md#hostile-input).
     public var isResponse: Bool {
         get { flag(Self.qr) }
         set { setFlag(Self.qr, newValue) }

@@ -1,7 +1,7 @@
 /// The hot-path view of a client query: header, the single question, and EDNS, without
 /// materialising any other record.
 ///
-/// Intended order in the proxy (SPEC §4.9, STYLE habit 4), cheapest first:
+/// Intended order in the proxy (docs/dns.md#hostile-input, docs/ARCHITECTURE.md#house-habits (4)), cheapest first:
 /// 1. `DNSHeader(packet)` — fails only for < 12 bytes: drop the packet;
 /// 2. QR set: drop; opcode not QUERY: NOTIMP via `DNSPacket.errorResponse`;
 /// 3. `DNSQuery.parse(packet)` — any error: FORMERR via `DNSPacket.errorResponse`;
@@ -50,7 +50,7 @@ public struct DNSQuery: Hashable, Sendable {
         return DNSQuery(header: header, question: question, questionEnd: reader.readerIndex, edns: edns)
     }
 
-    /// Whether `reply` asks exactly this query's question, the check SPEC §4.6 makes before
+    /// Whether `reply` asks exactly this query's question, the check docs/dns.md#forwarding makes before
     /// accepting an upstream answer (the ID is compared separately). The name is compared
     /// ignoring ASCII case, type and class exactly. Reads the reply's question bytes in
     /// place, allocating nothing; a question name at offset 12 can never be compressed (a

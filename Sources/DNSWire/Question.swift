@@ -23,7 +23,7 @@ extension DNSReader {
     }
 
     /// Reads `count` questions. The caller decides what count it accepts (the proxy takes
-    /// exactly one, SPEC §4.9); `DNSHeader.validateCounts` has already bounded `count` by
+    /// exactly one, docs/dns.md#hostile-input); `DNSHeader.validateCounts` has already bounded `count` by
     /// the packet length, so the reservation below cannot be inflated by a hostile header.
     public mutating func readQuestions(count: Int) throws(DNSWireError) -> [DNSQuestion] {
         section = .question

@@ -41,7 +41,7 @@ extension DNSMessage {
 extension DNSPacket {
     /// A 12-byte response carrying only a header, for queries whose question cannot be
     /// trusted: FORMERR for a message that does not parse, NOTIMP for an unknown opcode
-    /// (SPEC §4.9).
+    /// (docs/dns.md#hostile-input).
     public static func errorResponse(to query: DNSHeader, rcode: DNSRcode) -> [UInt8] {
         var writer = DNSWriter(capacity: DNSHeader.byteCount)
         writer.writeHeader(query.responseHeader(rcode: rcode))

@@ -1,4 +1,4 @@
-// Removing the `ech` SvcParam (SPEC §4.7): without ECH the client sends the real site name
+// Removing the `ech` SvcParam (docs/dns.md#answer-inspection): without ECH the client sends the real site name
 // in its TLS SNI, which the HTTP proxy checks. This invalidates any RRSIG over the record;
 // the spec accepts that.
 

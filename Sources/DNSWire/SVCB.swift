@@ -10,7 +10,7 @@ public struct SvcParamKey: RawRepresentable, Hashable, Comparable, Sendable, Cus
     public static let noDefaultALPN = SvcParamKey(2)
     public static let port = SvcParamKey(3)
     public static let ipv4hint = SvcParamKey(4)
-    /// Encrypted ClientHello configuration; the proxy strips it (SPEC §4.7).
+    /// Encrypted ClientHello configuration; the proxy strips it (docs/dns.md#answer-inspection).
     public static let ech = SvcParamKey(5)
     public static let ipv6hint = SvcParamKey(6)
     /// RFC 9461.

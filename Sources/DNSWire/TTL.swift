@@ -1,4 +1,4 @@
-// TTLs on serialized answers, for the cache (SPEC §4.8): decrement on the way out, cap at
+// TTLs on serialized answers, for the cache (docs/dns.md#cache): decrement on the way out, cap at
 // the client's next cutoff, stale TTL for serve-stale (RFC 8767 §4). Done in place: a TTL
 // is a fixed 4-byte field, so no length and no compression pointer changes. The OPT
 // record's TTL field is not a TTL (RFC 6891 §6.1.3) and is never touched.

@@ -19,7 +19,7 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
     }
 
     /// A name from the DNS wire: decided on its lowercased bytes, never rejected for its
-    /// characters (SPEC §1.1). Returns nil only for the root name (no labels).
+    /// characters (docs/decisions.md#names). Returns nil only for the root name (no labels).
     public init?(wireLabels labels: [[UInt8]]) {
         guard !labels.isEmpty else { return nil }
         var out: [UInt8] = []
@@ -50,7 +50,7 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
     }
 
     /// True when `self` is `other` or lies below it, on label boundaries only
-    /// (`badexample.com` is not below `example.com`; SPEC §1.3).
+    /// (`badexample.com` is not below `example.com`; docs/decisions.md#matching).
     public func isSubdomain(of other: DomainName) -> Bool {
         guard other.bytes.count <= bytes.count else { return false }
         let start = bytes.count - other.bytes.count

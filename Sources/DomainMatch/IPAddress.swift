@@ -1,6 +1,6 @@
 /// An IPv4 or IPv6 address, parsed strictly from text (no octal, no zone ids).
 ///
-/// Used for IP entries in lists (SPEC §1.2, §5.2), `allow_clients` and client identity.
+/// Used for IP entries in lists (docs/decisions.md#list-entries), `allow_clients` and client identity.
 public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     case v4(UInt32)
     case v6(high: UInt64, low: UInt64)

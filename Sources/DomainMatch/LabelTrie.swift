@@ -1,4 +1,4 @@
-/// The fast matcher (SPEC §1.4): a trie over labels from the right (`com` → `example` →
+/// The fast matcher (docs/decisions.md#matching): a trie over labels from the right (`com` → `example` →
 /// `www`) stored as one open-addressed table of 12-byte slots keyed by (parent, label),
 /// plus a pool of label bytes. A lookup walks the query's labels once, right to left,
 /// on its bytes, without allocating: one hash and one or two cache lines per label.
@@ -20,7 +20,7 @@ public struct LabelTrie: NameMatcher {
     let labelsLength: Int
 
     /// Reads and checks an image: header, version and section bounds always; the full
-    /// checksum when `verifyChecksum` (SPEC §9: when written and when first used).
+    /// checksum when `verifyChecksum` (docs/blocklists.md: when written and when first used).
     public init(_ bytes: TrieBytes, verifyChecksum: Bool) throws(TrieImageError) {
         let layout = try TrieImage.validate(bytes, verifyChecksum: verifyChecksum)
         self.bytes = bytes

@@ -2,7 +2,7 @@
 /// grows by rehashing in insertion order (a child's hash depends on its parent's slot,
 /// so parents must move first), then one final rehash into an exactly sized image.
 ///
-/// Memory stays near the finished structure (SPEC §10: build peak ≤ 3×): the working
+/// Memory stays near the finished structure (docs/benchmarks.md#targets: build peak ≤ 3×): the working
 /// table, the label pool and a 4-byte insertion order per node, and no `String` or
 /// array per name.
 public struct LabelTrieBuilder {

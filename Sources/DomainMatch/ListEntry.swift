@@ -3,11 +3,11 @@ public enum ListKind: Sendable {
     /// Block lists keep an entry's host even when it names one page (`youtube.com/watch?v=1`).
     case block
     /// Allow lists skip such an entry: allowing a whole site because of one page would
-    /// open the site (SPEC §1.2).
+    /// open the site (docs/decisions.md#list-entries).
     case allow
 }
 
-/// One normalised list entry (SPEC §1.2).
+/// One normalised list entry (docs/decisions.md#list-entries).
 public enum ListEntry: Hashable, Sendable, CustomStringConvertible {
     case name(DomainName)
     /// An IPv4 or IPv6 literal, optionally written in brackets or with a port.

@@ -6,7 +6,7 @@ public enum ListItem {
     case ip(IPAddress)
 }
 
-/// The list-file format (SPEC §1.5): one entry a line, as plain names, hosts lines
+/// The list-file format (docs/blocklists.md#list-files): one entry a line, as plain names, hosts lines
 /// (`0.0.0.0 a.com b.com`) or adblock `||name^`, with `#` and `!` comments, also after
 /// an entry. Category lists are block lists, so entries follow `ListKind.block`.
 ///

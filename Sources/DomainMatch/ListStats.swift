@@ -1,4 +1,4 @@
-/// What a list file held, line by line: every skipped line is counted (SPEC §1.5).
+/// What a list file held, line by line: every skipped line is counted (docs/blocklists.md#list-files).
 public struct ListStats: Equatable, Sendable {
     public var lines = 0
     /// Name entries taken (duplicates included; the matcher folds them).

@@ -1,4 +1,4 @@
-/// Why a query name or list entry is not a usable host name (SPEC §1.1).
+/// Why a query name or list entry is not a usable host name (docs/decisions.md#names).
 public enum NameError: Error, Hashable, Sendable, CustomStringConvertible {
     case empty
     case tooLong(octets: Int)

@@ -1,6 +1,6 @@
 /// For each list a matcher holds, the label count of the most specific entry covering a
 /// name (0 = no entry covers it). The rule itself is the name's suffix of that many
-/// labels, so a match needs no stored string (SPEC §1.4).
+/// labels, so a match needs no stored string (docs/decisions.md#matching).
 public struct MatchDepths: Sendable, Equatable {
     public static let capacity = 16
     private var depths: InlineArray<16, UInt8>

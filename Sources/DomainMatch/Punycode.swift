@@ -1,4 +1,4 @@
-/// RFC 3492 punycode encoder: the `xn--` form of a non-ASCII label (SPEC §1.1).
+/// RFC 3492 punycode encoder: the `xn--` form of a non-ASCII label (docs/decisions.md#names).
 ///
 /// Only encoding is needed: names are compared in their ASCII form, and no further
 /// Unicode mapping (no IDNA2008 tables, no NFC) is applied on purpose.

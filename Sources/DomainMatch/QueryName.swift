@@ -1,5 +1,5 @@
 /// Query-name normalisation for text names: `check`, CONNECT hosts, URL hosts and list
-/// entries (SPEC §1.1).
+/// entries (docs/decisions.md#names).
 ///
 /// Lowercase ASCII; drop one trailing dot; U+3002, U+FF0E and U+FF61 are dots; non-ASCII
 /// letters lowercased by the standard library and each non-ASCII label converted to
@@ -62,7 +62,7 @@ public enum QueryName {
         return try validate(bytes)
     }
 
-    /// Checks an ASCII lowercase candidate against the rules of SPEC §1.1.
+    /// Checks an ASCII lowercase candidate against the rules of docs/decisions.md#names.
     static func validate(_ input: [UInt8]) throws(NameError) -> DomainName {
         var bytes = input
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }

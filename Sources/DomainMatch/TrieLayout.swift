@@ -1,5 +1,5 @@
 /// The compiled trie's byte layout, shared by the in-memory image and the file
-/// (SPEC §9): little-endian, position-independent, a header, a section table, sections.
+/// (docs/blocklists.md): little-endian, position-independent, a header, a section table, sections.
 ///
 /// ```
 /// header (64 bytes)

@@ -17,7 +17,7 @@ public enum Gateway {
           status      what run is doing: policy versions, last sync, queued hits
           hits        recent blocks, newest first
           blocklists  list | compile: the category lists and their compiled file
-          bench       matcher: the matcher's speed and memory (SPEC §10)
+          bench       matcher: the matcher's speed and memory (docs/benchmarks.md#targets)
           version   print the version
         """
 

@@ -4,7 +4,7 @@ import Policy
 import SystemIO
 
 /// Why a command cannot run: one line on stderr naming the file or flag and the problem,
-/// exit status 1 (SPEC §8).
+/// exit status 1 (docs/configuration.md).
 enum GatewayError: Error, CustomStringConvertible {
     case usage(String)
     case config(ConfigError)

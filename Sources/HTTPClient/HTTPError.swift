@@ -1,7 +1,7 @@
 import SystemIO
 import TLS
 
-/// Why a request got no response. One error type for the module (STYLE habit 6). No case
+/// Why a request got no response. One error type for the module (docs/ARCHITECTURE.md#house-habits (6)). No case
 /// ever carries a request header value, so a device key cannot reach a log through it.
 public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Which step ran out of time.

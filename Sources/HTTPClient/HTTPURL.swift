@@ -1,6 +1,6 @@
 import Glibc
 
-/// An absolute `http` or `https` URL, validated once (STYLE habit 5): scheme, a lowercase
+/// An absolute `http` or `https` URL, validated once (docs/ARCHITECTURE.md#house-habits (5)): scheme, a lowercase
 /// host name or an IP literal (IPv6 written in brackets), a port, and a percent-encoded
 /// path and query. A base URL may carry a path prefix (`https://host/api/v1`) that
 /// `appending(path:)` extends. User info is refused (a password has no business in a

@@ -1,6 +1,6 @@
 import EventLoop
 
-/// The tunnel's relay (SPEC §5.2, after the SNI check): handed the sockets and whatever
+/// The tunnel's relay (docs/proxy.md#connect, after the SNI check): handed the sockets and whatever
 /// bytes the machine still held, it runs until both directions have closed.
 extension ConnectionHandler {
     func startRelay() {

@@ -109,7 +109,7 @@ final class ConnectionHandler: Selectable, TimerTarget {
         deliver { $0.deadlinePassed($1) }
     }
 
-    /// The loop's once-a-second pass over tunnels (SPEC §5.4).
+    /// The loop's once-a-second pass over tunnels (docs/proxy.md#open-tunnels-follow-the-policy).
     func tick() {
         let lastActivity = relay?.lastActivity ?? owner.loop.clock.now()
         deliver { $0.tick($1, lastActivity: lastActivity) }

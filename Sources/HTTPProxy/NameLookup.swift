@@ -2,7 +2,7 @@ import DNSWire
 import DomainMatch
 import ProxyCore
 
-/// The DNS side of a proxy lookup (SPEC §5.2: "resolve through the gateway's own
+/// The DNS side of a proxy lookup (docs/proxy.md#connect: "resolve through the gateway's own
 /// resolver"): the query the proxy hands to the loop's `QueryDriver`, exactly as a
 /// client would send it over TCP (with EDNS, so a block comes back with its reason), and
 /// what the answer means. Pure.

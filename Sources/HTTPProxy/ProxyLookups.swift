@@ -2,7 +2,7 @@ import DNSProxy
 import Policy
 import ProxyCore
 
-/// The gateway's own resolver as the proxy uses it (SPEC §5.2: "resolve through the
+/// The gateway's own resolver as the proxy uses it (docs/proxy.md#connect: "resolve through the
 /// gateway's own resolver, same cache and answer inspection"): a `QueryPipeline` over the
 /// DNS pipeline's cache and the loop's upstream client, with three differences that keep
 /// the books straight: hits it records are the proxy's (`source: proxy`); its own

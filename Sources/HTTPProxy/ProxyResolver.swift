@@ -4,7 +4,7 @@ import DomainMatch
 import ProxyCore
 
 /// Looks a host up for the proxy on one loop: an A query through the loop's lookup
-/// `QueryDriver`, and AAAA when A gives no address (SPEC §5.2). The completion runs on
+/// `QueryDriver`, and AAAA when A gives no address (docs/proxy.md#connect). The completion runs on
 /// the loop thread, exactly once, possibly before `lookup` returns (a cached answer).
 final class ProxyResolver {
     let driver: QueryDriver

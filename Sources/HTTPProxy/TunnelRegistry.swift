@@ -1,4 +1,4 @@
-/// The open tunnels of one loop (SPEC §5.4): the loop re-decides each at least once a
+/// The open tunnels of one loop (docs/proxy.md#open-tunnels-follow-the-policy): the loop re-decides each at least once a
 /// second and whenever a new snapshot is published, so a tunnel whose host a cutoff or a
 /// new policy now blocks is closed within a second — what a DNS filter cannot do, since
 /// cached answers and open sockets outlive it. Loop-confined; members leave when closed.

@@ -2,7 +2,7 @@ import EventLoop
 import Glibc
 import SystemIO
 
-/// A tunnel's relay after the SNI check (SPEC §5.2). Half-close is respected: a side's
+/// A tunnel's relay after the SNI check (docs/proxy.md#connect). Half-close is respected: a side's
 /// EOF becomes a FIN to the other side once everything before it is delivered, and the
 /// relay ends when both directions have. Loop-confined; the handler forwards the
 /// sockets' readiness here.

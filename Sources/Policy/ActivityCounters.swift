@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Queries and rewrites of one profile, counted by the proxies for the hourly
-/// `web_activity` summary (SPEC §7.5); blocks are counted from the hits. One atomic add
+/// `web_activity` summary (docs/sync.md#activity); blocks are counted from the hits. One atomic add
 /// per query; rewrites (rare) under a lock.
 public final class ActivityCounters: Sendable {
     private let queries = Atomic<Int>(0)

@@ -58,7 +58,7 @@ extension IPAddress {
     }
 }
 
-/// A set of ranges, e.g. `allow_clients` (SPEC §4.2).
+/// A set of ranges, e.g. `allow_clients` (docs/dns.md#who-is-answered).
 public struct AccessList: Sendable {
     public let ranges: [AddressRange]
 

@@ -2,7 +2,7 @@ import Synchronization
 import Zoneinfo
 
 /// The next cutoff boundary of one policy, computed once and reused until it passes:
-/// every cached answer's TTL is capped by it (SPEC §3.1, §4.8), and finding it scans a
+/// every cached answer's TTL is capped by it (docs/decisions.md#time-rules), and finding it scans a
 /// week of minutes.
 public final class BoundaryCache: Sendable {
     private struct State {

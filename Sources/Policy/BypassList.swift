@@ -1,6 +1,6 @@
 import DomainMatch
 
-/// Built-in circumvention names (SPEC §3 step 4): the encrypted-DNS resolvers that every
+/// Built-in circumvention names (docs/decisions.md#the-decision-order, step 4): the encrypted-DNS resolvers that every
 /// browser and OS offers out of the box, Firefox's canary domain, and iCloud Private
 /// Relay. The many other resolvers, VPNs and proxies live in the `proxy` category lists,
 /// which the levels strict and moderate select.

@@ -1,7 +1,7 @@
 import DomainMatch
 
-/// The canonical category ids of SPEC §2, in the table's order: the order in which the
-/// decision tries them (§3 step 5) is this declaration order.
+/// The canonical category ids of docs/decisions.md#categories, in the table's order: the order in which the
+/// decision tries them (docs/decisions.md#the-decision-order, step 5) is this declaration order.
 public enum Category: Int, CaseIterable, Sendable, Comparable, CustomStringConvertible {
     case adult, gambling, social, gaming, dating, drugs, violence, piracy, malware, phishing, proxy, ads
 
@@ -58,10 +58,11 @@ public enum Category: Int, CaseIterable, Sendable, Comparable, CustomStringConve
 }
 
 extension String {
-    /// Policy strings are compared after trimming white space (SPEC, preamble).
+    /// Policy strings are compared after trimming white space (docs/decisions.md#categories).
     var policyTrimmed: String { trimmingWhitespace() }
 
-    /// Lowercases ASCII letters only, as the SPEC asks ("ignoring ASCII case").
+    /// Lowercases ASCII letters only: policy strings are compared ignoring ASCII case, and
+    /// nothing else (docs/decisions.md#categories).
     var lowercasedASCII: String {
         String(String.UnicodeScalarView(unicodeScalars.map { scalar in
             ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value | 0x20)! : scalar

@@ -1,6 +1,6 @@
 import DomainMatch
 
-/// Who is asking: what a profile can be chosen by (SPEC §6). The DNS proxy knows the
+/// Who is asking: what a profile can be chosen by (docs/configuration.md#profiles). The DNS proxy knows the
 /// address (and, through the neighbour table, the MAC); the HTTP proxy may also know a
 /// proxy user.
 public struct Client: Hashable, Sendable {

@@ -1,5 +1,5 @@
 /// A wall-clock time of day from a policy: `H:MM` or `HH:MM` from 00:00 to 23:59, or
-/// `24:00` as an end only (SPEC §3.1). Stored as minutes since midnight.
+/// `24:00` as an end only (docs/decisions.md#time-rules). Stored as minutes since midnight.
 public struct ClockTime: Equatable, Sendable, CustomStringConvertible {
     public static let minutesPerDay = 24 * 60
     public let minutes: Int
@@ -35,7 +35,7 @@ public struct ClockTime: Equatable, Sendable, CustomStringConvertible {
 
 /// An interval that starts at a time of day and lasts `length` minutes (1...1440),
 /// possibly running past midnight. Length is `(end − start) mod 24 h`, where 0 means a
-/// whole day, so `end <= start` wraps (SPEC §3.1).
+/// whole day, so `end <= start` wraps (docs/decisions.md#time-rules).
 public struct DailyInterval: Equatable, Sendable, CustomStringConvertible {
     public let start: Int
     public let length: Int

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The parts of a CompiledPolicy (phosra-api.md §3) that a gateway enforces, decoded
+/// The parts of a CompiledPolicy (docs/sync.md) that a gateway enforces, decoded
 /// tolerantly: unknown keys ignored, every key optional with the server's own default,
 /// `null` read as empty, strings kept exactly as sent (they are normalised when the
 /// rules are built). A value of the wrong JSON type is an error naming its path.

@@ -3,7 +3,7 @@ public enum Action: String, Sendable, Equatable {
     case allow, block, rewrite
 }
 
-/// Why: the reason vocabulary of SPEC §3, the same everywhere (EDE text,
+/// Why: the reason vocabulary of docs/decisions.md#the-decision-order, the same everywhere (EDE text,
 /// `X-Phosra-Block`, hits, metrics, logs).
 public enum Reason: String, Sendable, Equatable, CaseIterable {
     case system
@@ -15,7 +15,7 @@ public enum Reason: String, Sendable, Equatable, CaseIterable {
     case safeSearch = "safe_search"
     case allowedDomain = "allowed_domain"
     case `default`
-    // Proxy-only refusals (§5).
+    // Proxy-only refusals (docs/proxy.md).
     case ipLiteral = "ip_literal"
     case port
     case sni

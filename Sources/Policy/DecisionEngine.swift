@@ -1,7 +1,7 @@
 import DomainMatch
 import Zoneinfo
 
-/// "What happens to this name, for this client, now?" (SPEC §3) — asked by the DNS proxy
+/// "What happens to this name, for this client, now?" (docs/decisions.md#the-decision-order) — asked by the DNS proxy
 /// and the HTTP proxy alike. Knows nothing of sockets. Immutable: a new policy, list set
 /// or configuration is a new engine, built aside and swapped whole.
 public final class DecisionEngine<Categories: NameMatcher>: Sendable {
@@ -22,7 +22,7 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         decide(name, rules: profiles.rules(for: client), local: zone.localDateTime(at: instant))
     }
 
-    /// The rules of §3 in order; the first that applies wins. `applyCutoff: false` skips
+    /// The rules of docs/decisions.md#the-decision-order in order; the first that applies wins. `applyCutoff: false` skips
     /// step 2, for names met inside an answer (a CNAME chain) rather than asked for.
     public func decide(_ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool = true) -> Decision {
         let ip = IPAddress.literal(name)
@@ -60,7 +60,7 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
                                 category: proxy > builtIn ? .proxy : nil)
             }
         }
-        // 5. Categories, in §2's order, unless the parent allowed the name.
+        // 5. Categories, in docs/decisions.md#categories's order, unless the parent allowed the name.
         if allowRule == nil {
             for category in rules.categories where listed[category.rawValue] > 0 {
                 return Decision(.block, .category, rule: name.suffix(labels: listed[category.rawValue]).description,

@@ -1,4 +1,4 @@
-/// `web_filter.level` (SPEC §2): which categories a level adds to `blocked_categories`.
+/// `web_filter.level` (docs/decisions.md#categories): which categories a level adds to `blocked_categories`.
 public enum FilterLevel: Equatable, Sendable, CustomStringConvertible {
     case strict, moderate, light
     /// `""`, `none` or `off`.

@@ -5,7 +5,7 @@ public enum HitSource: String, Sendable {
     case dns, proxy
 }
 
-/// One blocked query or refused proxy request (SPEC §7.4). Rewrites and local answers are
+/// One blocked query or refused proxy request (docs/sync.md#hits). Rewrites and local answers are
 /// not hits.
 public struct Hit: Sendable, Equatable {
     public let profile: String
@@ -14,7 +14,7 @@ public struct Hit: Sendable, Equatable {
     /// The matched entry (for a CNAME-chain block, the chain name).
     public let rule: String?
     public let reason: Reason
-    /// The reason text of SPEC §3 (`category:adult`, …).
+    /// The reason text of docs/decisions.md#the-decision-order (`category:adult`, …).
     public let reasonText: String
     public let category: Category?
     public let client: IPAddress?

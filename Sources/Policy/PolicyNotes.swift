@@ -1,5 +1,5 @@
 /// What a policy asked for that the gateway could not enforce exactly: the raw material
-/// of the `partial` results in the enforcement report (SPEC §7.3) and of `check`'s notes.
+/// of the `partial` results in the enforcement report (docs/sync.md#enforcement-report) and of `check`'s notes.
 public struct PolicyNotes: Equatable, Sendable {
     /// `web_filter.level` when it is not a known level (enforced as moderate).
     public var unknownLevel: String?

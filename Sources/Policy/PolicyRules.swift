@@ -9,14 +9,14 @@ public final class PolicyRules: Sendable {
     public let version: Int
     public let policyID: String
     public let level: FilterLevel
-    /// `blocked_categories` ∪ the level's, without `proxy`, in §2's order.
+    /// `blocked_categories` ∪ the level's, without `proxy`, in docs/decisions.md#categories's order.
     public let categories: [Category]
-    /// Whether the level or `blocked_categories` select `proxy` (circumvention, §3 step 4).
+    /// Whether the level or `blocked_categories` select `proxy` (circumvention, docs/decisions.md#the-decision-order, step 4).
     public let selectsProxy: Bool
     public let safeSearch: Bool
     public let time: TimeRules
     public let notes: PolicyNotes
-    /// False only for the rules of profile `none`: no inspection, no ECH removal (§4.7).
+    /// False only for the rules of profile `none`: no inspection, no ECH removal (docs/dns.md#answer-inspection).
     public let filtered: Bool
     /// The next cutoff boundary, cached (answers' TTLs are capped by it).
     public let boundaries = BoundaryCache()
@@ -63,11 +63,11 @@ public final class PolicyRules: Sendable {
         self.notes = notes
     }
 
-    /// The rules of profile `none` (SPEC §6) and of `initial_policy = none`: unfiltered
+    /// The rules of profile `none` (docs/configuration.md#profiles) and of `initial_policy = none`: unfiltered
     /// but for circumvention.
     public static let unfiltered = PolicyRules(CompiledPolicy(), filtered: false)
 
-    /// `initial_policy = strict` (SPEC §7.2): level strict, safe search on, no time rules.
+    /// `initial_policy = strict` (docs/sync.md#polling): level strict, safe search on, no time rules.
     public static let initialStrict: PolicyRules = {
         var policy = CompiledPolicy()
         policy.webFilter.level = "strict"
@@ -75,7 +75,7 @@ public final class PolicyRules: Sendable {
         return PolicyRules(policy)
     }()
 
-    /// YouTube's strict restricted mode only for level strict (§3.2).
+    /// YouTube's strict restricted mode only for level strict (docs/decisions.md#safe-search).
     var strictYouTube: Bool { level == .strict }
 }
 

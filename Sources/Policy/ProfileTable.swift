@@ -1,4 +1,4 @@
-/// Which policy governs which client (SPEC §6). Today one profile covers everyone; the
+/// Which policy governs which client (docs/configuration.md#profiles). Today one profile covers everyone; the
 /// selection by proxy user, MAC and CIDR plugs in here without changing any caller.
 public struct ProfileTable: Sendable {
     public let fallback: PolicyRules

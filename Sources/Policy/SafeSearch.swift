@@ -1,6 +1,6 @@
 import DomainMatch
 
-/// The safe-search table of SPEC §3.2: exactly these names, and no others.
+/// The safe-search table of docs/decisions.md#safe-search: exactly these names, and no others.
 public enum SafeSearch {
     /// The rewrite target for `name`, or nil when the name is not in the table.
     /// `strictYouTube` picks `restrict.youtube.com` (level strict) over the moderate host.

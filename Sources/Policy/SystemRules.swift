@@ -1,14 +1,14 @@
 import DomainMatch
 
-/// The gateway's own decision keys (SPEC §8), the same for every profile.
+/// The gateway's own decision keys (docs/configuration.md), the same for every profile.
 public struct DecisionOptions: Equatable, Sendable {
     public static let defaultAPI = "https://phosra-api.fly.dev/api/v1"
 
-    /// Never blocked, not even in a cutoff (§3 step 1).
+    /// Never blocked, not even in a cutoff (docs/decisions.md#the-decision-order, step 1).
     public var alwaysAllow: [String] = []
-    /// Skip the cutoff step only (§3 step 2).
+    /// Skip the cutoff step only (docs/decisions.md#the-decision-order, step 2).
     public var downtimeAllow: [String] = []
-    /// Apply the circumvention step (§3 step 4).
+    /// Apply the circumvention step (docs/decisions.md#the-decision-order, step 4).
     public var blockBypass = true
     /// The Phosra API base URL; its host is always allowed.
     public var api = DecisionOptions.defaultAPI

@@ -1,7 +1,7 @@
 import Zoneinfo
 
 extension TimeRules {
-    /// Builds the time rules of a policy (SPEC §3.1), noting what was void or ignored.
+    /// Builds the time rules of a policy (docs/decisions.md#time-rules), noting what was void or ignored.
     public static func compile(_ screenTime: CompiledPolicy.ScreenTime, notes: inout PolicyNotes) -> TimeRules {
         var windows: [Window] = []
         for (index, raw) in screenTime.downtimeWindows.enumerated() {

@@ -1,6 +1,6 @@
 import Zoneinfo
 
-/// Why the clock cuts a child off (SPEC §3 step 2).
+/// Why the clock cuts a child off (docs/decisions.md#the-decision-order, step 2).
 public enum CutoffKind: Equatable, Sendable {
     /// Inside a downtime window.
     case downtime
@@ -66,7 +66,7 @@ extension TimeRules {
     }
 
     /// The first instant > `instant` at which the cutoff state (none, downtime,
-    /// schedule) changes, or nil within a week: answers may not be cached past it (§4.8).
+    /// schedule) changes, or nil within a week: answers may not be cached past it (docs/dns.md#cache).
     public func nextBoundary(after instant: Int64, zone: ZoneRules) -> Int64? {
         guard !isEmpty else { return nil }
         let now = cutoff(at: zone.localDateTime(at: instant))

@@ -1,6 +1,6 @@
 import Zoneinfo
 
-/// The HTML page a plain-HTTP request to a blocked site gets with its 403 (SPEC §5.5):
+/// The HTML page a plain-HTTP request to a blocked site gets with its 403 (docs/proxy.md#plain-http):
 /// the site, the reason in plain words, the category, the time, when the cutoff ends and
 /// the gateway's name. Everything that came from the request is HTML-escaped. Pure.
 public struct BlockPage: Sendable {
@@ -42,7 +42,7 @@ public struct BlockPage: Sendable {
                              rows: rows, gatewayName: gatewayName)
     }
 
-    /// The page for a URL whose host is not a name at all (SPEC §1.1; answered 400): there
+    /// The page for a URL whose host is not a name at all (docs/decisions.md#names; answered 400): there
     /// is nothing to decide, so nothing is fetched.
     public static func invalidHost(_ host: String, url: String, gatewayName: String) -> String {
         document(title: "Not a valid address", heading: "This address is not valid", site: host,

@@ -1,8 +1,8 @@
 import Policy
 
-/// Why a request was refused, in the vocabulary of SPEC §3: from a `Decision` made here,
+/// Why a request was refused, in the vocabulary of docs/decisions.md#the-decision-order: from a `Decision` made here,
 /// or read back from the reason text of an Extended DNS Error when the gateway's own
-/// resolver blocked the name (a CNAME chain reaching a listed name, SPEC §4.7).
+/// resolver blocked the name (a CNAME chain reaching a listed name, docs/dns.md#answer-inspection).
 public struct BlockReason: Equatable, Sendable {
     public let reason: Reason
     public let category: Category?

@@ -12,7 +12,7 @@ public enum ClientHelloScan: Equatable, Sendable {
     case malformed
 }
 
-/// Finds the SNI in a client's first bytes for the SNI check (SPEC §5.3), before a
+/// Finds the SNI in a client's first bytes for the SNI check (docs/proxy.md#the-sni-check), before a
 /// single byte reaches the origin. The ClientHello may be split across TCP segments and
 /// across TLS records (RFC 8446 §5.1: handshake messages may be fragmented), so records
 /// are reassembled first; every length is checked against what is there, so truncated

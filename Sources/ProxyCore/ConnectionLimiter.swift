@@ -1,7 +1,7 @@
 import DomainMatch
 import Synchronization
 
-/// Open proxy connections per client address, across every loop (SPEC §5.1:
+/// Open proxy connections per client address, across every loop (docs/proxy.md#who-is-served:
 /// `proxy_max_conns_per_client`). With `SO_REUSEPORT` one client's connections land on
 /// several loops, so the count is shared: sharded locks, taken once per accept and once
 /// per close.

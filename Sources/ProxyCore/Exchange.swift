@@ -3,7 +3,7 @@ import DomainMatch
 import HTTP1
 
 /// The plain-HTTP origin an upstream connection goes to: reused for the next request
-/// only when that one goes to the same place (SPEC §5.5 keep-alive).
+/// only when that one goes to the same place (docs/proxy.md#plain-http keep-alive).
 public struct Origin: Equatable, Sendable, CustomStringConvertible {
     public enum Destination: Equatable, Sendable {
         /// Resolved through the gateway's resolver: the host, or a rewrite's target.

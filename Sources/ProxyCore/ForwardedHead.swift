@@ -1,7 +1,7 @@
 import Bytes
 import HTTP1
 
-/// The heads a plain-HTTP exchange passes on (SPEC §5.5, RFC 9110 §7.6): hop-by-hop
+/// The heads a plain-HTTP exchange passes on (docs/proxy.md#plain-http, RFC 9110 §7.6): hop-by-hop
 /// fields removed (the fixed ones and any the `Connection` field names), `Via` added,
 /// and on the request the target in origin-form with `Host` from the absolute URI (RFC
 /// 9112 §3.2.2: the URI wins over a disagreeing `Host`). Bodies keep their framing

@@ -1,4 +1,4 @@
-/// The proxy auto-config file (SPEC §5.6): a direct `GET /proxy.pac` or `GET /wpad.dat`
+/// The proxy auto-config file (docs/proxy.md#the-pac-file): a direct `GET /proxy.pac` or `GET /wpad.dat`
 /// sends everything to this proxy, at the address the request arrived on (so one file
 /// works on every interface), with no DIRECT fallback: a device must not slip past the
 /// filter when the proxy is down.

@@ -2,10 +2,10 @@ import Bytes
 import DomainMatch
 import Policy
 
-/// Reaching the origin (SPEC §5.2): the lookup through the gateway's resolver, the
+/// Reaching the origin (docs/proxy.md#connect): the lookup through the gateway's resolver, the
 /// connect within `connect_timeout` (over every address the lookup gave), then for a
-/// tunnel `200 Connection established`, the SNI check (§5.3) and the relay; the tunnel
-/// re-decided every second while open (§5.4).
+/// tunnel `200 Connection established`, the SNI check (docs/proxy.md#the-sni-check) and the relay; the tunnel
+/// re-decided every second while open (docs/proxy.md#open-tunnels-follow-the-policy).
 extension ProxyConnection {
     /// Starts resolving (a name) or connecting (an IP literal); the connect timeout runs
     /// from here.
@@ -71,7 +71,7 @@ extension ProxyConnection {
         return [.connect(pending.addresses[pending.next])]
     }
 
-    /// SPEC §5.3: the client's first bytes, up to 16 KiB or 2 s. A ClientHello whose
+    /// docs/proxy.md#the-sni-check: the client's first bytes, up to 16 KiB or 2 s. A ClientHello whose
     /// server name is blocked (or rewritten elsewhere) closes the tunnel with a hit;
     /// anything else — another protocol, no SNI, a name that is allowed — is relayed.
     mutating func inspect(_ tunnel: Tunnel, _ env: ProxyEnvironment) -> [ProxyAction] {
@@ -101,7 +101,7 @@ extension ProxyConnection {
     }
 
     /// Once a second for an open tunnel, and at once when a new snapshot is published
-    /// (SPEC §5.4): closed when idle for `tunnel_idle`, or when the policy now refuses its
+    /// (docs/proxy.md#open-tunnels-follow-the-policy): closed when idle for `tunnel_idle`, or when the policy now refuses its
     /// host or its server name (recorded as a hit).
     public mutating func tick(_ env: ProxyEnvironment, lastActivity: UInt64) -> [ProxyAction] {
         guard let tunnel else { return [] }

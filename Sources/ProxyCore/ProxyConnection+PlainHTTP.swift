@@ -3,7 +3,7 @@ import HTTP1
 import Policy
 import Zoneinfo
 
-/// Plain HTTP (SPEC §5.5): every request on a keep-alive connection decided on its URL
+/// Plain HTTP (docs/proxy.md#plain-http): every request on a keep-alive connection decided on its URL
 /// host; a block answered with the block page; an allowed request forwarded with its
 /// body, and the response passed back, both framed as they came (Content-Length,
 /// chunked, or until the origin closes) — except a chunked response to an HTTP/1.0
@@ -195,7 +195,7 @@ extension ProxyConnection {
         return actions + waitForNextRequest(env) + readHeads(env)
     }
 
-    /// The block page (SPEC §5.5), with when the cutoff ends for a downtime or schedule block.
+    /// The block page (docs/proxy.md#plain-http), with when the cutoff ends for a downtime or schedule block.
     mutating func writeBlockPage(_ block: BlockReason, site: String, url: String, method: String, keepAlive: Bool,
                                  _ env: ProxyEnvironment) {
         let policy = env.policy(for: client)

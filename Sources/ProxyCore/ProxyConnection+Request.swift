@@ -1,8 +1,8 @@
 import Bytes
 import HTTP1
 
-/// Reading request heads and deciding what each asks for: CONNECT (§5.2), a proxy
-/// request (§5.5), the PAC file (§5.6); bad input refused with its status (§5.7).
+/// Reading request heads and deciding what each asks for: CONNECT (docs/proxy.md#connect), a proxy
+/// request (docs/proxy.md#plain-http), the PAC file (docs/proxy.md#the-pac-file); bad input refused with its status (docs/proxy.md#bad-input-and-limits).
 extension ProxyConnection {
     /// Bytes were appended to `clientIn`.
     public mutating func clientInput(_ env: ProxyEnvironment) -> [ProxyAction] {
@@ -85,7 +85,7 @@ extension ProxyConnection {
         return try forward(head, env)
     }
 
-    /// CONNECT host:port (SPEC §5.2): refused with 403 and `X-Phosra-Block`, the upstream
+    /// CONNECT host:port (docs/proxy.md#connect): refused with 403 and `X-Phosra-Block`, the upstream
     /// never contacted; or resolved (the rewrite's target for safe search) and connected.
     mutating func tunnel(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target = try ProxyTarget.connect(head.target)
@@ -108,7 +108,7 @@ extension ProxyConnection {
         }
     }
 
-    /// An origin-form request to the proxy itself: the PAC file (SPEC §5.6), else 404.
+    /// An origin-form request to the proxy itself: the PAC file (docs/proxy.md#the-pac-file), else 404.
     mutating func serveDirect(_ head: RequestHead, _ env: ProxyEnvironment) -> [ProxyAction] {
         let keepAlive = head.keepAlive && (try? head.bodyFraming()) == .length(0)
         if PAC.isPACPath(head.target), head.method == "GET" || head.method == "HEAD" {

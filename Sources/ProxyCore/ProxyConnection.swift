@@ -15,14 +15,14 @@ public enum ProxyAction: Equatable, Sendable {
     /// From now on relay both ways with splice(2): first write what is in the output
     /// buffers, then move bytes until both sides have closed.
     case relay
-    /// Record a block (SPEC §7.4).
+    /// Record a block (docs/sync.md#hits).
     case record(Hit)
     /// Close both sockets now.
     case close
 }
 
-/// One client connection of the HTTP proxy as a state machine that does no I/O (STYLE
-/// habit 7): the driver (`ConnectionHandler`) reads into `clientIn`/`upstreamIn`, tells it
+/// One client connection of the HTTP proxy as a state machine that does no I/O
+/// (docs/ARCHITECTURE.md#house-habits (7)): the driver (`ConnectionHandler`) reads into `clientIn`/`upstreamIn`, tells it
 /// what happened, carries out the actions that come back, writes `clientOut`/`upstreamOut`
 /// and watches for what `wantsClientBytes`/`wantsUpstreamBytes`/`deadline` say. Time comes
 /// in with every event (`ProxyEnvironment`), so tests drive it by hand.
@@ -126,7 +126,7 @@ public struct ProxyConnection: Sendable {
         self.deadline = nil
         switch state {
         case .readingHead, .exchanging, .closing, .closed:
-            // §5.7: a head not complete in 10 s closes the connection; so does an idle
+            // docs/proxy.md#bad-input-and-limits: a head not complete in 10 s closes the connection; so does an idle
             // keep-alive connection, an exchange without progress, or a lingering close.
             return close()
         case .resolving, .connecting:

@@ -44,7 +44,7 @@ public struct ProxyEnvironment: Sendable {
                             local: engine.zone.localDateTime(at: wallClock), settings: settings)
     }
 
-    /// A hit from the proxy (SPEC §7.4): `name` as the client asked for it.
+    /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.
     public func hit(_ name: String, _ decision: Decision, client: IPAddress) -> Hit {
         Hit(profile: snapshot.profileName, name: name, decision: decision, client: client, source: .proxy, time: wallClock)
     }

@@ -1,7 +1,7 @@
 import HTTP1
 
-/// Why a request or a response cannot be carried (SPEC §5.7). One error type for the
-/// module (STYLE habit 6); each case names what was wrong and maps to the status the
+/// Why a request or a response cannot be carried (docs/proxy.md#bad-input-and-limits). One error type for the
+/// module (docs/ARCHITECTURE.md#house-habits (6)); each case names what was wrong and maps to the status the
 /// client gets, so no caller invents its own.
 public enum ProxyError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The request's head or framing breaks RFC 9112, as HTTP1 names it: 431 when the
@@ -9,7 +9,7 @@ public enum ProxyError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformed(HTTP1Error)
     /// The request target does not fit its method (RFC 9112 §3.2) (400).
     case badTarget(String)
-    /// The URL or CONNECT host is not a usable name (SPEC §1.1) (400).
+    /// The URL or CONNECT host is not a usable name (docs/decisions.md#names) (400).
     case invalidHost(String)
     /// The request came back to this proxy (its own `Via` is in it) (508).
     case loop

@@ -8,13 +8,13 @@ public enum ProxyResponse {
     public static let established = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)
 
     /// A refusal: `403 Forbidden`, `Content-Type: text/plain`, `X-Phosra-Block: <reason>`
-    /// and a one-line body (SPEC §5.2).
+    /// and a one-line body (docs/proxy.md#connect).
     public static func blocked(_ block: BlockReason, host: String, keepAlive: Bool, to out: inout ByteBuffer) {
         write(status: 403, headers: [("X-Phosra-Block", sanitized(block.text))],
               body: "blocked by phosra-gate: \(sanitized(host)) (\(sanitized(block.text)))\n", keepAlive: keepAlive, to: &out)
     }
 
-    /// The block page for a plain-HTTP request (SPEC §5.5), with the same header.
+    /// The block page for a plain-HTTP request (docs/proxy.md#plain-http), with the same header.
     public static func blockPage(_ page: BlockPage, keepAlive: Bool, headOnly: Bool, to out: inout ByteBuffer) {
         write(status: 403, contentType: "text/html; charset=utf-8",
               headers: [("X-Phosra-Block", sanitized(page.block.text)), ("Cache-Control", "no-store")],
@@ -32,7 +32,7 @@ public enum ProxyResponse {
         write(status: status, body: "phosra-gate: \(sanitized(message))\n", keepAlive: keepAlive, to: &out)
     }
 
-    /// The PAC file for a proxy reached at `address` (SPEC §5.6).
+    /// The PAC file for a proxy reached at `address` (docs/proxy.md#the-pac-file).
     public static func pac(for address: Endpoint, keepAlive: Bool, headOnly: Bool, to out: inout ByteBuffer) {
         write(status: 200, contentType: PAC.contentType, headers: [("Cache-Control", "max-age=300")],
               body: PAC.script(for: address), keepAlive: keepAlive, headOnly: headOnly, to: &out)

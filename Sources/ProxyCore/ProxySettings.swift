@@ -1,4 +1,4 @@
-/// The proxy's configuration keys (SPEC §5, §8), typed. Built by `Gateway` from the
+/// The proxy's configuration keys (docs/proxy.md), typed. Built by `Gateway` from the
 /// configuration on start and on every `SIGHUP`, and handed to each loop with the
 /// snapshot; immutable, swapped whole. Durations are nanoseconds (of the loop's monotonic
 /// clock, which ProxyCore never reads itself: time comes in with each event).
@@ -28,7 +28,7 @@ public struct ProxySettings: Sendable, Equatable {
     }
 }
 
-/// Limits that are not configuration: SPEC §5.3 and §5.7 fix them, and every buffer the
+/// Limits that are not configuration: docs/proxy.md#bad-input-and-limits fixes them, and every buffer the
 /// proxy keeps is bounded by one of them (nothing a client sends grows memory further).
 public enum ProxyLimits {
     /// A request or response header block longer than this is refused (431 / 502).
@@ -40,7 +40,7 @@ public enum ProxyLimits {
     public static let keepAliveIdle: UInt64 = 60_000_000_000
     /// The SNI check buffers at most this much of the client's first bytes…
     public static let inspectBytes = 16_384
-    /// …for at most this long (SPEC §5.3).
+    /// …for at most this long (docs/proxy.md#the-sni-check).
     public static let inspectTimeout: UInt64 = 2_000_000_000
     /// After the last response of a connection, unread input is discarded for at most this
     /// long before the socket is closed, so the client reads the response rather than a reset.

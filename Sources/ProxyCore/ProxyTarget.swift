@@ -2,8 +2,8 @@ import DomainMatch
 
 /// Where a request wants to go, read from its request target (RFC 9112 §3.2): the
 /// authority-form of CONNECT (`host:port`) or the absolute-form of a proxy request
-/// (`http://host[:port]/path`). The host is normalised once here (SPEC §1.1, STYLE
-/// habit 5): a validated lowercase name, or an IP literal.
+/// (`http://host[:port]/path`). The host is normalised once here (docs/decisions.md#names,
+/// docs/ARCHITECTURE.md#house-habits (5)): a validated lowercase name, or an IP literal.
 public struct ProxyTarget: Equatable, Sendable {
     public enum Host: Equatable, Sendable, CustomStringConvertible {
         case name(DomainName)

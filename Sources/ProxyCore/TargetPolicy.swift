@@ -13,7 +13,7 @@ public enum Verdict: Equatable, Sendable {
     case address(IPAddress, Decision)
 }
 
-/// The decision of SPEC §3 applied to a proxy target (§5.2, §5.5), for one client at one
+/// The decision of docs/decisions.md#the-decision-order applied to a proxy target (docs/proxy.md#connect), for one client at one
 /// instant. Checks in order, each with its reason: the CONNECT port (`port`), an IP
 /// literal (`ip_literal`: refused unless `allow_ip_connect`, and always when the engine
 /// blocks it — a cutoff or a blocked IP entry — but never when it is system-allowed),
@@ -62,7 +62,7 @@ public struct TargetPolicy {
     }
 
     /// An address as the engine sees names: a dotted quad, or an IPv6 literal as one label;
-    /// both match the lists' IP entries (§1.2).
+    /// both match the lists' IP entries (docs/decisions.md#list-entries).
     static func name(of address: IPAddress) -> DomainName {
         if case .v4 = address, let name = try? QueryName.parse(address.description) { return name }
         return DomainName(wireLabels: [Array(address.description.utf8)])!

@@ -3,7 +3,7 @@ import Policy
 
 /// A CONNECT tunnel as the policy sees it: where the client asked to go, where the
 /// tunnel really goes (a safe-search rewrite's target), and the TLS server name once the
-/// SNI check has read it. The loop re-decides every open tunnel from this (SPEC §5.4).
+/// SNI check has read it. The loop re-decides every open tunnel from this (docs/proxy.md#open-tunnels-follow-the-policy).
 public struct Tunnel: Equatable, Sendable {
     public let target: ProxyTarget
     /// The rewrite target the tunnel was connected to, or nil for the host itself.
@@ -36,7 +36,7 @@ public struct Tunnel: Equatable, Sendable {
         return .keep
     }
 
-    /// The SNI check of SPEC §5.3 for one name: block, or a rewrite whose target the
+    /// The SNI check of docs/proxy.md#the-sni-check for one name: block, or a rewrite whose target the
     /// tunnel is not already going to → the `sni:<name>` decision to close with.
     static func judgeServerName(_ name: DomainName, rewriteTarget: String?, _ policy: TargetPolicy) -> Decision? {
         let decision = policy.decide(name)

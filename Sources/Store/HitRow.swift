@@ -1,5 +1,5 @@
 /// Blocked queries of one (profile, name, reason, client, source), aggregated over a
-/// time span (SPEC §7.4): one row of the hit queue, of a batch, or of the history.
+/// time span (docs/sync.md#hits): one row of the hit queue, of a batch, or of the history.
 public struct HitRow: Sendable, Equatable {
     public var profile: String
     /// The blocked name, normalised.
@@ -69,7 +69,7 @@ public struct HitRow: Sendable, Equatable {
     }
 }
 
-/// A batch of queued hits for one `blocked_attempt` report (SPEC §7.4). Formed once and
+/// A batch of queued hits for one `blocked_attempt` report (docs/sync.md#hits). Formed once and
 /// stored: until `completeBatch` (a 202) or `deadLetter` (a 400), `nextBatch` returns the
 /// same id, rows and merged count, so a resend after a lost reply can be de-duplicated.
 public struct Batch: Sendable, Equatable {

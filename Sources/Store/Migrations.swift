@@ -13,7 +13,7 @@ struct Migration: Sendable {
 enum Migrations {
     static let all: [Migration] = [
         Migration(version: 1, sql: """
-            -- The last good policy per profile, enforced at start before any network call (SPEC §7.2).
+            -- The last good policy per profile, enforced at start before any network call (docs/sync.md#polling).
             CREATE TABLE policies (
                 profile    TEXT PRIMARY KEY NOT NULL,
                 json       BLOB NOT NULL,
@@ -36,7 +36,7 @@ enum Migrations {
                 reported_version   INTEGER NOT NULL,
                 next_full_sync_at  INTEGER
             );
-            -- A batch formed from queued rows and not yet acknowledged (SPEC §7.4). UNIQUE
+            -- A batch formed from queued rows and not yet acknowledged (docs/sync.md#hits). UNIQUE
             -- (profile): at most one in flight per profile, resent as is until a 202 or 400.
             CREATE TABLE hit_batches (
                 id             TEXT PRIMARY KEY NOT NULL,
@@ -114,7 +114,7 @@ enum Migrations {
                 PRIMARY KEY (profile, domain, reason, client, source, bucket)
             );
             CREATE INDEX hit_history_last_seen ON hit_history(last_seen);
-            -- Hourly web_activity counts (SPEC §7.5).
+            -- Hourly web_activity counts (docs/sync.md#activity).
             CREATE TABLE activity_hours (
                 profile    TEXT NOT NULL,
                 hour_start INTEGER NOT NULL,
@@ -131,7 +131,7 @@ enum Migrations {
                 PRIMARY KEY (profile, hour_start, kind, name),
                 FOREIGN KEY (profile, hour_start) REFERENCES activity_hours(profile, hour_start) ON DELETE CASCADE
             );
-            -- `run`'s heartbeat (SPEC §8): one row, rewritten while it runs.
+            -- `run`'s heartbeat (docs/configuration.md): one row, rewritten while it runs.
             CREATE TABLE heartbeat (
                 id         INTEGER PRIMARY KEY CHECK (id = 1),
                 pid        INTEGER NOT NULL,

@@ -1,4 +1,4 @@
-/// One profile's counts for one hour: the payload of a `web_activity` report (SPEC §7.5).
+/// One profile's counts for one hour: the payload of a `web_activity` report (docs/sync.md#activity).
 public struct ActivityRecord: Sendable, Equatable {
     public var profile: String
     /// Unix seconds of the hour's start.

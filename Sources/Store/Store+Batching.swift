@@ -1,4 +1,4 @@
-/// Forming a new batch from the oldest queued rows of a profile (SPEC §7.4).
+/// Forming a new batch from the oldest queued rows of a profile (docs/sync.md#hits).
 extension Store {
     /// Room a `blocked_attempt` report needs besides its events: `report_type`,
     /// `reported_at`, `batch_id`, `policy_version`, the window and `merged_events`.

@@ -1,4 +1,4 @@
-/// What `run` says about itself while it runs (SPEC §8), for `status` to show. Whether
+/// What `run` says about itself while it runs (docs/configuration.md), for `status` to show. Whether
 /// it is alive is the state directory's lock plus `updatedAt`, not this row alone.
 public struct Heartbeat: Sendable, Equatable {
     public var pid: Int32

@@ -27,7 +27,7 @@ public struct HistoryGroup: Sendable, Equatable {
     }
 }
 
-/// The local hit history (`hit_retention`, SPEC §7.4), kept apart from the queue: a row
+/// The local hit history (`hit_retention`, docs/sync.md#hits), kept apart from the queue: a row
 /// delivered and deleted from the queue stays in the history.
 extension Store {
     /// History rows are summed per key and per bucket of this many seconds (by

@@ -1,4 +1,4 @@
-/// The durable hit queue and its batches (SPEC §7.4).
+/// The durable hit queue and its batches (docs/sync.md#hits).
 ///
 /// A row is queued (`batch_id` NULL) until `nextBatch` assigns it to the profile's one
 /// batch in flight; from then on it is frozen and leaves the queue only by `completeBatch`

@@ -1,5 +1,5 @@
 /// The last good policy of a profile, as the API sent it: enforced at start before any
-/// network call (SPEC §7.2), so a gateway that boots without internet still filters.
+/// network call (docs/sync.md#polling), so a gateway that boots without internet still filters.
 public struct CachedPolicy: Sendable, Equatable {
     public var profile: String
     /// The CompiledPolicy document exactly as received (decoded by the caller).

@@ -1,4 +1,4 @@
-/// The bound on the hit queue (`hit_queue_max`, SPEC §7.4): beyond it the oldest queued
+/// The bound on the hit queue (`hit_queue_max`, docs/sync.md#hits): beyond it the oldest queued
 /// rows are merged per (profile, domain, reason) with client `*`. No count is ever lost —
 /// only the per-client detail of old rows — and the number of rows folded away is kept
 /// per profile and reported once as `merged_events`.

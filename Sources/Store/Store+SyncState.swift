@@ -1,4 +1,4 @@
-/// Where a profile's sync with the Phosra API stands (SPEC §7.2–§7.3), for the sync loop
+/// Where a profile's sync with the Phosra API stands (docs/sync.md#polling), for the sync loop
 /// to resume after a restart and for `status` to show.
 public struct SyncState: Sendable, Equatable {
     public var profile: String

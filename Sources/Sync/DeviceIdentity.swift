@@ -1,7 +1,7 @@
 import FoundationEssentials
 import SystemIO
 
-/// A profile's registration with the Phosra API (SPEC §7.1): the 64-hex device key in a
+/// A profile's registration with the Phosra API (docs/sync.md#registration): the 64-hex device key in a
 /// file of its own, mode 0600, and the device's public facts beside it. The key is never
 /// logged or printed; `description` shows only the device id.
 public struct DeviceIdentity: Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Policy
 
-/// One line of an `enforcement_status` report (SPEC §7.3, phosra-api.md §4).
+/// One line of an `enforcement_status` report (docs/sync.md#enforcement-report, docs/sync.md).
 public struct EnforcementResult: Codable, Equatable, Sendable {
     public let category: String
     public let status: String
@@ -18,7 +18,7 @@ public struct EnforcementResult: Codable, Equatable, Sendable {
 }
 
 /// What the gateway tells the API after applying a policy version: one result per rule
-/// category the policy sets, and only those (the table of SPEC §7.3).
+/// category the policy sets, and only those (the table of docs/sync.md#enforcement-report).
 public enum EnforcementReport {
     /// `listed`: the categories the gateway has lists for.
     public static func results(for policy: CompiledPolicy, rules: PolicyRules, listed: Set<Category>) -> [EnforcementResult] {

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Hits as they happen, aggregated in memory per (profile, name, reason, client, source):
 /// the A, AAAA and HTTPS queries of one page load become one event whose `count` is the
-/// number of blocked queries (SPEC §7.4). The sync thread drains it at least every 5 s into
+/// number of blocked queries (docs/sync.md#hits). The sync thread drains it at least every 5 s into
 /// the store. Called on every loop thread: sharded locks.
 public final class HitAggregator: HitRecorder {
     public struct Key: Hashable, Sendable {

@@ -1,7 +1,7 @@
 import Policy
 import Store
 
-/// Moves what the proxies recorded into the store (SPEC §7.4, §7.5): hits into the
+/// Moves what the proxies recorded into the store (docs/sync.md#hits): hits into the
 /// durable queue and the local history, and the hour's activity counts. Called at least
 /// every 5 s by the sync thread, and once more on shutdown, so a crash or power cut loses
 /// at most the last 5 s.

@@ -1,6 +1,6 @@
 import Store
 
-/// Sends a profile's queued hits as `blocked_attempt` batches (SPEC §7.4): several back to
+/// Sends a profile's queued hits as `blocked_attempt` batches (docs/sync.md#hits): several back to
 /// back while the queue is long, at most 10 requests a minute, within the profile's overall
 /// budget. At least once: a batch keeps its `batch_id` until a 202 deletes its rows; a 400
 /// moves it to the dead-letter table; anything else leaves it for the next round.

@@ -1,4 +1,4 @@
-/// What the sync needs from the Phosra device API (phosra-api.md §1.4), already mapped
+/// What the sync needs from the Phosra device API (docs/sync.md), already mapped
 /// from HTTP statuses to outcomes. The HTTP implementation is `PhosraHTTPAPI`; tests may
 /// give their own.
 public protocol PhosraAPIClient: Sendable {
@@ -17,7 +17,7 @@ public enum PolicyFetch: Sendable, Equatable {
     case notModified
     /// 404: the child has no active policy (paused).
     case noPolicy
-    /// 401: maybe revoked, maybe the server's database hiccuped (phosra-api.md §1.3).
+    /// 401: maybe revoked, maybe the server's database hiccuped (docs/sync.md).
     case unauthorized
     /// 429 with `Retry-After` seconds.
     case rateLimited(retryAfter: Int64)

@@ -1,7 +1,7 @@
 import HTTPClient
 
-/// The Phosra device API over HTTP(S) (phosra-api.md §1–§2): `X-Device-Key`, the statuses
-/// mapped as the SPEC asks (304, 404, a 401 that may be transient, a plain-text 429 with
+/// The Phosra device API over HTTP(S) (docs/sync.md): `X-Device-Key`, the statuses
+/// mapped as docs/sync.md#when-the-api-misbehaves says (304, 404, a 401 that may be transient, a plain-text 429 with
 /// `Retry-After`, 5xx), and nothing that could carry the key into a log line.
 public struct PhosraHTTPAPI: PhosraAPIClient {
     public let base: HTTPURL
@@ -70,6 +70,6 @@ public struct PhosraHTTPAPI: PhosraAPIClient {
         return "HTTP \(response.status)" + (text.isEmpty ? "" : ": " + String(text.prefix(120)).trimmingWhitespaceAndNewlines())
     }
 
-    /// The user agent: phosra-gate and its version (SPEC §7, issue 5).
+    /// The user agent: phosra-gate and its version (docs/sync.md, issue 5).
     public static func userAgent(version: String) -> String { "phosra-gate/\(version) (Linux)" }
 }

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Policy
 import Store
 
-/// One profile's conversation with the API (SPEC §7.2–7.3): polls and full fetches on the
+/// One profile's conversation with the API (docs/sync.md#polling): polls and full fetches on the
 /// schedule, validation of what comes back, then apply → persist → report → ack. Runs on
 /// the sync thread only.
 public final class ProfileSync {
@@ -16,7 +16,7 @@ public final class ProfileSync {
     /// Publishes a new policy to the proxies (built aside, swapped whole). Nil: go
     /// unfiltered (`on_no_policy = allow` after a 404).
     private let apply: (CompiledPolicy?) -> Void
-    /// The enforcement results of a policy (SPEC §7.3), for the report.
+    /// The enforcement results of a policy (docs/sync.md#enforcement-report), for the report.
     private let evaluate: (CompiledPolicy) -> [EnforcementResult]
     private let keepOnNoPolicy: Bool
     private let log: (String, [(String, String)]) -> Void
@@ -165,7 +165,7 @@ public final class ProfileSync {
         return .applied
     }
 
-    /// An invalid 200 keeps the last good policy and is reported `failed` (SPEC §7.2).
+    /// An invalid 200 keeps the last good policy and is reported `failed` (docs/sync.md#polling).
     private func reject(_ reason: String, version: Int, now: SyncTime) -> SyncSchedule.Outcome {
         log("policy_rejected", [("profile", profile), ("error", reason)])
         state.lastError = "policy rejected: \(reason)"

@@ -3,8 +3,8 @@ import Glibc
 import HTTPClient
 import SystemIO
 
-/// `POST /children/{childID}/devices` with the parent's bearer token (SPEC §7.1,
-/// phosra-api.md §1.2). Fields are cut to the server's column limits (`os_version` and
+/// `POST /children/{childID}/devices` with the parent's bearer token (docs/sync.md#registration,
+/// docs/sync.md). Fields are cut to the server's column limits (`os_version` and
 /// `app_version` 20, `device_model` 100) so a long one never earns a 500.
 public enum Registration {
     public struct Request: Sendable {

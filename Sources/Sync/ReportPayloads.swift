@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Zoneinfo
 
-/// The JSON the gateway sends to `POST /device/report` (SPEC §7.3–7.5, phosra-api.md §4):
+/// The JSON the gateway sends to `POST /device/report` (docs/sync.md#enforcement-report, docs/sync.md):
 /// always an object payload, `report_type` well under 50 characters, RFC 3339 UTC times.
 public enum ReportPayloads {
     public struct Envelope<Payload: Encodable>: Encodable {

@@ -1,4 +1,4 @@
-/// When a profile talks to the API next (SPEC §7.2, §7.6), worked out without I/O: the
+/// When a profile talks to the API next (docs/sync.md#polling), worked out without I/O: the
 /// sync thread asks, waits, makes the request and tells the outcome back. All times are
 /// milliseconds on the monotonic clock (`SyncTime.monotonic`), never the wall clock, so
 /// that a step of the wall clock moves no request.
@@ -53,7 +53,7 @@ public struct SyncSchedule: Sendable {
     }
 
     /// Whether 401s have lasted `revoke_after`: only then is the profile shown revoked
-    /// (a single 401 may be a transient database error on the server, phosra-api.md §1.3).
+    /// (a single 401 may be a transient database error on the server, docs/sync.md).
     public func isRevoked(now: Int64) -> Bool {
         guard let since = unauthorizedSince else { return false }
         return now - since >= timing.revokeAfter
@@ -89,7 +89,7 @@ public struct SyncSchedule: Sendable {
     }
 }
 
-/// At most `limit` requests in any `window` (SPEC §7.6: a profile's polls, acks and
+/// At most `limit` requests in any `window` (docs/sync.md#when-the-api-misbehaves: a profile's polls, acks and
 /// reports together stay under 20 a minute; the API allows 100 per home).
 public struct RequestBudget: Sendable {
     public let limit: Int

@@ -4,7 +4,7 @@ import Store
 import Synchronization
 import SystemIO
 
-/// The sync thread (SPEC §7): flushes hits to the store at least every 5 s, writes `run`'s
+/// The sync thread (docs/sync.md): flushes hits to the store at least every 5 s, writes `run`'s
 /// heartbeat, polls the API for each registered profile, sends hit batches and the hourly
 /// activity summary. One thread for all of it: the work is sequential and mostly waiting,
 /// and blocking HTTP with deadlines keeps it simple. SIGUSR1 wakes it for a sync now.

@@ -2,7 +2,7 @@ import Glibc
 
 /// An exclusive lock on a directory, held for the life of the process: a second
 /// `phosra-gate run` on the same state directory is refused, so `SO_REUSEPORT` can never
-/// silently split traffic between two instances (SPEC §4.1).
+/// silently split traffic between two instances (docs/dns.md#listeners).
 public final class DirectoryLock {
     public let path: String
     private let fd: Int32

@@ -2,7 +2,7 @@ import COpenSSL
 import COpenSSLShim
 import SystemIO
 
-/// Why TLS failed. One error type for the module (STYLE habit 6); the texts are OpenSSL's
+/// Why TLS failed. One error type for the module (docs/ARCHITECTURE.md#house-habits (6)); the texts are OpenSSL's
 /// own reason strings, so a log line reads like `openssl s_client` would.
 public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The context could not be set up, e.g. an unreadable or empty CA file.

@@ -1,4 +1,4 @@
-/// The three device endpoints (phosra-api.md §1.4), after device auth.
+/// The three device endpoints (docs/sync.md), after device auth.
 extension FakePhosraAPI {
     /// `GET /device/policy[?since_version=N]`.
     func getPolicy(_ request: TestHTTPServer.Request, device: Device, fault: Fault?) -> Outcome {
@@ -18,7 +18,7 @@ extension FakePhosraAPI {
             state.generatedStamps.insert(stamp)
             return (selected, state.children[device.childID]?.age ?? 0, stamp, state.policyBodyOverride)
         }
-        // Only the integer version is compared (§1.4): a lower-numbered policy that took
+        // Only the integer version is compared (docs/sync.md): a lower-numbered policy that took
         // over, or a birthday, still gets 304.
         if let since, let selected, selected.version <= since {
             return Outcome(reply: .respond(.init(status: 304)), status: 304)

@@ -1,4 +1,4 @@
-/// The parent-side routes (phosra-api.md §1.2): register, list (with its bug), revoke.
+/// The parent-side routes (docs/sync.md): register, list (with its bug), revoke.
 extension FakePhosraAPI {
     /// `Authorization: Bearer <token>` → the token's role; nil → 401.
     private func parentRole(_ request: TestHTTPServer.Request) -> ParentRole? {

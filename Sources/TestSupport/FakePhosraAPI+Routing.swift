@@ -1,7 +1,7 @@
 import EventLoop
 
 /// The request path through the fake, in the real server's middleware order
-/// (phosra-api.md §1.1): delay (a cold start) → rate limiter (headers on every response,
+/// (docs/sync.md): delay (a cold start) → rate limiter (headers on every response,
 /// 429 before routing) → router (404 plain text, 405 empty, neither authenticated) →
 /// device auth for `/device/*`, bearer auth for the parent routes → the handler.
 extension FakePhosraAPI {

@@ -1,6 +1,6 @@
 /// What the fake Phosra API stores, records and can be told to do.
 extension FakePhosraAPI {
-    /// A parent token's standing towards the fake's family (§1.2): owners and parents may
+    /// A parent token's standing towards the fake's family (docs/sync.md): owners and parents may
     /// register and revoke; a guardian gets 403 `insufficient role for this action`, a
     /// member of another family 403 `not a member of this family`.
     public enum ParentRole: Sendable { case owner, parent, guardian, outsider }
@@ -37,7 +37,7 @@ extension FakePhosraAPI {
         case dropAfterProcessing
     }
 
-    /// A device registration (§1.2) as the fake holds it.
+    /// A device registration (docs/sync.md) as the fake holds it.
     public struct Device: Sendable, Equatable {
         public let id: String
         public let childID: String
@@ -123,7 +123,7 @@ extension FakePhosraAPI {
     struct State {
         var parentTokens: [String: ParentRole] = [FakePhosraAPI.defaultParentToken: .owner]
         var children: [String: Child] = [:]
-        /// In creation order (the tie-break after priority, §3.1).
+        /// In creation order (the tie-break after priority, docs/sync.md).
         var policies: [StoredPolicy] = []
         var devices: [String: Device] = [:]
         var deviceOrder: [String] = []

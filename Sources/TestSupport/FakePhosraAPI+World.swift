@@ -38,7 +38,7 @@ extension FakePhosraAPI {
     }
 
     /// Changes a policy's rules: `change` edits it, then the version goes up by
-    /// `versionBump` (1 per rule row touched, §5; a bulk change of 4 rules is +4).
+    /// `versionBump` (1 per rule row touched, docs/sync.md; a bulk change of 4 rules is +4).
     public func updatePolicy(_ policyID: String, versionBump: Int = 1, _ change: (inout FakePolicy) -> Void = { _ in }) {
         locked { state in
             guard let index = state.policies.firstIndex(where: { $0.policy.policyID == policyID }) else { return }
@@ -66,7 +66,7 @@ extension FakePhosraAPI {
     }
 
     /// What the device endpoint serves: the active policy with the lowest priority number,
-    /// the earliest created on a tie (§3.1); nil means 404 `policy not found`.
+    /// the earliest created on a tie (docs/sync.md); nil means 404 `policy not found`.
     public func selectedPolicy(for childID: String) -> FakePolicy? {
         locked { Self.selectedPolicy(for: childID, in: $0) }
     }

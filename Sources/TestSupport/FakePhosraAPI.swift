@@ -1,7 +1,7 @@
 import EventLoop
 import Foundation
 
-/// A fake of the Phosra device API (phosra-api.md §7, every numbered fact), in-process on
+/// A fake of the Phosra device API (docs/sync.md, every numbered fact), in-process on
 /// 127.0.0.1, over HTTP or HTTPS (the server certificate of `TestCertificates`, for
 /// `dot.test` and 127.0.0.1): the three device endpoints, registration and revocation with
 /// a parent token, and the server's quirks — 401 for every key problem (and, with a switch,

@@ -1,4 +1,4 @@
-/// A `FakePolicy` as the server's `CompilePolicy` emits it (phosra-api.md §3.2): keys in Go
+/// A `FakePolicy` as the server's `CompilePolicy` emits it (docs/sync.md): keys in Go
 /// struct order, `omitempty` keys absent when empty, web and app lists always arrays; and
 /// read back from such a document (the example files in `Tests/PolicyTests/Fixtures`).
 extension FakePolicy {
@@ -71,7 +71,7 @@ extension FakePolicy {
         ])
     }
 
-    /// Hard-coded by the compiler (§3.2).
+    /// Hard-coded by the compiler (docs/sync.md).
     public static let alwaysAllowedApps = ["com.apple.mobilephone", "com.apple.MobileSMS", "com.apple.Maps"]
 
     /// `internal/ratings/mapper.go`'s age groups.

@@ -1,4 +1,4 @@
-/// One child policy as the fake Phosra API stores it (phosra-api.md §3): its identity and
+/// One child policy as the fake Phosra API stores it (docs/sync.md): its identity and
 /// version, its place among the child's policies (priority, status), and the settings its
 /// rules compile to. The child-dependent parts of a CompiledPolicy (`child_id`,
 /// `child_age`, `age_group`, `age_rating`, the default `max_ratings`) are added when it is
@@ -91,9 +91,9 @@ public struct FakePolicy: Sendable, Equatable {
     }
 
     public var policyID: String
-    /// `child_policies.version`: 1 when created, +1 per update (§5).
+    /// `child_policies.version`: 1 when created, +1 per update (docs/sync.md).
     public var version: Int
-    /// The lowest number wins among the active policies (§3.1).
+    /// The lowest number wins among the active policies (docs/sync.md).
     public var priority: Int
     public var status: Status
     public var contentFilter = ContentFilter()
@@ -113,7 +113,7 @@ public struct FakePolicy: Sendable, Equatable {
     }
 
     /// What quick setup with the default strictness leaves for a child of `age`
-    /// (§3.3, §3.4 tables): the level by age, safe search on, the allowed hours (written
+    /// (docs/sync.md): the level by age, safe search on, the allowed hours (written
     /// `"%d:00"` as the server's age generator does: `"7:00"`, and `"24:00"` from 17), the
     /// daily limit, the notification curfew; version 42 for a child, 38 for a teen.
     public static func quickSetup(age: Int, policyID: String = FakeIDs.uuid()) -> FakePolicy {
@@ -148,7 +148,7 @@ public enum FakeIDs {
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 
-    /// 32 random bytes as 64 lowercase hex characters: a device key (§1.2).
+    /// 32 random bytes as 64 lowercase hex characters: a device key (docs/sync.md).
     public static func deviceKey() -> String { hexString((0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
     public static func hexString(_ bytes: [UInt8]) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// CompiledPolicy documents shaped like the server's (phosra-api.md §3), with the web and
+/// CompiledPolicy documents shaped like the server's (docs/sync.md), with the web and
 /// time parts a test cares about.
 public enum PolicyDocuments {
     public static func json(level: String = "", safeSearch: Bool = false, blocked: [String] = [], allowed: [String] = [],

@@ -3,8 +3,8 @@ import Testing
 import TestSupport
 
 /// What the policy does to forwarded answers, against a real dnsmasq upstream: safe-search
-/// rewrites (SPEC §4.5), CNAME inspection (§4.7) and cutoff windows with the TTL cap at the
-/// next boundary (§3.1, §4.8).
+/// rewrites (docs/dns.md#safe-search-rewrites), CNAME inspection (docs/dns.md#answer-inspection) and cutoff windows with the TTL cap at the
+/// next boundary (docs/decisions.md#time-rules).
 @Suite(.serialized) struct AnswerPolicyIntegrationTests {
     let fixture: UpstreamFixture
 

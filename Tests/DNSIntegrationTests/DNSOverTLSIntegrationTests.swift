@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// DNS-over-TLS upstreams (SPEC §4.6): unbound on loopback with a certificate from a test
+/// DNS-over-TLS upstreams (docs/dns.md#forwarding): unbound on loopback with a certificate from a test
 /// CA. The right CA and name answer; a wrong name or an untrusted CA fail (SERVFAIL, and
 /// the daemon logs why) — and nothing falls back to the system resolver.
 @Suite(.serialized) struct DNSOverTLSIntegrationTests {

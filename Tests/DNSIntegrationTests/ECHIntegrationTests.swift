@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// SPEC §4.7: for filtered clients the `ech` parameter is removed from HTTPS answers, so
+/// docs/dns.md#answer-inspection: for filtered clients the `ech` parameter is removed from HTTPS answers, so
 /// the real site name stays visible to the proxy's SNI check.
 @Suite(.serialized) struct ECHIntegrationTests {
     /// HTTPS RDATA: priority 1, target ".", alpn=h2, ipv4hint=192.0.2.1, ech=01020304 (keys in order).

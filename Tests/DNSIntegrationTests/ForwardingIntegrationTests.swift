@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The real daemon forwarding to real upstreams on loopback (SPEC §4.6, §4.8): dnsmasq
+/// The real daemon forwarding to real upstreams on loopback (docs/dns.md#forwarding): dnsmasq
 /// started by each test, whose query log shows what reached it.
 @Suite(.serialized) struct ForwardingIntegrationTests {
     let fixture: UpstreamFixture

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 
 /// Ordered failover, timeouts, the total budget, truncation and forged replies, against
-/// fake upstreams on loopback (SPEC §4.6).
+/// fake upstreams on loopback (docs/dns.md#forwarding).
 @Suite(.serialized) struct FailoverTests {
     @Test func truncatedUDPReplyIsRetriedOverTCP() throws {
         try withHarness { harness throws in

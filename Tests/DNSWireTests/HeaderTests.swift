@@ -60,7 +60,7 @@ struct HeaderTests {
     }
 
     @Test func countsThatCannotFitAreRejectedBeforeParsing() {
-        // SPEC §4.9: qdcount 65535 in a 30-byte packet.
+        // docs/dns.md#hostile-input: qdcount 65535 in a 30-byte packet.
         var packet = header(qd: 65535) + question(wire("a.example"))
         packet += [UInt8](repeating: 0, count: 30 - packet.count)
         #expect(packet.count == 30)

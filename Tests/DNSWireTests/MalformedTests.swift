@@ -1,11 +1,11 @@
 import DNSWire
 import Testing
 
-/// SPEC §4.9: a packet whose header cannot be read is dropped; one that cannot be parsed,
+/// docs/dns.md#hostile-input: a packet whose header cannot be read is dropped; one that cannot be parsed,
 /// or has a question count other than one, gets FORMERR; compression loops and
 /// out-of-bounds pointers are rejected; responses are dropped; an unknown opcode gets
 /// NOTIMP; nothing a client sends can crash the process.
-@Suite("Bad input (SPEC §4.9)")
+@Suite("Bad input (docs/dns.md#hostile-input)")
 struct MalformedTests {
     /// Every proper prefix of every real message is an error, never a crash, on every entry point.
     @Test(arguments: Captured.all)

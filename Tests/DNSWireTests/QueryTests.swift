@@ -62,7 +62,7 @@ struct QueryTests {
         #expect(query.udpResponseLimit(serverLimit: 4096) == 512)
     }
 
-    /// A block answer as SPEC §4.4 describes it: NXDOMAIN, a synthetic SOA whose minimum is
+    /// A block answer as docs/dns.md#blocked-names describes it: NXDOMAIN, a synthetic SOA whose minimum is
     /// the block TTL, and EDE 15 with the reason, because the client sent EDNS.
     @Test func buildsABlockAnswer() throws {
         let packet = Captured.cname.query  // www.example.test A, RD clear, AD set, EDNS

@@ -4,7 +4,7 @@ import HTTPClient
 import Testing
 import TestSupport
 
-/// §7 facts 4, 6, 12: the device key, exactly as sent, looked up by its SHA-256 among
+/// docs/sync.md: the device key, exactly as sent, looked up by its SHA-256 among
 /// active devices; every failure a 401; revocation; last_seen_at.
 @Suite struct AuthTests {
     @Test func fact4_aMissingKeyAndAnUnknownKeyGetTheirOwn401() throws {

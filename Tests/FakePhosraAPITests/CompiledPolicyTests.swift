@@ -4,7 +4,7 @@ import HTTPClient
 import Testing
 import TestSupport
 
-/// §7 fact 8: the CompiledPolicy exactly as §3.2 specifies: Go key order, omitempty keys
+/// docs/sync.md#compiledpolicy-documents: the CompiledPolicy exactly as the server emits it: Go key order, omitempty keys
 /// absent, web arrays always present, a fresh `generated_at` with 0–9 fractional digits,
 /// `status` active, versions that jump.
 @Suite struct CompiledPolicyTests {

@@ -3,7 +3,7 @@ import HTTPClient
 import Testing
 import TestSupport
 
-/// §7 fact 7: `since_version`, 304 with no body, 404 for no active policy, and the policy
+/// docs/sync.md: `since_version`, 304 with no body, 404 for no active policy, and the policy
 /// modelled apart from its active state: pause, a switch to a lower version, a birthday.
 @Suite struct PolicyEndpointTests {
     @Test func fact7_sinceVersionAtOrAboveTheCurrentVersionIs304WithoutBodyOrContentType() throws {

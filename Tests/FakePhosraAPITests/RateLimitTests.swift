@@ -2,7 +2,7 @@ import HTTPClient
 import Testing
 import TestSupport
 
-/// §7 fact 3: rate-limit headers on every response; 429 is plain text with Retry-After.
+/// docs/sync.md: rate-limit headers on every response; 429 is plain text with Retry-After.
 @Suite struct RateLimitTests {
     @Test func fact3_everyResponseCarriesTheRateLimitHeaders() throws {
         let harness = try Harness()

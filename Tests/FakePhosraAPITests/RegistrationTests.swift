@@ -2,7 +2,7 @@ import HTTPClient
 import Testing
 import TestSupport
 
-/// §7 fact 5: registration with a parent token: the exact 201, the key format, and the
+/// docs/sync.md: registration with a parent token: the exact 201, the key format, and the
 /// errors — including the 500 for fields longer than their columns.
 @Suite struct RegistrationTests {
     @Test func fact5_registrationAnswers201WithTheServersExactShape() throws {

@@ -2,7 +2,7 @@ import HTTPClient
 import Testing
 import TestSupport
 
-/// §7 facts 9 and 10: reports (any type up to 50 characters, a payload, an RFC 3339 time)
+/// docs/sync.md: reports (any type up to 50 characters, a payload, an RFC 3339 time)
 /// and acks, with the server's status codes and side effects, and the fault switches.
 @Suite struct ReportAndAckTests {
     @Test func fact9_aReportIsAcceptedWith202AndKept() throws {

@@ -2,7 +2,7 @@ import HTTPClient
 import Testing
 import TestSupport
 
-/// §7 facts 1, 2, 11, 13: routes under a configurable base path, JSON with a trailing
+/// docs/sync.md: routes under a configurable base path, JSON with a trailing
 /// newline, one error shape, 404 in plain text and 405 empty — neither authenticated.
 @Suite struct RoutingTests {
     @Test func fact1_theDeviceAndRegistrationRoutesAreServedUnderTheBasePath() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// CONNECT with real curl against the real binary (SPEC §5.2): the decision, 403 with
+/// CONNECT with real curl against the real binary (docs/proxy.md#connect): the decision, 403 with
 /// `X-Phosra-Block` before any upstream contact, safe-search re-targeting, the port and
 /// IP-literal rules, and hits recorded as the proxy's.
 @Suite(.serialized) struct ConnectIntegrationTests {

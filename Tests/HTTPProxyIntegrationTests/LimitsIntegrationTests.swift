@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Who may use the proxy and what it puts up with (SPEC §5.1, §5.7).
+/// Who may use the proxy and what it puts up with (docs/proxy.md#who-is-served).
 @Suite(.serialized) struct LimitsIntegrationTests {
     let fixture: ProxyFixture
 

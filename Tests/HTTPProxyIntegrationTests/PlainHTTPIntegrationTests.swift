@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Plain HTTP through the proxy (SPEC §5.5) and the PAC file (§5.6), with real curl.
+/// Plain HTTP through the proxy (docs/proxy.md#plain-http) and the PAC file (docs/proxy.md#the-pac-file), with real curl.
 @Suite(.serialized) struct PlainHTTPIntegrationTests {
     let fixture: ProxyFixture
 

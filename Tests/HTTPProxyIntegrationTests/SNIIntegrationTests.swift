@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The SNI check inside allowed tunnels (SPEC §5.3), with real openssl and hand-made
+/// The SNI check inside allowed tunnels (docs/proxy.md#the-sni-check), with real openssl and hand-made
 /// ClientHellos written whole or in parts.
 @Suite(.serialized) struct SNIIntegrationTests {
     let fixture: ProxyFixture

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// How long a tunnel lives (SPEC §5.2, §5.4): half-close both ways, `tunnel_idle`, and
+/// How long a tunnel lives (docs/proxy.md#connect): half-close both ways, `tunnel_idle`, and
 /// open tunnels closed within a second when a cutoff begins or a new policy blocks their
 /// host — recorded as hits of the proxy.
 @Suite(.serialized) struct TunnelLifetimeIntegrationTests {

@@ -3,7 +3,7 @@ import Testing
 @testable import Policy
 import Zoneinfo
 
-/// Every rule of SPEC §3, in order, table-driven.
+/// Every rule of docs/decisions.md#the-decision-order, in order, table-driven.
 @Suite struct DecisionRuleTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let policy: CompiledPolicy
@@ -96,7 +96,7 @@ import Zoneinfo
              why: "a tie between built-in and proxy lists reads as built-in"),
         // 5. Categories.
         Case(policy: Fixture.policy(level: "strict"), name: "cdn.both-adult-and-social.example",
-             expected: "block category:adult [adult]", why: "categories in the order of §2's table"),
+             expected: "block category:adult [adult]", why: "categories in the order of the category table"),
         Case(policy: Fixture.policy(categories: ["social_media"]), name: "both-adult-and-social.example",
              expected: "block category:social [social]", why: "only selected categories"),
         Case(policy: Fixture.policy(level: "strict", allowed: ["roblox.com"]), name: "www.roblox.com",

@@ -2,7 +2,7 @@ import Testing
 @testable import Policy
 import Zoneinfo
 
-/// Every time case of SPEC §3.1, on the wall clock.
+/// Every time case of docs/decisions.md#time-rules, on the wall clock.
 @Suite struct TimeRulesTests {
     typealias Window = CompiledPolicy.DowntimeWindow
     typealias Span = CompiledPolicy.Span

@@ -5,7 +5,7 @@ import Policy
 import TestFixtures
 import Testing
 
-/// The state machine's CONNECT path (SPEC §5.2, §5.3, §5.4), driven by hand with manual time.
+/// The state machine's CONNECT path (docs/proxy.md#connect), driven by hand with manual time.
 @Suite struct ProxyConnectionConnectTests {
     let fixture = ProxyFixture()
     let second: UInt64 = 1_000_000_000

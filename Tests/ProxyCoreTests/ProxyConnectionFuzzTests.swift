@@ -4,7 +4,7 @@ import DomainMatch
 import TestFixtures
 import Testing
 
-/// Nothing a client or an origin sends can trap the state machine (SPEC §5.7): seeded
+/// Nothing a client or an origin sends can trap the state machine (docs/proxy.md#bad-input-and-limits): seeded
 /// random mutations of real requests and responses, fed in random pieces, in every state.
 @Suite struct ProxyConnectionFuzzTests {
     static let requests = [

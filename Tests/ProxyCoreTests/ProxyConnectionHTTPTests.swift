@@ -4,8 +4,8 @@ import Policy
 @testable import ProxyCore
 import Testing
 
-/// The state machine's plain-HTTP path (SPEC §5.5), the PAC file (§5.6) and bad input
-/// (§5.7), driven by hand with manual time.
+/// The state machine's plain-HTTP path (docs/proxy.md#plain-http), the PAC file (docs/proxy.md#the-pac-file) and bad input
+/// (docs/proxy.md#bad-input-and-limits), driven by hand with manual time.
 @Suite struct ProxyConnectionHTTPTests {
     let fixture = ProxyFixture()
     let second: UInt64 = 1_000_000_000

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 extension SyncFaultSuite {
-    /// The API misbehaving as phosra-api.md §1–§2 says it can (SPEC §7.2): the gateway keeps
+    /// The API misbehaving as docs/sync.md#when-the-api-misbehaves says it can: the gateway keeps
     /// enforcing, says what is wrong in `status` and the log, and recovers.
     @Suite struct APIFaultTests {
         /// HTTPS against the system store fails verification: the initial (then the cached)
@@ -57,7 +57,7 @@ extension SyncFaultSuite {
             #expect(trusted.stdout.contains("policy version 42"), "\(trusted.stdout)")
         }
 
-        /// A 401 may be the server's database hiccuping (phosra-api.md §1.3): key and policy
+        /// A 401 may be the server's database hiccuping (docs/sync.md): key and policy
         /// are kept, the profile is not shown revoked, and it recovers when the key works.
         @Test func transient401sKeepKeyAndPolicy() throws {
             let h = try SyncHarness()
@@ -140,7 +140,7 @@ extension SyncFaultSuite {
             #expect(try gate.dig("www.reddit.com").isBlocked, "still enforcing")
         }
 
-        /// The limit is the whole home's (phosra-api.md §2.3): while a `Retry-After` runs,
+        /// The limit is the whole home's (docs/sync.md): while a `Retry-After` runs,
         /// queued hits wait too instead of being sent every `report_interval`.
         @Test
         func hitReportsWaitOutRetryAfter() throws {
@@ -228,7 +228,7 @@ extension SyncFaultSuite {
             #expect(h.api.device(deviceID)?.lastPolicyVersion == 43)
         }
 
-        /// Once a profile's request budget (20 a minute, SPEC §7.6) is spent, a due poll
+        /// Once a profile's request budget (20 a minute, docs/sync.md#when-the-api-misbehaves) is spent, a due poll
         /// waits for the budget without burning a CPU (a Pi has four, shared with the DNS
         /// loops). Twenty-odd SIGUSR1s spend the budget in a second or two.
         @Test

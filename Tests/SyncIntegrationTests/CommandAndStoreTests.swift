@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 extension SyncFaultSuite {
-    /// `register`, `sync`, `status`, `hits` and the store around `run` (SPEC §7.1, §8).
+    /// `register`, `sync`, `status`, `hits` and the store around `run` (docs/sync.md#registration).
     @Suite struct CommandAndStoreTests {
         /// Garbage where the database should be: `run` moves it aside, starts on a fresh
         /// one, logs `store_recovered`, `status` shows the note, and the sync heals the policy.

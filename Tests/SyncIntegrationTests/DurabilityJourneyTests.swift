@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 extension SyncFaultSuite {
-    /// Hits and policy through an API outage and a crash (SPEC §7.2, §7.4): nothing blocked
+    /// Hits and policy through an API outage and a crash (docs/sync.md#polling): nothing blocked
     /// is lost, nothing is counted twice once the receiver drops duplicate `batch_id`s.
     @Suite struct DurabilityJourneyTests {
         @Test func apiDownCrashRestartAndDrain() throws {
@@ -76,7 +76,7 @@ extension SyncFaultSuite {
             #expect(try second.dig("www.reddit.com").isBlocked)
         }
 
-        /// SIGTERM flushes the hits still in memory (SPEC §8): blocks a moment before the
+        /// SIGTERM flushes the hits still in memory (docs/configuration.md): blocks a moment before the
         /// stop are in the store, and go out exactly once after the restart.
         @Test func sigtermFlushesHits() throws {
             let h = try SyncHarness()

@@ -6,7 +6,7 @@ import Glibc
 import Synchronization
 
 /// Forwards one question to upstream resolvers and calls back on the loop thread, once,
-/// with the reply or nil when every upstream failed (SPEC §4.6). `DNSUpstream`'s client
+/// with the reply or nil when every upstream failed (docs/dns.md#forwarding). `DNSUpstream`'s client
 /// is the real one; tests may give their own.
 public protocol UpstreamResolving: AnyObject {
     func resolve(_ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool, upstreams: [UpstreamSpec]?,

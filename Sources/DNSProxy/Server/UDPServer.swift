@@ -28,7 +28,7 @@ public final class UDPServer: Selectable {
         }
         inBatch = true
         for index in 0..<count {
-            // A datagram cut by the slot size is not a whole query: dropped (§4.9).
+            // A datagram cut by the slot size is not a whole query: dropped (docs/dns.md#hostile-input).
             guard !received.isTruncated(at: index), let source = received.address(at: index),
                   let client = source.ipAddress else { continue }
             let packet = Array(received.bytes(at: index))

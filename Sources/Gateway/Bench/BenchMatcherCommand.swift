@@ -6,7 +6,7 @@ import EventLoop
 import Glibc
 import SystemIO
 
-/// `phosra-gate bench matcher`: the matcher's figures of SPEC §10 on given or synthetic
+/// `phosra-gate bench matcher`: the matcher's figures of docs/benchmarks.md#targets on given or synthetic
 /// lists, the naive baseline beside it on the same queries.
 enum BenchMatcherCommand {
     static let usage = """

@@ -1,7 +1,7 @@
 import DomainMatch
 import SystemIO
 
-/// The lists and the query mix of `bench matcher` (SPEC §10): 90 % names from the
+/// The lists and the query mix of `bench matcher` (docs/benchmarks.md#targets): 90 % names from the
 /// queries file that the lists do not cover, 10 % listed names and random subdomains of
 /// them, in a fixed pseudo-random order.
 struct BenchWorkload {

@@ -4,7 +4,7 @@ import EventLoop
 import SystemIO
 
 /// The measurements of `bench matcher` that need a fresh process each, so one cannot
-/// pollute another (SPEC §10): `bench matcher-child build|load …`, printing `key=value`.
+/// pollute another (docs/benchmarks.md#targets): `bench matcher-child build|load …`, printing `key=value`.
 enum MatcherChild {
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         guard let mode = words.first else { return 1 }

@@ -1,4 +1,4 @@
-/// The naive baseline of SPEC §10: a `Set<String>` of the normalised names, where a
+/// The naive baseline of docs/benchmarks.md#targets: a `Set<String>` of the normalised names, where a
 /// lookup builds each suffix of the query as a `String` at label boundaries and tests
 /// membership, longest first (the first hit is the most specific).
 struct NaiveMatcher {

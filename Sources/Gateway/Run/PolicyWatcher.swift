@@ -1,7 +1,7 @@
 import Policy
 import SystemIO
 
-/// Watches the local policy file (SPEC §8): editors replace files by rename, so the path's
+/// Watches the local policy file (docs/configuration.md): editors replace files by rename, so the path's
 /// identity (device, inode, size, time) is compared on every tick rather than watching
 /// one inode. A new file that does not decode keeps the last good policy.
 final class PolicyWatcher {

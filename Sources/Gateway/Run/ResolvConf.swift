@@ -3,7 +3,7 @@ import DNSUpstream
 import DomainMatch
 import SystemIO
 
-/// The default upstreams (SPEC §4.6): the `nameserver` lines of `/etc/resolv.conf`, minus
+/// The default upstreams (docs/dns.md#forwarding): the `nameserver` lines of `/etc/resolv.conf`, minus
 /// the gateway's own listen addresses (it must not forward to itself).
 enum ResolvConf {
     static func upstreams(path: String = "/etc/resolv.conf", excluding own: [ListenAddress]) -> [UpstreamSpec] {

@@ -9,7 +9,7 @@ import Store
 import Sync
 import SystemIO
 
-/// `phosra-gate run`: the daemon (SPEC §4, §5, §8).
+/// `phosra-gate run`: the daemon (docs/dns.md).
 enum RunCommand {
     static let usage = """
         usage: phosra-gate run [--config FILE] [--policy FILE] [--lists DIR] [--state-dir DIR] [--dns-listen ADDR:PORT,…]

@@ -28,14 +28,14 @@ struct RunOptions {
     var localForward: [LocalForward]
     var logFormat: Logger.Format
     var threads: Int
-    /// The HTTP proxy (SPEC §5): where it listens (empty: no proxy) and its reloadable keys.
+    /// The HTTP proxy (docs/proxy.md): where it listens (empty: no proxy) and its reloadable keys.
     var proxyListen: [ListenAddress]
     var proxy: ProxySettings
 
     /// Without a configuration file (running from a checkout), DNS listens on
     /// 127.0.0.1:5300 (not 5353, which mDNS owns) and state lives in ./.phosra-gate.
     static let checkoutListen = [ListenAddress("127.0.0.1:5300")!]
-    /// …and the HTTP proxy on 127.0.0.1:3128 (SPEC §8); with a configuration file,
+    /// …and the HTTP proxy on 127.0.0.1:3128 (docs/configuration.md); with a configuration file,
     /// `proxy_listen` decides (empty by default: no proxy).
     static let checkoutProxyListen = [ListenAddress("127.0.0.1:3128")!]
     static let checkoutStateDirectory = ".phosra-gate"
@@ -100,7 +100,7 @@ extension RunOptions {
 }
 
 /// The global IPv6 prefixes (/64) of this host's interfaces, which `allow_clients`
-/// includes by default (SPEC §4.2).
+/// includes by default (docs/dns.md#who-is-answered).
 enum OwnPrefixes {
     static func globalIPv6() -> [AddressRange] {
         var list: UnsafeMutablePointer<ifaddrs>?

@@ -7,7 +7,7 @@ import Policy
 import Zoneinfo
 
 /// Builds the proxy's snapshot from its parts. The category lists are built once and
-/// shared; a new policy only rebuilds the parent's small lists (SPEC §10: a policy change
+/// shared; a new policy only rebuilds the parent's small lists (docs/benchmarks.md#targets: a policy change
 /// never rebuilds the category trie).
 struct SnapshotBuilder {
     let options: RunOptions

@@ -9,7 +9,7 @@ import Sync
 import SystemIO
 import TLS
 
-/// What a `run` enforces before any network call, and how it keeps it current (SPEC §7.2):
+/// What a `run` enforces before any network call, and how it keeps it current (docs/sync.md#polling):
 /// a local `--policy` file (watched, no API); or a registered profile's last good policy
 /// from the store, else `initial_policy`, then synced with the API.
 struct SyncSetup {
@@ -114,7 +114,7 @@ struct SyncSetup {
     }
 
     /// The HTTPS client for the API: verification against the system store or `ca_file`,
-    /// timeouts for a server that may be cold-starting (phosra-api.md §1.1).
+    /// timeouts for a server that may be cold-starting (docs/sync.md).
     static func api(identity: DeviceIdentity, settings: Settings, options: RunOptions,
                     clock: any Clock) throws(GatewayError) -> PhosraHTTPAPI {
         let baseText = settings.isSet(Key.api) ? settings[Key.api] : identity.api

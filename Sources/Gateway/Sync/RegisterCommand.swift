@@ -7,7 +7,7 @@ import SystemIO
 import TLS
 
 /// `phosra-gate register`: registers this gateway for a child with the parent's token
-/// (SPEC §7.1). The token is read from a file or standard input so it never shows in a
+/// (docs/sync.md#registration). The token is read from a file or standard input so it never shows in a
 /// process list; neither it nor the device key is ever printed or logged.
 enum RegisterCommand {
     static let usage = """
