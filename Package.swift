@@ -7,7 +7,7 @@ import PackageDescription
 let package = Package(
     name: "phosra-gate",
     products: [
-        .executable(name: "phosra-gate", targets: ["phosra-gate"]),
+        .executable(name: "phosra-gate", targets: ["phosra-gate"])
     ],
     targets: [
         // Names, list entries, list files and the matchers behind one interface. Pure.
@@ -30,7 +30,9 @@ let package = Package(
         // DNS message parse/serialize (RFC 1035, 6891, 8914, 9460). Pure.
         .target(name: "DNSWire"),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
-        .target(name: "DNSProxy", dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "EventLoop", "SystemIO"]),
+        .target(
+            name: "DNSProxy",
+            dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "EventLoop", "SystemIO"]),
         // HTTP/1.1 messages (RFC 9112): request and response heads, body framing, chunked bodies,
         // keep-alive; each malformation a named error. Pure, no dependencies.
         .target(name: "HTTP1"),
@@ -42,9 +44,12 @@ let package = Package(
         // The HTTP proxy's socket driver on the DNS loops: accepts, reads and writes for ProxyCore's
         // state machines, carries out their actions, relays tunnels with splice(2), and looks
         // names up through the gateway's own resolver.
-        .target(name: "HTTPProxy",
-                dependencies: ["ProxyCore", "HTTP1", "EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo",
-                               "SystemIO"]),
+        .target(
+            name: "HTTPProxy",
+            dependencies: [
+                "ProxyCore", "HTTP1", "EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo",
+                "SystemIO",
+            ]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // SQLite 3 from the system (Debian: libsqlite3-dev), plus SQLITE_TRANSIENT as a function.
@@ -52,7 +57,9 @@ let package = Package(
         // The daemon's SQLite store: policies, sync state, hit queue and history, activity, heartbeat.
         .target(name: "Store", dependencies: ["CSQLite", "SystemIO"]),
         // Sync with the Phosra API: schedule, enforcement reports, hits.
-        .target(name: "Sync", dependencies: ["Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store", "EventLoop", "HTTPClient", "TLS"]),
+        .target(
+            name: "Sync",
+            dependencies: ["Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store", "EventLoop", "HTTPClient", "TLS"]),
         // OpenSSL (libssl, libcrypto) from the system (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // OpenSSL macros Swift cannot call (SNI, minimum version, BIO controls), as functions.
@@ -65,7 +72,12 @@ let package = Package(
         // HTTP1 parses what it reads.
         .target(name: "HTTPClient", dependencies: ["HTTP1", "TLS", "EventLoop", "SystemIO"]),
         // Composition root: options → engine → commands.
-        .target(name: "Gateway", dependencies: ["DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy", "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient"]),
+        .target(
+            name: "Gateway",
+            dependencies: [
+                "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
+                "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
+            ]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
         // modules too: a seeded generator, hand-made TLS ClientHellos, the malformed-head table.
@@ -79,20 +91,29 @@ let package = Package(
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CSystem", "SystemIO", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestFixtures"]),
-        .testTarget(name: "ProxyCoreTests",
-                    dependencies: ["ProxyCore", "HTTP1", "Bytes", "Policy", "DomainMatch", "Zoneinfo", "TestFixtures"]),
-        .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "ProxyCore", "DNSProxy", "DNSWire", "DomainMatch"]),
-        .testTarget(name: "DNSProxyTests", dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
+        .testTarget(
+            name: "ProxyCoreTests",
+            dependencies: ["ProxyCore", "HTTP1", "Bytes", "Policy", "DomainMatch", "Zoneinfo", "TestFixtures"]),
+        .testTarget(
+            name: "HTTPProxyTests", dependencies: ["HTTPProxy", "ProxyCore", "DNSProxy", "DNSWire", "DomainMatch"]),
+        .testTarget(
+            name: "DNSProxyTests",
+            dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "COpenSSL", "EventLoop", "SystemIO", "TestSupport"]),
-        .testTarget(name: "DNSUpstreamTests",
-                    dependencies: ["DNSUpstream", "DNSWire", "TLS", "DomainMatch", "EventLoop", "SystemIO",
-                                   "TestSupport"]),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
+        .testTarget(
+            name: "DNSUpstreamTests",
+            dependencies: [
+                "DNSUpstream", "DNSWire", "TLS", "DomainMatch", "EventLoop", "SystemIO",
+                "TestSupport",
+            ]),
+        .testTarget(
+            name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
+        .testTarget(
+            name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),
         .testTarget(name: "SyncIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),

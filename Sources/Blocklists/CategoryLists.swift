@@ -16,8 +16,10 @@ public struct CategoryLists: Sendable {
 
     /// Reads every list file into a trie. Unreadable files are warnings. `progress` gets
     /// (bytes read, bytes in all) after each chunk.
-    public static func build(_ inputs: ListInputs, warnings: inout [String],
-                             progress: ((Int64, Int64) -> Void)? = nil) -> CategoryLists {
+    public static func build(
+        _ inputs: ListInputs, warnings: inout [String],
+        progress: ((Int64, Int64) -> Void)? = nil
+    ) -> CategoryLists {
         let total = inputs.totalBytes
         // About 20 bytes a line in real lists: size the first table for the whole input.
         var builder = LabelTrieBuilder(listCount: listNames.count, expectedNames: Int(total / 20))

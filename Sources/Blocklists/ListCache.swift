@@ -50,8 +50,10 @@ public enum ListCache {
     /// The category lists for `inputs`: from the cache in `stateDirectory` when it is
     /// there, valid and built from these inputs; otherwise built from the text (and
     /// written back when `writeBack`). `note` hears why the cache was not used.
-    public static func open(_ inputs: ListInputs, stateDirectory: String?, writeBack: Bool,
-                            warnings: inout [String], progress: ((Int64, Int64) -> Void)? = nil) -> CategoryLists {
+    public static func open(
+        _ inputs: ListInputs, stateDirectory: String?, writeBack: Bool,
+        warnings: inout [String], progress: ((Int64, Int64) -> Void)? = nil
+    ) -> CategoryLists {
         let cachePath = stateDirectory.map { path(stateDirectory: $0) }
         if let cachePath {
             do {
@@ -64,7 +66,9 @@ public enum ListCache {
         }
         let lists = CategoryLists.build(inputs, warnings: &warnings, progress: progress)
         if writeBack, let cachePath {
-            do { try write(lists.trie, to: cachePath) } catch { warnings.append("\(cachePath): cannot write the compiled lists: \(error)") }
+            do { try write(lists.trie, to: cachePath) } catch {
+                warnings.append("\(cachePath): cannot write the compiled lists: \(error)")
+            }
         }
         return lists
     }

@@ -54,7 +54,8 @@ public struct ListInputs: Sendable, Equatable {
                         continue
                     }
                     guard info.isRegularFile else { continue }
-                    files.append(File(category: category, path: file, size: info.size, modified: info.modifiedNanoseconds))
+                    files.append(
+                        File(category: category, path: file, size: info.size, modified: info.modifiedNanoseconds))
                 }
             } catch {
                 warnings.append("\(directory): \(error)")

@@ -36,7 +36,9 @@ extension ByteBuffer {
 
     /// Overwrites a readable integer in place, e.g. a length written as a placeholder.
     @discardableResult
-    public mutating func setInteger<T: FixedWidthInteger>(_ value: T, at index: Int, endianness: Endianness = .big) -> Bool {
+    public mutating func setInteger<T: FixedWidthInteger>(
+        _ value: T, at index: Int, endianness: Endianness = .big
+    ) -> Bool {
         guard isReadable(at: index, length: MemoryLayout<T>.size) else { return false }
         prepareForWriting(extra: 0)
         storage.bytes.storeBytes(

@@ -49,7 +49,8 @@ public enum ConfigFile {
             }
             if let first = seen[name] { throw ConfigError(origin, key: name, "set twice (first on line \(first))") }
             seen[name] = number
-            let raw = try unquote(line[line.index(after: equals)...].trimmingCharacters(in: " \t"), origin: origin, key: name)
+            let raw = try unquote(
+                line[line.index(after: equals)...].trimmingCharacters(in: " \t"), origin: origin, key: name)
             if let problem = key.check(raw) { throw ConfigError(origin, key: name, problem.text) }
             let setting = Setting(text: raw, origin: origin)
             if let index = profileIndex {
@@ -70,8 +71,14 @@ public enum ConfigFile {
         for index in line.indices {
             let character = line[index]
             defer { previous = character }
-            if escaped { escaped = false; continue }
-            if character == "\\" && quoted { escaped = true; continue }
+            if escaped {
+                escaped = false
+                continue
+            }
+            if character == "\\" && quoted {
+                escaped = true
+                continue
+            }
             if character == "\"" { quoted.toggle() }
             if character == "#" && !quoted && (previous == " " || previous == "\t") { return line[..<index] }
         }
@@ -87,7 +94,8 @@ public enum ConfigFile {
             throw ConfigError(origin, key: nil, "unknown section [\(inner)] (only [profile NAME])")
         }
         let name = parts[1].trimmingCharacters(in: " \t\"")
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })
+        else {
             throw ConfigError(origin, key: nil, "profile name \"\(name)\" may hold only letters, digits, -, _ and .")
         }
         return name

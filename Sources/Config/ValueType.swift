@@ -8,7 +8,9 @@ public struct ValueType<Value: Sendable>: Sendable {
     public let isBoolean: Bool
     let parse: @Sendable (String) -> Result<Value, ConfigProblem>
 
-    public init(name: String, isBoolean: Bool = false, parse: @escaping @Sendable (String) -> Result<Value, ConfigProblem>) {
+    public init(
+        name: String, isBoolean: Bool = false, parse: @escaping @Sendable (String) -> Result<Value, ConfigProblem>
+    ) {
         self.name = name
         self.isBoolean = isBoolean
         self.parse = parse
@@ -16,7 +18,9 @@ public struct ValueType<Value: Sendable>: Sendable {
 
     /// A value of a given form: `parse` returns nil when `text` does not have it, and the
     /// error says `"text" is not <expected>` (by default `a valid <name>`).
-    public static func form(_ name: String, expected: String? = nil, _ parse: @escaping @Sendable (String) -> Value?)
+    public static func form(
+        _ name: String, expected: String? = nil, _ parse: @escaping @Sendable (String) -> Value?
+    )
         -> ValueType
     {
         let expected = expected ?? "a valid \(name)"

@@ -37,7 +37,9 @@ public struct AnswerBuilder: Sendable {
             return negative(query, rcode: .noError, ttl: ttl, error: error)
         case .address(let v4, let v6):
             if type == .a { return address(query, .a(RData.IPv4(v4)), ttl: ttl, error: error) }
-            if type == .aaaa, let v6 { return address(query, .aaaa(RData.IPv6(high: v6.high, low: v6.low)), ttl: ttl, error: error) }
+            if type == .aaaa, let v6 {
+                return address(query, .aaaa(RData.IPv6(high: v6.high, low: v6.low)), ttl: ttl, error: error)
+            }
             return negative(query, rcode: .noError, ttl: ttl, error: error)
         }
     }
@@ -71,8 +73,9 @@ public struct AnswerBuilder: Sendable {
     static let soaMailbox = try! DNSName("hostmaster.phosra-gate.invalid.")
 
     static func soa(owner: DNSName, ttl: UInt32) -> ResourceRecord {
-        let soa = RData.SOA(mname: soaServer, rname: soaMailbox, serial: 1, refresh: 3600, retry: 600, expire: 86_400,
-                            minimum: ttl)
+        let soa = RData.SOA(
+            mname: soaServer, rname: soaMailbox, serial: 1, refresh: 3600, retry: 600, expire: 86_400,
+            minimum: ttl)
         return ResourceRecord(name: owner, ttl: ttl, rdata: .soa(soa))
     }
 }

@@ -19,7 +19,8 @@ public struct CacheKey: Hashable, Sendable {
         dnsClass = question.dnsClass.rawValue
         self.dnssecOK = dnssecOK
         self.checkingDisabled = checkingDisabled
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(type) << 32 ^ UInt64(dnsClass) << 16
+        var h: UInt64 =
+            0xCBF2_9CE4_8422_2325 ^ UInt64(type) << 32 ^ UInt64(dnsClass) << 16
             ^ (dnssecOK ? 2 : 0) ^ (checkingDisabled ? 1 : 0)
         for byte in name { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         digest = h
@@ -52,8 +53,10 @@ public final class CacheEntry: Sendable {
     /// `response[12..<questionEnd]` is the question.
     public let questionEnd: Int
 
-    init(response: [UInt8], withoutECH: [UInt8]?, storedAt: Int64, ttl: UInt32, chain: [DomainName], rcode: DNSRcode,
-         questionEnd: Int) {
+    init(
+        response: [UInt8], withoutECH: [UInt8]?, storedAt: Int64, ttl: UInt32, chain: [DomainName], rcode: DNSRcode,
+        questionEnd: Int
+    ) {
         self.response = response
         self.withoutECH = withoutECH
         ttlOffsets = Self.ttlOffsets(response)
@@ -71,13 +74,26 @@ public final class CacheEntry: Sendable {
     /// means "answer with it, do not cache it".
     public static func make(from reply: [UInt8], now: Int64, minTTL: UInt32, maxTTL: UInt32) -> CacheEntry? {
         guard var message = try? DNSMessage.parse(reply), !message.header.isTruncated,
-              message.rcode == .noError || message.rcode == .nxDomain, message.questions.count == 1 else { return nil }
+            message.rcode == .noError || message.rcode == .nxDomain, message.questions.count == 1
+        else { return nil }
         message.edns = nil
         message.header.id = 0
         let clamp = { (ttl: UInt32) in min(max(ttl > 0x7FFF_FFFF ? 0 : ttl, minTTL), maxTTL) }
-        message.answers = message.answers.map { var record = $0; record.ttl = clamp(record.ttl); return record }
-        message.authorities = message.authorities.map { var record = $0; record.ttl = clamp(record.ttl); return record }
-        message.additionals = message.additionals.map { var record = $0; record.ttl = clamp(record.ttl); return record }
+        message.answers = message.answers.map {
+            var record = $0
+            record.ttl = clamp(record.ttl)
+            return record
+        }
+        message.authorities = message.authorities.map {
+            var record = $0
+            record.ttl = clamp(record.ttl)
+            return record
+        }
+        message.additionals = message.additionals.map {
+            var record = $0
+            record.ttl = clamp(record.ttl)
+            return record
+        }
         let isNegative = message.rcode == .nxDomain || message.answers.isEmpty
         let ttl: UInt32
         if isNegative {
@@ -92,8 +108,9 @@ public final class CacheEntry: Sendable {
             stripped = (try? DNSPacket.removingECH(from: response)) ?? nil
         }
         let questionEnd = DNSHeader.byteCount + message.questions[0].name.wire.count + 4
-        return CacheEntry(response: response, withoutECH: stripped, storedAt: now, ttl: ttl,
-                          chain: cnameChain(message), rcode: message.rcode, questionEnd: questionEnd)
+        return CacheEntry(
+            response: response, withoutECH: stripped, storedAt: now, ttl: ttl,
+            chain: cnameChain(message), rcode: message.rcode, questionEnd: questionEnd)
     }
 
     /// Where the TTL fields of every record but OPT are, so serving a cached answer ages
@@ -114,7 +131,8 @@ public final class CacheEntry: Sendable {
         var chain: [DomainName] = []
         for _ in 0..<message.answers.count {
             guard let record = message.answers.first(where: { $0.type == .cname && $0.name.lowercased() == current }),
-                  let target = record.rdata.cnameTarget else { break }
+                let target = record.rdata.cnameTarget
+            else { break }
             current = target.lowercased()
             if let name = DomainName(wire: current.wire) { chain.append(name) }
         }

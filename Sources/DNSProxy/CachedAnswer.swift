@@ -7,8 +7,10 @@ enum CachedAnswer {
     /// RFC 8767 §4: the TTL of a stale answer.
     static let staleTTL: UInt32 = 30
 
-    static func serve(_ entry: CacheEntry, to query: DNSQuery, age: UInt32, stale: Bool, cap: UInt32, removeECH: Bool,
-                      maxSize: Int) -> [UInt8] {
+    static func serve(
+        _ entry: CacheEntry, to query: DNSQuery, age: UInt32, stale: Bool, cap: UInt32, removeECH: Bool,
+        maxSize: Int
+    ) -> [UInt8] {
         let useStripped = removeECH && entry.withoutECH != nil
         var bytes = useStripped ? entry.withoutECH! : entry.response
         let offsets = useStripped ? entry.withoutECHTTLOffsets : entry.ttlOffsets
@@ -24,7 +26,8 @@ enum CachedAnswer {
             for index in 0..<asked.count { bytes[DNSHeader.byteCount + index] = asked[index] }
         }
         for offset in offsets where offset + 4 <= bytes.count {
-            let stored = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            let stored =
+                UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
                 | UInt32(bytes[offset + 3])
             let ttl = stale ? min(staleTTL, cap) : min(stored > age ? stored - age : 0, cap)
             bytes[offset] = UInt8(truncatingIfNeeded: ttl >> 24)
@@ -34,8 +37,11 @@ enum CachedAnswer {
         }
         if query.edns != nil {
             if stale {
-                appendOPT(EDNS(udpPayloadSize: AnswerBuilder.udpPayload, options: [ExtendedDNSError(code: .staleAnswer).option]),
-                          to: &bytes)
+                appendOPT(
+                    EDNS(
+                        udpPayloadSize: AnswerBuilder.udpPayload, options: [ExtendedDNSError(code: .staleAnswer).option]
+                    ),
+                    to: &bytes)
             } else {
                 appendOPT(plainOPT, to: &bytes)
             }
@@ -83,8 +89,10 @@ enum RewriteAnswer {
 
     /// The CNAME to `target`, then the target's answer records, TTLs aged and capped; a
     /// stale target answer is served with the stale TTL and EDE 3, as any stale answer.
-    static func compose(_ query: DNSQuery, target: DNSName, from entry: CacheEntry, age: UInt32, stale: Bool, cap: UInt32,
-                        maxSize: Int) -> [UInt8] {
+    static func compose(
+        _ query: DNSQuery, target: DNSName, from entry: CacheEntry, age: UInt32, stale: Bool, cap: UInt32,
+        maxSize: Int
+    ) -> [UInt8] {
         let records = (try? DNSMessage.parse(entry.response))?.answers ?? []
         let aged = records.map { record -> ResourceRecord in
             var copy = record

@@ -9,7 +9,8 @@ public struct LocalForward: Hashable, Sendable {
     public init?(_ text: String) {
         let parts = text.split(separator: "=", maxSplits: 1)
         guard parts.count == 2, let zone = try? QueryName.parse(String(parts[0])),
-              let server = UpstreamSpec(String(parts[1])) else { return nil }
+            let server = UpstreamSpec(String(parts[1]))
+        else { return nil }
         self.zone = zone
         self.server = server
     }

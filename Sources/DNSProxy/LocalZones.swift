@@ -19,12 +19,14 @@ public struct LocalZones: Sendable {
     public init(forwarded: Set<DomainName> = []) { self.forwarded = forwarded }
 
     static let privateZones: [DomainName] = {
-        var zones = ["home.arpa", "lan", "local", "10.in-addr.arpa", "168.192.in-addr.arpa", "254.169.in-addr.arpa",
-                     "0.in-addr.arpa", "127.in-addr.arpa", "2.0.192.in-addr.arpa", "100.51.198.in-addr.arpa",
-                     "113.0.203.in-addr.arpa", "255.255.255.255.in-addr.arpa",
-                     "d.f.ip6.arpa", "c.f.ip6.arpa", "8.e.f.ip6.arpa", "9.e.f.ip6.arpa", "a.e.f.ip6.arpa", "b.e.f.ip6.arpa",
-                     "8.b.d.0.1.0.0.2.ip6.arpa",
-                     String(repeating: "0.", count: 32) + "ip6.arpa", "1." + String(repeating: "0.", count: 31) + "ip6.arpa"]
+        var zones = [
+            "home.arpa", "lan", "local", "10.in-addr.arpa", "168.192.in-addr.arpa", "254.169.in-addr.arpa",
+            "0.in-addr.arpa", "127.in-addr.arpa", "2.0.192.in-addr.arpa", "100.51.198.in-addr.arpa",
+            "113.0.203.in-addr.arpa", "255.255.255.255.in-addr.arpa",
+            "d.f.ip6.arpa", "c.f.ip6.arpa", "8.e.f.ip6.arpa", "9.e.f.ip6.arpa", "a.e.f.ip6.arpa", "b.e.f.ip6.arpa",
+            "8.b.d.0.1.0.0.2.ip6.arpa",
+            String(repeating: "0.", count: 32) + "ip6.arpa", "1." + String(repeating: "0.", count: 31) + "ip6.arpa",
+        ]
         zones += (16...31).map { "\($0).172.in-addr.arpa" }
         zones += (64...127).map { "\($0).100.in-addr.arpa" }
         return zones.map { try! QueryName.parse($0) }
@@ -47,7 +49,9 @@ public struct LocalZones: Sendable {
         let configured = forwarded.filter { name.isSubdomain(of: $0) }.max { $0.labelCount < $1.labelCount }
         if let configured { return .forward(zone: configured) }
         if special {
-            for labels in 1...name.labelCount where Self.privateSet.contains(name.suffix(labels: labels)) { return .nxdomain }
+            for labels in 1...name.labelCount where Self.privateSet.contains(name.suffix(labels: labels)) {
+                return .nxdomain
+            }
         }
         return nil
     }

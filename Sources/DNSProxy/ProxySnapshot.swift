@@ -20,11 +20,13 @@ public final class ProxySnapshot: Sendable {
     /// Its query and rewrite counts (kept across snapshots by whoever builds them).
     public let activity: ActivityCounters
 
-    public init(engine: DecisionEngine<LabelTrie>, answers: AnswerBuilder, localZones: LocalZones = LocalZones(),
-                allowClients: AccessList = .defaultClients(), rateLimiter: RateLimiter = RateLimiter(rate: 0),
-                minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400, upstreams: [UpstreamSpec] = [],
-                localServers: [DomainName: UpstreamSpec] = [:], profileName: String = "default",
-                activity: ActivityCounters = ActivityCounters()) {
+    public init(
+        engine: DecisionEngine<LabelTrie>, answers: AnswerBuilder, localZones: LocalZones = LocalZones(),
+        allowClients: AccessList = .defaultClients(), rateLimiter: RateLimiter = RateLimiter(rate: 0),
+        minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400, upstreams: [UpstreamSpec] = [],
+        localServers: [DomainName: UpstreamSpec] = [:], profileName: String = "default",
+        activity: ActivityCounters = ActivityCounters()
+    ) {
         self.engine = engine
         self.answers = answers
         self.localZones = localZones

@@ -4,15 +4,20 @@ import Policy
 
 extension QueryPipeline {
     /// From the cache when fresh; otherwise a resolution (carrying a stale copy if any).
-    func resolveOrAnswer(_ query: DNSQuery, _ client: IPAddress, name: DomainName?, rules: PolicyRules,
-                         purpose: PendingQuery.Purpose, _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now,
-                         localZone: DomainName? = nil, upstreamName: DNSName? = nil, type: DNSType? = nil) -> Step {
-        let question = DNSQuestion(name: (upstreamName ?? query.question.name).lowercased(),
-                                   type: type ?? query.question.type, dnsClass: query.question.dnsClass)
-        let key = CacheKey(question, dnssecOK: query.edns?.dnssecOK ?? false, checkingDisabled: query.header.checkingDisabled)
+    func resolveOrAnswer(
+        _ query: DNSQuery, _ client: IPAddress, name: DomainName?, rules: PolicyRules,
+        purpose: PendingQuery.Purpose, _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now,
+        localZone: DomainName? = nil, upstreamName: DNSName? = nil, type: DNSType? = nil
+    ) -> Step {
+        let question = DNSQuestion(
+            name: (upstreamName ?? query.question.name).lowercased(),
+            type: type ?? query.question.type, dnsClass: query.question.dnsClass)
+        let key = CacheKey(
+            question, dnssecOK: query.edns?.dnssecOK ?? false, checkingDisabled: query.header.checkingDisabled)
         let pending = { (stale: CacheEntry?) in
-            PendingQuery(query: query, client: client, name: name, rules: rules, upstreamQuestion: question, key: key,
-                         purpose: purpose, stale: stale, localZone: localZone, overUDP: overUDP)
+            PendingQuery(
+                query: query, client: client, name: name, rules: rules, upstreamQuestion: question, key: key,
+                purpose: purpose, stale: stale, localZone: localZone, overUDP: overUDP)
         }
         switch cache.lookup(key, now: now.monotonicMilliseconds) {
         case .fresh(let entry, let age): return answer(entry, pending(nil), snapshot, age: age, stale: false, now)
@@ -25,8 +30,10 @@ extension QueryPipeline {
     /// may be, then answered. Without a usable reply: the stale copy, else SERVFAIL.
     public func complete(_ pending: PendingQuery, reply: [UInt8]?, now: Now, snapshot: ProxySnapshot? = nil) -> Step {
         let snapshot = snapshot ?? self.snapshot
-        guard let reply, let entry = CacheEntry.make(from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL,
-                                                     maxTTL: snapshot.maxTTL)
+        guard let reply,
+            let entry = CacheEntry.make(
+                from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL,
+                maxTTL: snapshot.maxTTL)
         else {
             if let stale = pending.stale { return answer(stale, pending, snapshot, age: 0, stale: true, now) }
             let error = ExtendedDNSError(code: .noReachableAuthority, text: "no upstream answered")
@@ -44,14 +51,19 @@ extension QueryPipeline {
     }
 
     /// Answers from an upstream answer: inspection first (docs/dns.md#answer-inspection), then the client's copy.
-    func answer(_ entry: CacheEntry, _ pending: PendingQuery, _ snapshot: ProxySnapshot, age: UInt32, stale: Bool,
-                _ now: Now) -> Step {
-        let query = pending.query, rules = pending.rules
+    func answer(
+        _ entry: CacheEntry, _ pending: PendingQuery, _ snapshot: ProxySnapshot, age: UInt32, stale: Bool,
+        _ now: Now
+    ) -> Step {
+        let query = pending.query
+        let rules = pending.rules
         let ttlCap = cap(snapshot.maxTTL, rules, snapshot, now)
         switch pending.purpose {
         case .rewrite(let target):
-            return .reply(RewriteAnswer.compose(query, target: target, from: entry, age: age, stale: stale, cap: ttlCap,
-                                                maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
+            return .reply(
+                RewriteAnswer.compose(
+                    query, target: target, from: entry, age: age, stale: stale, cap: ttlCap,
+                    maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
         case .forward(let inspect):
             if inspect, let name = pending.name, !entry.chain.isEmpty {
                 let engine = snapshot.engine
@@ -61,39 +73,53 @@ extension QueryPipeline {
                     // already passed the cutoff step (and may be on downtime_allow).
                     let decision = engine.decide(link, rules: rules, local: local, applyCutoff: false)
                     if decision.action == .block {
-                        hits.record(Hit(profile: snapshot.profileName, name: name.description, decision: decision,
-                                        rule: link.description, client: pending.client, source: .dns, time: now.unixSeconds))
-                        return .reply(snapshot.answers.block(query, reason: decision.reasonText,
-                                                             ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
+                        hits.record(
+                            Hit(
+                                profile: snapshot.profileName, name: name.description, decision: decision,
+                                rule: link.description, client: pending.client, source: .dns, time: now.unixSeconds))
+                        return .reply(
+                            snapshot.answers.block(
+                                query, reason: decision.reasonText,
+                                ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
                     }
                     if decision.action == .rewrite, let target = decision.target {
                         snapshot.activity.recordRewrite(target: target)
-                        return rewrite(query, pending.client, name: name, target: target, rules: rules, snapshot,
-                                       pending.overUDP, now)
+                        return rewrite(
+                            query, pending.client, name: name, target: target, rules: rules, snapshot,
+                            pending.overUDP, now)
                     }
                 }
             }
-            return .reply(CachedAnswer.serve(entry, to: query, age: age, stale: stale, cap: ttlCap,
-                                             removeECH: rules.filtered,
-                                             maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
+            return .reply(
+                CachedAnswer.serve(
+                    entry, to: query, age: age, stale: stale, cap: ttlCap,
+                    removeECH: rules.filtered,
+                    maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
         }
     }
 
     /// A safe-search rewrite (docs/dns.md#safe-search-rewrites): HTTPS/SVCB get NODATA; A and AAAA a CNAME followed
     /// by the target's records; every other type the CNAME alone.
-    func rewrite(_ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, rules: PolicyRules,
-                 _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now) -> Step {
+    func rewrite(
+        _ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, rules: PolicyRules,
+        _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now
+    ) -> Step {
         let type = query.question.type
         let maxSize = overUDP ? query.udpResponseLimit() : 65_535
         guard let targetName = try? DNSName(target) else { return .reply(snapshot.answers.serverFailure(query)) }
         if type == .https || type == .svcb {
-            return .reply(snapshot.answers.negative(query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
+            return .reply(
+                snapshot.answers.negative(
+                    query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
         }
         guard type == .a || type == .aaaa else {
-            return .reply(RewriteAnswer.cnameOnly(query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, rules, snapshot, now),
-                                                  maxSize: maxSize))
+            return .reply(
+                RewriteAnswer.cnameOnly(
+                    query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, rules, snapshot, now),
+                    maxSize: maxSize))
         }
-        return resolveOrAnswer(query, client, name: name, rules: rules, purpose: .rewrite(target: targetName), snapshot,
-                               overUDP, now, upstreamName: targetName, type: type)
+        return resolveOrAnswer(
+            query, client, name: name, rules: rules, purpose: .rewrite(target: targetName), snapshot,
+            overUDP, now, upstreamName: targetName, type: type)
     }
 }

@@ -39,13 +39,18 @@ public final class QueryPipeline: Sendable {
         receive(packet, from: client, overUDP: overUDP, now: now, snapshot: snapshot)
     }
 
-    public func receive(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, now: Now, snapshot: ProxySnapshot) -> Step {
+    public func receive(
+        _ packet: [UInt8], from client: IPAddress, overUDP: Bool, now: Now, snapshot: ProxySnapshot
+    ) -> Step {
         guard let header = try? DNSHeader(packet), !header.isResponse else { return .drop }
         guard header.opcode == .query else { return .reply(DNSPacket.errorResponse(to: header, rcode: .notImp)) }
-        guard let query = try? DNSQuery.parse(packet) else { return .reply(DNSPacket.errorResponse(to: header, rcode: .formErr)) }
+        guard let query = try? DNSQuery.parse(packet) else {
+            return .reply(DNSPacket.errorResponse(to: header, rcode: .formErr))
+        }
         let answers = snapshot.answers
         guard snapshot.allowClients.contains(client) else {
-            return .reply(answers.refused(query, error: ExtendedDNSError(code: .prohibited, text: "client not allowed")))
+            return .reply(
+                answers.refused(query, error: ExtendedDNSError(code: .prohibited, text: "client not allowed")))
         }
         guard snapshot.rateLimiter.allow(client, now: now.monotonicMilliseconds) else {
             return .reply(answers.refused(query, error: ExtendedDNSError(code: .other, text: "rate limit")))
@@ -54,48 +59,59 @@ public final class QueryPipeline: Sendable {
             // RFC 6891 §6.1.3: BADVERS, with an OPT of our own version.
             // BADVERS is 16: the header's four bits carry 0, the OPT's upper eight carry 1.
             let edns = EDNS(udpPayloadSize: AnswerBuilder.udpPayload, rcodeHigh: UInt8(DNSRcode.badVers.rawValue >> 4))
-            let writer = DNSMessageWriter(responseTo: query, rcode: DNSRcode(DNSRcode.badVers.rawValue & 0x0F), edns: edns)
+            let writer = DNSMessageWriter(
+                responseTo: query, rcode: DNSRcode(DNSRcode.badVers.rawValue & 0x0F), edns: edns)
             return .reply(writer.finish(maxSize: query.udpResponseLimit()))
         }
         snapshot.activity.recordQuery()
         let question = query.question
         guard question.dnsClass == .in, question.type != .axfr, question.type != .ixfr else {
-            return .reply(answers.refused(query, error: ExtendedDNSError(code: .notSupported, text: "only class IN queries")))
+            return .reply(
+                answers.refused(query, error: ExtendedDNSError(code: .notSupported, text: "only class IN queries")))
         }
         let rules = snapshot.engine.profiles.rules(for: Client(address: client))
         guard let name = DomainName(wire: question.name.wire) else {
             // The root: nothing to decide.
-            return resolveOrAnswer(query, client, name: nil, rules: rules, purpose: .forward(inspect: false), snapshot,
-                                   overUDP, now)
+            return resolveOrAnswer(
+                query, client, name: nil, rules: rules, purpose: .forward(inspect: false), snapshot,
+                overUDP, now)
         }
         switch snapshot.localZones.answer(for: name) {
         case .nxdomain?: return .reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL))
         case .nodata?: return .reply(answers.negative(query, rcode: .noError, ttl: answers.blockTTL))
         case .forward(let zone)?:
-            return resolveOrAnswer(query, client, name: name, rules: rules, purpose: .forward(inspect: false), snapshot,
-                                   overUDP, now, localZone: zone)
+            return resolveOrAnswer(
+                query, client, name: name, rules: rules, purpose: .forward(inspect: false), snapshot,
+                overUDP, now, localZone: zone)
         case nil: break
         }
         let engine = snapshot.engine
         let decision = engine.decide(name, rules: rules, local: engine.zone.localDateTime(at: now.unixSeconds))
         switch decision.action {
         case .block:
-            hits.record(Hit(profile: snapshot.profileName, name: name.description, decision: decision, client: client,
-                            source: .dns, time: now.unixSeconds))
-            return .reply(answers.block(query, reason: decision.reasonText, ttl: cap(answers.blockTTL, rules, snapshot, now)))
+            hits.record(
+                Hit(
+                    profile: snapshot.profileName, name: name.description, decision: decision, client: client,
+                    source: .dns, time: now.unixSeconds))
+            return .reply(
+                answers.block(query, reason: decision.reasonText, ttl: cap(answers.blockTTL, rules, snapshot, now)))
         case .rewrite:
             snapshot.activity.recordRewrite(target: decision.target ?? "")
-            return rewrite(query, client, name: name, target: decision.target ?? "", rules: rules, snapshot, overUDP, now)
+            return rewrite(
+                query, client, name: name, target: decision.target ?? "", rules: rules, snapshot, overUDP, now)
         case .allow:
             let inspect = rules.filtered && decision.reason != .allowedDomain && decision.reason != .system
-            return resolveOrAnswer(query, client, name: name, rules: rules, purpose: .forward(inspect: inspect), snapshot,
-                                   overUDP, now)
+            return resolveOrAnswer(
+                query, client, name: name, rules: rules, purpose: .forward(inspect: inspect), snapshot,
+                overUDP, now)
         }
     }
 
     /// `ttl` capped at the seconds until the client's next cutoff boundary (docs/decisions.md#time-rules).
     func cap(_ ttl: UInt32, _ rules: PolicyRules, _ snapshot: ProxySnapshot, _ now: Now) -> UInt32 {
-        guard let left = rules.boundaries.secondsLeft(from: now.unixSeconds, rules: rules.time, zone: snapshot.engine.zone)
+        guard
+            let left = rules.boundaries.secondsLeft(
+                from: now.unixSeconds, rules: rules.time, zone: snapshot.engine.zone)
         else { return ttl }
         return UInt32(min(Int64(ttl), left))
     }

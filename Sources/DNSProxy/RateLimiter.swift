@@ -53,7 +53,9 @@ public final class RateLimiter: Sendable {
     private func evict(_ table: inout Table, now: Int64) {
         let full = burst / rate * 1000
         table.buckets = table.buckets.filter { Double(now - $0.value.updated) < full }
-        if table.buckets.count >= maxClients, let oldest = table.buckets.min(by: { $0.value.updated < $1.value.updated }) {
+        if table.buckets.count >= maxClients,
+            let oldest = table.buckets.min(by: { $0.value.updated < $1.value.updated })
+        {
             table.buckets.removeValue(forKey: oldest.key)
         }
     }

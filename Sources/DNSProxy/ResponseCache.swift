@@ -115,7 +115,8 @@ struct LRUShard {
     }
 
     private mutating func unlink(_ slot: Int) {
-        let before = previous[slot], after = next[slot]
+        let before = previous[slot]
+        let after = next[slot]
         if before >= 0 { next[before] = after } else { head = after }
         if after >= 0 { previous[after] = before } else { tail = before }
         previous[slot] = -1

@@ -1,5 +1,5 @@
-import DomainMatch
 import DNSWire
+import DomainMatch
 import EventLoop
 
 /// Whoever waits for one attempt's outcome. The `token` names the attempt, so an outcome

@@ -72,7 +72,9 @@ extension StreamConnection {
     func hangup() {
         guard let socket else { return }
         let code = (try? socket.option(level: SOL_SOCKET, name: SO_ERROR)) ?? 0
-        lost(code == 0 ? .connectionClosed : .network(SystemError("recv", errno: code, subject: key.address.description)))
+        lost(
+            code == 0 ? .connectionClosed : .network(SystemError("recv", errno: code, subject: key.address.description))
+        )
     }
 
     /// One read from the socket into `incoming` (for TLS: ciphertext in, then every

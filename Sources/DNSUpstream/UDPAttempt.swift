@@ -38,7 +38,10 @@ final class UDPAttempt: Selectable {
         let message = query.message(id: id)
         var failure: SystemError?
         let sent: IOResult? = message.withUnsafeBytes { bytes in
-            do throws(SystemError) { return try socket.send(bytes) } catch { failure = error; return nil }
+            do throws(SystemError) { return try socket.send(bytes) } catch {
+                failure = error
+                return nil
+            }
         }
         if let failure { throw failure }
         // A fresh socket's send buffer is empty; not taking one datagram means trouble.
@@ -78,8 +81,9 @@ final class UDPAttempt: Selectable {
     /// EPOLLERR: an ICMP error is pending; reading it ends the attempt.
     func hangup() {
         let code = (try? socket.option(level: SOL_SOCKET, name: SO_ERROR)) ?? ECONNRESET
-        owner?.attemptFailed(.network(SystemError("recv", errno: code == 0 ? ECONNRESET : code, subject: peer.description)),
-                             token: token)
+        owner?.attemptFailed(
+            .network(SystemError("recv", errno: code == 0 ? ECONNRESET : code, subject: peer.description)),
+            token: token)
     }
 }
 

@@ -1,5 +1,5 @@
-import DomainMatch
 import DNSWire
+import DomainMatch
 import EventLoop
 import TLS
 

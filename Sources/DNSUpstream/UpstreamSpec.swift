@@ -36,7 +36,9 @@ public struct UpstreamSpec: Hashable, Sendable, CustomStringConvertible {
             rest = rest[..<hash]
         }
         guard transport != .tls || serverName != nil else { return nil }
-        guard let (address, port) = ListenAddress.split(String(rest), defaultPort: transport == .tls ? 853 : 53) else { return nil }
+        guard let (address, port) = ListenAddress.split(String(rest), defaultPort: transport == .tls ? 853 : 53) else {
+            return nil
+        }
         self.init(transport: transport, server: ListenAddress(address: address, port: port), serverName: serverName)
     }
 

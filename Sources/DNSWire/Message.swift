@@ -61,7 +61,9 @@ public struct DNSMessage: Hashable, Sendable {
 extension DNSReader {
     /// Reads `count` records of one section, lifting an OPT record into `edns`. The OPT owner
     /// must be a literal root label: a pointer, even to a root label, is `.optNotRoot`.
-    mutating func readSection(_ section: DNSSection, count: UInt16, edns: inout EDNS?) throws(DNSWireError)
+    mutating func readSection(
+        _ section: DNSSection, count: UInt16, edns: inout EDNS?
+    ) throws(DNSWireError)
         -> [ResourceRecord]
     {
         self.section = section

@@ -57,7 +57,9 @@ extension RData {
 
         /// Builds RDATA from params in any order (they are sorted); a repeated key is
         /// `.keyOrder`, and values are checked as when parsing.
-        public init(priority: UInt16, target: DNSName, params: [(key: SvcParamKey, value: [UInt8])])
+        public init(
+            priority: UInt16, target: DNSName, params: [(key: SvcParamKey, value: [UInt8])]
+        )
             throws(DNSWireError)
         {
             var bytes: [UInt8] = []

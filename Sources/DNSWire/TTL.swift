@@ -22,7 +22,9 @@ extension DNSPacket {
 
     /// Ages every TTL by `elapsed` seconds (not below 0) and caps it at `cap`. A TTL with
     /// the top bit set counts as 0 (RFC 2181 §8).
-    public static func decrementTTLs(in packet: inout [UInt8], by elapsed: UInt32, cap: UInt32 = .max)
+    public static func decrementTTLs(
+        in packet: inout [UInt8], by elapsed: UInt32, cap: UInt32 = .max
+    )
         throws(DNSWireError)
     {
         try rewriteTTLs(in: &packet) { ttl in

@@ -6,7 +6,8 @@ enum FastName {
     /// Writes the lowercase name into `scratch` and returns its length, or the reason to
     /// skip it; nil when the token needs the general path.
     static func check(_ token: UnsafeRawBufferPointer, into scratch: inout [UInt8]) -> Result<Int, SkipReason>? {
-        var start = 0, end = token.count
+        var start = 0
+        var end = token.count
         if end >= 2, token[0] == UInt8(ascii: "*"), token[1] == UInt8(ascii: ".") {
             start = 2
         } else if end >= 1, token[0] == UInt8(ascii: ".") {
@@ -19,7 +20,7 @@ enum FastName {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."):
                 continue
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
                 onlyDigitsAndDots = false
             default:
                 return nil
@@ -30,7 +31,8 @@ enum FastName {
         if end > start, token[end - 1] == UInt8(ascii: ".") { end -= 1 }
         guard end > start else { return .failure(.invalid(.empty)) }
         guard end - start <= QueryName.maxOctets else { return .failure(.invalid(.tooLong(octets: end - start))) }
-        var labels = 1, labelLength = 0
+        var labels = 1
+        var labelLength = 0
         for index in start..<end {
             let byte = token[index]
             if byte == UInt8(ascii: ".") {

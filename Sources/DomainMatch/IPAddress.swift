@@ -17,7 +17,8 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
 
     public init(v6Bytes bytes: [UInt8]) {
         precondition(bytes.count == 16)
-        var high: UInt64 = 0, low: UInt64 = 0
+        var high: UInt64 = 0
+        var low: UInt64 = 0
         for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
         for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
         self = .v6(high: high, low: low)
@@ -64,7 +65,8 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
 
     static func parseV6(_ bytes: [UInt8]) -> (UInt64, UInt64)? {
         guard bytes.count >= 2, bytes.count <= 45 else { return nil }
-        var head: [UInt16] = [], tail: [UInt16] = []
+        var head: [UInt16] = []
+        var tail: [UInt16] = []
         var sawGap = false
         var index = 0
         if bytes.starts(with: [UInt8(ascii: ":"), UInt8(ascii: ":")]) {
@@ -84,7 +86,8 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
                 if sawGap { tail += pair } else { head += pair }
                 break
             }
-            guard !piece.isEmpty, piece.count <= 4, let group = UInt16(String(decoding: piece, as: UTF8.self), radix: 16)
+            guard !piece.isEmpty, piece.count <= 4,
+                let group = UInt16(String(decoding: piece, as: UTF8.self), radix: 16)
             else { return nil }
             if sawGap { tail.append(group) } else { head.append(group) }
             if index == bytes.count { break }
@@ -100,7 +103,8 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         let count = head.count + tail.count
         guard sawGap ? count <= 7 : count == 8 else { return nil }
         let groups = head + Array(repeating: 0, count: 8 - count) + tail
-        var high: UInt64 = 0, low: UInt64 = 0
+        var high: UInt64 = 0
+        var low: UInt64 = 0
         for index in 0..<4 { high = high << 16 | UInt64(groups[index]) }
         for index in 4..<8 { low = low << 16 | UInt64(groups[index]) }
         return (high, low)
@@ -108,13 +112,17 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
 
     private static func formatV6(_ groups: [UInt16]) -> String {
         // The longest run of two or more zero groups becomes "::" (RFC 5952 §4.2).
-        var bestStart = -1, bestLength = 1
+        var bestStart = -1
+        var bestLength = 1
         var runStart = -1
         for index in 0...8 {
             if index < 8, groups[index] == 0 {
                 if runStart < 0 { runStart = index }
             } else if runStart >= 0 {
-                if index - runStart > bestLength { bestStart = runStart; bestLength = index - runStart }
+                if index - runStart > bestLength {
+                    bestStart = runStart
+                    bestLength = index - runStart
+                }
                 runStart = -1
             }
         }

@@ -52,7 +52,8 @@ public struct LabelTrie: NameMatcher {
             while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != UInt8(ascii: ".") { start -= 1 }
             let length = end - start
             guard length > 0, length <= 255,
-                  let node = find(base + start, length, parent: parent) else { return }
+                let node = find(base + start, length, parent: parent)
+            else { return }
             depth += 1
             var mask = bytes.u16(slots + node * TrieLayout.slotSize + 10)
             while mask != 0 {
@@ -76,7 +77,8 @@ public struct LabelTrie: NameMatcher {
             let slotLength = Int(bytes.u8(offset + 8))
             if slotLength == 0 { return nil }
             if slotLength == length, bytes.u8(offset + 9) == fingerprint, bytes.u32(offset) == parent,
-               labelEquals(bytes.u32(offset + 4), label, length, packed) {
+                labelEquals(bytes.u32(offset + 4), label, length, packed)
+            {
                 return index
             }
             index += 1
@@ -98,13 +100,17 @@ public struct LabelTrie: NameMatcher {
 func memoryEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
     var offset = 0
     while offset + 8 <= count {
-        if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+        if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        {
             return false
         }
         offset += 8
     }
     while offset < count {
-        if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+        if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) {
+            return false
+        }
         offset += 1
     }
     return true

@@ -58,7 +58,8 @@ public struct LabelTrieBuilder {
         var index = LabelHash.slot(hash, capacity: table.capacity)
         while table.length(index) != 0 {
             if table.length(index) == length, table.fingerprint(index) == fingerprint, table.parent(index) == parent,
-               labelEquals(table.label(index), label, length, packed) {
+                labelEquals(table.label(index), label, length, packed)
+            {
                 return index
             }
             index += 1
@@ -108,13 +109,16 @@ public struct LabelTrieBuilder {
             let label = source.label(old)
             let hash = pool.withUnsafeBytes { pool -> UInt64 in
                 if length <= 4 {
-                    return withUnsafeBytes(of: label.littleEndian) { LabelHash.hash($0.baseAddress!, length, parent: parent).hash }
+                    return withUnsafeBytes(of: label.littleEndian) {
+                        LabelHash.hash($0.baseAddress!, length, parent: parent).hash
+                    }
                 }
                 return LabelHash.hash(pool.baseAddress! + Int(label), length, parent: parent).hash
             }
             let slot = target.emptySlot(from: hash)
-            target.set(slot, parent: parent, label: label, length: length, fingerprint: LabelHash.fingerprint(hash),
-                       mask: source.mask(old))
+            target.set(
+                slot, parent: parent, label: label, length: length, fingerprint: LabelHash.fingerprint(hash),
+                mask: source.mask(old))
             remap[old] = UInt32(slot)
             order[position] = UInt32(slot)
         }
@@ -138,7 +142,9 @@ public struct LabelTrieBuilder {
         pool.withUnsafeBytes { (image + labelsAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         names.withUnsafeBytes { (image + namesAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
 
-        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) { image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self) }
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+        }
         TrieLayout.magic.withUnsafeBytes { image.copyMemory(from: $0.baseAddress!, byteCount: 8) }
         put(TrieLayout.version, at: 8)
         put(UInt32(3), at: 12)
@@ -148,8 +154,10 @@ public struct LabelTrieBuilder {
         put(UInt32(capacity), at: 44)
         put(UInt32(listCount), at: 48)
         put(UInt32(nameCount), at: 52)
-        let sections: [(TrieLayout.Section, Int, Int)] = [(.slots, slotsAt, capacity * TrieLayout.slotSize),
-                                                         (.labels, labelsAt, pool.count), (.listNames, namesAt, names.count)]
+        let sections: [(TrieLayout.Section, Int, Int)] = [
+            (.slots, slotsAt, capacity * TrieLayout.slotSize),
+            (.labels, labelsAt, pool.count), (.listNames, namesAt, names.count),
+        ]
         for (index, (section, offset, length)) in sections.enumerated() {
             let entry = TrieLayout.headerSize + index * TrieLayout.sectionEntrySize
             put(section.rawValue, at: entry)

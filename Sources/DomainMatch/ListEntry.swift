@@ -46,7 +46,9 @@ extension ListEntry {
     /// normalise as a query name. Paths and queries are kept as the host on block lists
     /// and skipped on allow lists; invalid and single-label entries are skipped.
     /// `allowSingleLabel` is for hosts that are not list entries (an API URL's `localhost`).
-    public static func parse(_ raw: String, kind: ListKind, allowSingleLabel: Bool = false) -> Result<ListEntry, SkipReason> {
+    public static func parse(
+        _ raw: String, kind: ListKind, allowSingleLabel: Bool = false
+    ) -> Result<ListEntry, SkipReason> {
         let text = raw.trimmingWhitespace()
         guard !text.isEmpty else { return .failure(.empty) }
         if let address = ipLiteral(text) { return .success(.ip(address)) }
@@ -98,7 +100,8 @@ extension ListEntry {
             return IPAddress(inside)
         }
         if let colon = text.firstIndex(of: ":"), text[text.index(after: colon)...].firstIndex(of: ":") == nil,
-           isPortSuffix(text[colon...]), case .v4? = IPAddress(text[..<colon]) {
+            isPortSuffix(text[colon...]), case .v4? = IPAddress(text[..<colon])
+        {
             return IPAddress(text[..<colon])
         }
         return nil
@@ -119,7 +122,7 @@ extension StringProtocol {
     public func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
         var result = ""
         result.unicodeScalars.append(contentsOf: scalars[first...last])

@@ -83,7 +83,9 @@ public struct ListFileScanner {
         var next: Range<Int>? = second
         while let token = next {
             let bytes = UnsafeRawBufferPointer(rebasing: content[token])
-            if ListFileScanner.isReservedHostsName(bytes) || IPAddress(String(decoding: bytes, as: UTF8.self)) == address {
+            if ListFileScanner.isReservedHostsName(bytes)
+                || IPAddress(String(decoding: bytes, as: UTF8.self)) == address
+            {
                 stats.skippedReserved += 1
             } else {
                 take(bytes, raw: raw, sink: sink)
@@ -93,8 +95,10 @@ public struct ListFileScanner {
     }
 
     /// `||name^` only; `@@` exceptions, `$` options and paths are skipped.
-    private mutating func adblock(_ content: UnsafeRawBufferPointer, _ token: Range<Int>, more: Bool,
-                                  raw: UnsafeRawBufferPointer, sink: (ListItem) -> Void) {
+    private mutating func adblock(
+        _ content: UnsafeRawBufferPointer, _ token: Range<Int>, more: Bool,
+        raw: UnsafeRawBufferPointer, sink: (ListItem) -> Void
+    ) {
         var body = token
         guard !more, content[body].starts(with: [UInt8(ascii: "|"), UInt8(ascii: "|")]) else {
             stats.skippedAdblock += 1
@@ -167,7 +171,8 @@ struct Tokens: IteratorProtocol {
     }
 
     static func isBlank(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == 0x0B || byte == 0x0C
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == 0x0B
+            || byte == 0x0C
     }
 }
 

@@ -15,7 +15,8 @@ public struct ListenAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// `ADDR[:PORT]` / `[V6][:PORT]` → address and port (the default when absent).
     public static func split(_ text: String, defaultPort: UInt16?) -> (IPAddress, UInt16)? {
-        var host = Substring(text), portText: Substring?
+        var host = Substring(text)
+        var portText: Substring?
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }
             host = text[text.index(after: text.startIndex)..<close]

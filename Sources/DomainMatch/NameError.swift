@@ -15,7 +15,8 @@ public enum NameError: Error, Hashable, Sendable, CustomStringConvertible {
         case .emptyLabel: return "empty label"
         case .labelTooLong(let octets): return "label is \(octets) octets long (at most 63)"
         case .invalidCharacter(let scalar):
-            let shown = scalar.properties.isWhitespace || scalar.value < 0x20
+            let shown =
+                scalar.properties.isWhitespace || scalar.value < 0x20
                 ? "U+" + String(scalar.value, radix: 16, uppercase: true)
                 : "'\(Character(scalar))'"
             return "character \(shown) is not allowed (letters, digits, '-' and '_' only)"

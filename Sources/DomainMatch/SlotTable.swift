@@ -4,10 +4,14 @@ struct SlotTable {
     let base: UnsafeMutableRawPointer
     let capacity: Int
 
-    @inline(__always) func length(_ index: Int) -> Int { Int(base.load(fromByteOffset: index * 12 + 8, as: UInt8.self)) }
+    @inline(__always) func length(_ index: Int) -> Int {
+        Int(base.load(fromByteOffset: index * 12 + 8, as: UInt8.self))
+    }
     @inline(__always) func parent(_ index: Int) -> UInt32 { read32(index * 12) }
     @inline(__always) func label(_ index: Int) -> UInt32 { read32(index * 12 + 4) }
-    @inline(__always) func fingerprint(_ index: Int) -> UInt8 { base.load(fromByteOffset: index * 12 + 9, as: UInt8.self) }
+    @inline(__always) func fingerprint(_ index: Int) -> UInt8 {
+        base.load(fromByteOffset: index * 12 + 9, as: UInt8.self)
+    }
     @inline(__always) func mask(_ index: Int) -> UInt16 {
         UInt16(littleEndian: base.loadUnaligned(fromByteOffset: index * 12 + 10, as: UInt16.self))
     }

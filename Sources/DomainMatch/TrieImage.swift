@@ -10,7 +10,9 @@ enum TrieImage {
     static func validate(_ bytes: TrieBytes, verifyChecksum: Bool) throws(TrieImageError) -> Layout {
         let size = bytes.count
         guard size >= TrieLayout.headerSize else { throw .tooShort(size: size) }
-        guard UnsafeRawBufferPointer(start: bytes.base, count: 8).elementsEqual(TrieLayout.magic) else { throw .badMagic }
+        guard UnsafeRawBufferPointer(start: bytes.base, count: 8).elementsEqual(TrieLayout.magic) else {
+            throw .badMagic
+        }
         let version = bytes.u32(8)
         guard version == TrieLayout.version else { throw .unsupportedVersion(version) }
         let declared = bytes.u64(24)
@@ -23,7 +25,8 @@ enum TrieImage {
         for index in 0..<sectionCount {
             let entry = TrieLayout.headerSize + index * TrieLayout.sectionEntrySize
             let kind = bytes.u32(entry)
-            let offset = bytes.u64(entry + 8), length = bytes.u64(entry + 16)
+            let offset = bytes.u64(entry + 8)
+            let length = bytes.u64(entry + 16)
             guard offset <= UInt64(size), length <= UInt64(size) - offset else {
                 throw .badSection(kind: kind, reason: "offset \(offset) + length \(length) past the end (\(size))")
             }
@@ -45,16 +48,21 @@ enum TrieImage {
         guard layout.nodeCount < layout.capacity || layout.capacity == 0 else {
             throw .badCounts("\(layout.nodeCount) nodes in \(layout.capacity) slots")
         }
-        let slots = found[.slots]!, labels = found[.labels]!, names = found[.listNames]!
+        let slots = found[.slots]!
+        let labels = found[.labels]!
+        let names = found[.listNames]!
         guard slots.length == layout.capacity * TrieLayout.slotSize else {
-            throw .badSection(kind: TrieLayout.Section.slots.rawValue, reason: "\(slots.length) bytes for \(layout.capacity) slots")
+            throw .badSection(
+                kind: TrieLayout.Section.slots.rawValue, reason: "\(slots.length) bytes for \(layout.capacity) slots")
         }
         layout.slots = slots.offset
         layout.labels = labels.offset
         layout.labelsLength = labels.length
-        let nameText = String(decoding: UnsafeRawBufferPointer(rebasing: bytes.buffer[names.offset..<(names.offset + names.length)]),
-                              as: UTF8.self)
-        layout.listNames = nameText.isEmpty ? [] : nameText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let nameText = String(
+            decoding: UnsafeRawBufferPointer(rebasing: bytes.buffer[names.offset..<(names.offset + names.length)]),
+            as: UTF8.self)
+        layout.listNames =
+            nameText.isEmpty ? [] : nameText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard layout.listNames.count == layout.listCount else {
             throw .badCounts("\(layout.listNames.count) list names for \(layout.listCount) lists")
         }

@@ -22,7 +22,9 @@ public enum TrieLayout {
     public static let maxLists = 16
 
     public enum Section: UInt32, CaseIterable, Sendable {
-        case slots = 1, labels = 2, listNames = 3
+        case slots = 1
+        case labels = 2
+        case listNames = 3
     }
 
     /// Slots per node: a load of 3/4 keeps linear probes short and the file small.
@@ -47,7 +49,8 @@ public enum TrieImageError: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case .tooShort(let size): return "file is \(size) bytes, shorter than a header"
         case .badMagic: return "not a phosra-gate compiled list (bad magic)"
-        case .unsupportedVersion(let version): return "format version \(version), this build reads \(TrieLayout.version)"
+        case .unsupportedVersion(let version):
+            return "format version \(version), this build reads \(TrieLayout.version)"
         case .sizeMismatch(let header, let actual): return "header says \(header) bytes, file has \(actual)"
         case .badSection(let kind, let reason): return "section \(kind): \(reason)"
         case .missingSection(let section): return "missing section \(section)"
@@ -70,13 +73,18 @@ public enum TrieChecksum {
     }
 
     public static func compute(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var a: UInt64 = 0x243F_6A88_85A3_08D3, b: UInt64 = 0x1319_8A2E_0370_7344
+        var a: UInt64 = 0x243F_6A88_85A3_08D3
+        var b: UInt64 = 0x1319_8A2E_0370_7344
         var offset = 0
         let count = bytes.count
         guard let base = bytes.baseAddress else { return a ^ b }
         while offset + 16 <= count {
-            a = (a ^ UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) &* 0x9E37_79B9_7F4A_7C15
-            b = (b ^ UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))) &* 0xC2B2_AE3D_27D4_EB4F
+            a =
+                (a ^ UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                &* 0x9E37_79B9_7F4A_7C15
+            b =
+                (b ^ UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+                &* 0xC2B2_AE3D_27D4_EB4F
             a = (a << 27) | (a >> 37)
             b = (b << 31) | (b >> 33)
             offset += 16

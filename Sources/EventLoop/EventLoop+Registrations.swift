@@ -60,7 +60,9 @@ extension EventLoop {
         try control("epoll_ctl(DEL)", CS_EPOLL_CTL_DEL, descriptor, 0, 0)
     }
 
-    private func control(_ call: String, _ operation: Int32, _ descriptor: Int32, _ mask: UInt32, _ data: UInt64)
+    private func control(
+        _ call: String, _ operation: Int32, _ descriptor: Int32, _ mask: UInt32, _ data: UInt64
+    )
         throws(SystemError)
     {
         // epoll_ctl never fails with EINTR or EAGAIN; the subject is formatted only on failure.

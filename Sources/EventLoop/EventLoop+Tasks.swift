@@ -140,8 +140,11 @@ public final class Doorbell: Sendable {
             var waitMilliseconds: Int32 = -1
             if let deadline {
                 let now = clock.now()
-                if now >= deadline { waitMilliseconds = 0 }
-                else { waitMilliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000) }
+                if now >= deadline {
+                    waitMilliseconds = 0
+                } else {
+                    waitMilliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+                }
             }
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             // Not through systemCall: after EINTR the remaining time must be recomputed.

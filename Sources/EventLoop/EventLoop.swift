@@ -68,7 +68,9 @@ public final class EventLoop: @unchecked Sendable {
     /// Traps in debug builds when loop-confined state is touched from the wrong thread.
     @inline(__always)
     public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
-        assert(owner.load(ordering: .acquiring) == 0 || inEventLoop, "EventLoop used off its thread", file: file, line: line)
+        assert(
+            owner.load(ordering: .acquiring) == 0 || inEventLoop, "EventLoop used off its thread", file: file,
+            line: line)
     }
 
     // MARK: Running
@@ -124,7 +126,9 @@ public final class EventLoop: @unchecked Sendable {
             if report.events & CS_EPOLLOUT != 0, let handler = current(descriptor, generation, wanting: .write) {
                 handler.writable()
             }
-            if report.events & (CS_EPOLLERR | CS_EPOLLHUP) != 0, let handler = current(descriptor, generation, wanting: .none) {
+            if report.events & (CS_EPOLLERR | CS_EPOLLHUP) != 0,
+                let handler = current(descriptor, generation, wanting: .none)
+            {
                 handler.hangup()
             }
         }

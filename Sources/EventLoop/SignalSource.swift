@@ -65,7 +65,8 @@ public final class SignalSource: Selectable {
         let descriptor = descriptor
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 8) { numbers in
             // nil: EAGAIN, nothing (more) pending.
-            while let count = try? nonBlockingCall("read(signalfd)", { cs_signalfd_read(descriptor, numbers.baseAddress, 8) }),
+            while let count = try? nonBlockingCall(
+                "read(signalfd)", { cs_signalfd_read(descriptor, numbers.baseAddress, 8) }),
                 count > 0
             {
                 for number in numbers.prefix(Int(count)) { handler(number) }

@@ -20,7 +20,8 @@ extension Socket {
     ) throws(SystemError) -> Socket {
         let descriptor = try make(family: address.family, type: CS_SOCK_STREAM, subject: address)
         let socket = Socket(descriptor: descriptor, address: address)  // closes it if we throw
-        try configureForBinding(descriptor, address: address, reuseAddress: true, reusePort: reusePort, ipv6Only: ipv6Only)
+        try configureForBinding(
+            descriptor, address: address, reuseAddress: true, reusePort: reusePort, ipv6Only: ipv6Only)
         _ = try systemCall("listen", subject: address.description) { Glibc.listen(descriptor, backlog) }
         return try socket.rebound()
     }
@@ -37,10 +38,12 @@ extension Socket {
             var raw = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             do {
-                guard let accepted = try nonBlockingCall("accept4", subject: subject, { cs_accept4(descriptor, &raw, &length) })
+                guard
+                    let accepted = try nonBlockingCall(
+                        "accept4", subject: subject, { cs_accept4(descriptor, &raw, &length) })
                 else { return nil }
                 return Socket(descriptor: accepted, address: SocketAddress(raw, length: length))
-            } catch where Self.skippedAcceptErrors.contains(error.errno) {
+            } catch  where Self.skippedAcceptErrors.contains(error.errno) {
                 continue
             }
         }
@@ -63,7 +66,7 @@ extension Socket {
             _ = try peer.withSockAddr { pointer, length throws(SystemError) in
                 try nonBlockingCall("connect") { Glibc.connect(descriptor, pointer, length) }
             }
-        } catch where error.errno == EINPROGRESS || error.errno == EALREADY {
+        } catch  where error.errno == EINPROGRESS || error.errno == EALREADY {
             // The usual outcome: the handshake goes on; EALREADY when EINTR made it ask twice.
         } catch {
             throw SystemError("connect", errno: error.errno, subject: peer.description)
@@ -141,6 +144,7 @@ extension Socket {
     /// TCP_NODELAY: send small writes at once instead of waiting to coalesce them (for
     /// request/response protocols such as DNS over TCP and proxied HTTP).
     public func setNoDelay(_ enabled: Bool = true) throws(SystemError) {
-        try setOption(level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: enabled ? 1 : 0, label: "setsockopt(TCP_NODELAY)")
+        try setOption(
+            level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: enabled ? 1 : 0, label: "setsockopt(TCP_NODELAY)")
     }
 }

@@ -12,12 +12,15 @@ extension Socket {
     ///   - ipv6Only: for an IPv6 address, refuse IPv4-mapped traffic (the IPv4 address is
     ///     served by a socket of its own).
     /// - Throws: `SystemError` from socket/setsockopt/bind, e.g. EADDRINUSE, subject the address.
-    public static func udp(bindingTo address: SocketAddress, reusePort: Bool = false, ipv6Only: Bool = true)
+    public static func udp(
+        bindingTo address: SocketAddress, reusePort: Bool = false, ipv6Only: Bool = true
+    )
         throws(SystemError) -> Socket
     {
         let descriptor = try make(family: address.family, type: CS_SOCK_DGRAM, subject: address)
         let socket = Socket(descriptor: descriptor, address: address)  // closes it if we throw
-        try configureForBinding(descriptor, address: address, reuseAddress: false, reusePort: reusePort, ipv6Only: ipv6Only)
+        try configureForBinding(
+            descriptor, address: address, reuseAddress: false, reusePort: reusePort, ipv6Only: ipv6Only)
         return try socket.rebound()
     }
 

@@ -130,6 +130,8 @@ public final class Socket: Sendable, CustomStringConvertible {
     /// Kernel buffer sizes (the kernel doubles what is asked, for its bookkeeping).
     public func setBufferSizes(send: Int32? = nil, receive: Int32? = nil) throws(SystemError) {
         if let send { try setOption(level: SOL_SOCKET, name: SO_SNDBUF, value: send, label: "setsockopt(SO_SNDBUF)") }
-        if let receive { try setOption(level: SOL_SOCKET, name: SO_RCVBUF, value: receive, label: "setsockopt(SO_RCVBUF)") }
+        if let receive {
+            try setOption(level: SOL_SOCKET, name: SO_RCVBUF, value: receive, label: "setsockopt(SO_RCVBUF)")
+        }
     }
 }

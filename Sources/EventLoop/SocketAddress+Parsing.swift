@@ -15,13 +15,13 @@ extension SocketAddress {
         case unknownScope(String)
 
         private static func format(_ family: Int32, _ bits: UnsafeRawPointer) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { text in
-            guard inet_ntop(family, bits, text.baseAddress, socklen_t(text.count)) != nil else { return "?" }
-            return String(cString: text.baseAddress!)
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { text in
+                guard inet_ntop(family, bits, text.baseAddress, socklen_t(text.count)) != nil else { return "?" }
+                return String(cString: text.baseAddress!)
+            }
         }
-    }
 
-    public var description: String {
+        public var description: String {
             switch self {
             case .missingPort(let text): "\"\(text)\": missing :port"
             case .invalidPort(let text): "\"\(text)\": port must be 0...65535"

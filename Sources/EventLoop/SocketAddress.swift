@@ -71,8 +71,12 @@ public struct SocketAddress: Sendable {
     public func withPort(_ port: UInt16) -> SocketAddress {
         var copy = self
         switch copy.storage {
-        case .v4(var address): address.sin_port = port.bigEndian; copy.storage = .v4(address)
-        case .v6(var address): address.sin6_port = port.bigEndian; copy.storage = .v6(address)
+        case .v4(var address):
+            address.sin_port = port.bigEndian
+            copy.storage = .v4(address)
+        case .v6(var address):
+            address.sin6_port = port.bigEndian
+            copy.storage = .v6(address)
         }
         return copy
     }
@@ -87,8 +91,10 @@ public struct SocketAddress: Sendable {
     public var ipv6Bits: (high: UInt64, low: UInt64)? {
         guard case .v6(var address) = storage else { return nil }
         return withUnsafeBytes(of: &address.sin6_addr) { bytes in
-            (UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
-             UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            (
+                UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
         }
     }
 
@@ -115,7 +121,9 @@ public struct SocketAddress: Sendable {
     /// Copies the C form into `raw` (e.g. a sendmmsg slot) and returns its length.
     public func write(to raw: inout sockaddr_storage) -> socklen_t {
         withSockAddr { pointer, length in
-            withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: Int(length))) }
+            withUnsafeMutableBytes(of: &raw) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: Int(length)))
+            }
             return length
         }
     }

@@ -34,12 +34,14 @@ public struct SystemThread: Sendable {
 
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { argument in
-            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-            _ = cs_set_thread_name(start.name)
-            start.body()
-            return nil
-        }, start)
+        let result = pthread_create(
+            &handle, nil,
+            { argument in
+                let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+                _ = cs_set_thread_name(start.name)
+                start.body()
+                return nil
+            }, start)
         guard result == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
             throw SystemError("pthread_create", errno: result, subject: name)

@@ -25,10 +25,15 @@ enum BlocklistsCommand {
         }
         do {
             let arguments: Arguments
-            do { arguments = try Arguments(Array(words.dropFirst()), commandFlags: ["--out": .value, "--config": .value]) } catch {
+            do {
+                arguments = try Arguments(
+                    Array(words.dropFirst()), commandFlags: ["--out": .value, "--config": .value])
+            } catch {
                 throw GatewayError.config(error)
             }
-            guard arguments.operands.isEmpty else { throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"\n" + usage) }
+            guard arguments.operands.isEmpty else {
+                throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"\n" + usage)
+            }
             let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
             let inputs = try EngineOptions.listInputs(settings)
             for warning in inputs.warnings { console.err("warning: \(warning)") }
@@ -45,15 +50,18 @@ enum BlocklistsCommand {
             }
             let target: String
             if let out = arguments.flag("--out") {
-                guard !settings.isSet(Key.stateDir) else { throw GatewayError.usage("give --state-dir or --out, not both") }
+                guard !settings.isSet(Key.stateDir) else {
+                    throw GatewayError.usage("give --state-dir or --out, not both")
+                }
                 target = out
             } else {
                 target = ListCache.path(stateDirectory: settings[Key.stateDir])
             }
             do { try ListCache.write(lists.trie, to: target) } catch { throw GatewayError.usage("\(error)") }
             let skipped = lists.stats.values.reduce(0) { $0 + $1.skipped }
-            console.out("compiled \(lists.trie.nameCount) names from \(inputs.files.count) files (\(skipped) lines skipped) "
-                        + "into \(target) (\(lists.trie.bytes.count) bytes) in \((seconds * 1000).rounded() / 1000) s")
+            console.out(
+                "compiled \(lists.trie.nameCount) names from \(inputs.files.count) files (\(skipped) lines skipped) "
+                    + "into \(target) (\(lists.trie.bytes.count) bytes) in \((seconds * 1000).rounded() / 1000) s")
             return 0
         } catch {
             console.err("phosra-gate blocklists: \(error)")
@@ -64,6 +72,7 @@ enum BlocklistsCommand {
     private static func line(_ category: Category, _ stats: ListStats?, _ inputs: ListInputs) -> String {
         let files = inputs.files.filter { $0.category == category }.count
         guard let stats, files > 0 else { return "\(category.id): no list" }
-        return "\(category.id): \(files) file(s), \(stats.names) names, \(stats.ipEntries) addresses, \(stats.skipped) lines skipped"
+        return
+            "\(category.id): \(files) file(s), \(stats.names) names, \(stats.ipEntries) addresses, \(stats.skipped) lines skipped"
     }
 }

@@ -23,7 +23,8 @@ enum CheckCommand {
         }
     }
 
-    private static func check(_ words: [String], console: some Console, clock: any Clock) throws(GatewayError) -> Int32 {
+    private static func check(_ words: [String], console: some Console, clock: any Clock) throws(GatewayError) -> Int32
+    {
         let arguments: Arguments
         do {
             arguments = try Arguments(words, commandFlags: ["--config": .value, "--at": .value, "--json": .boolean])
@@ -44,9 +45,10 @@ enum CheckCommand {
         var warnings = inputs.warnings
         let lists = EngineOptions.categoryLists(inputs, settings: settings, writeBack: false, warnings: &warnings)
         let rules = PolicyRules(policy)
-        let engine = DecisionEngine(system: SystemRules(EngineOptions.decisionOptions(settings)),
-                                    categories: lists.categorySet, zone: zone,
-                                    profiles: ProfileTable(single: rules))
+        let engine = DecisionEngine(
+            system: SystemRules(EngineOptions.decisionOptions(settings)),
+            categories: lists.categorySet, zone: zone,
+            profiles: ProfileTable(single: rules))
         for warning in warnings { console.err("warning: \(warning)") }
         for skipped in engine.system.skipped { console.err("warning: skipped \(skipped)") }
         for note in rules.notes.lines { console.err("note: \(note)") }

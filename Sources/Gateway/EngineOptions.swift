@@ -48,7 +48,8 @@ enum EngineOptions {
         var path = settings[Key.lists]
         if path.isEmpty {
             guard let found = ListsLocator.defaultFolder() else {
-                throw .lists("no lists folder found (./blocklists, the checkout's, \(ListsLocator.installed)); pass --lists DIR")
+                throw .lists(
+                    "no lists folder found (./blocklists, the checkout's, \(ListsLocator.installed)); pass --lists DIR")
             }
             path = found
         }
@@ -61,11 +62,14 @@ enum EngineOptions {
 
     /// The category lists: the compiled cache in the state directory when it matches the
     /// inputs, else built from the text. `writeBack` stores a fresh build there.
-    static func categoryLists(_ inputs: ListInputs, settings: Settings, writeBack: Bool,
-                              warnings: inout [String]) -> CategoryLists {
+    static func categoryLists(
+        _ inputs: ListInputs, settings: Settings, writeBack: Bool,
+        warnings: inout [String]
+    ) -> CategoryLists {
         let stateDirectory = settings[Key.stateDir]
         let usable = Files.isDirectory(stateDirectory) ? stateDirectory : nil
-        return ListCache.open(inputs, stateDirectory: usable, writeBack: writeBack && usable != nil, warnings: &warnings)
+        return ListCache.open(
+            inputs, stateDirectory: usable, writeBack: writeBack && usable != nil, warnings: &warnings)
     }
 
     static func policy(_ settings: Settings) throws(GatewayError) -> CompiledPolicy {

@@ -44,7 +44,9 @@ enum Explanation {
 
     private static func windows(_ rules: PolicyRules) -> String {
         let texts = rules.time.windows.map { window -> String in
-            let days = window.days.count == 7 ? "every day"
+            let days =
+                window.days.count == 7
+                ? "every day"
                 : Weekday.allCases.filter(window.days.contains).map(LocalText.dayName).joined(separator: ",")
             return "\(window.interval) \(days)"
         }

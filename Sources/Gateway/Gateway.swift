@@ -57,8 +57,11 @@ public enum Gateway {
             return BlocklistsCommand.run(rest, console: console, clock: clock)
         case "register", "sync", "status", "hits":
             if rest.contains("--help") {
-                console.out(["register": RegisterCommand.usage, "sync": SyncCommand.usage, "status": StatusCommand.usage,
-                             "hits": HitsCommand.usage][command]!)
+                console.out(
+                    [
+                        "register": RegisterCommand.usage, "sync": SyncCommand.usage, "status": StatusCommand.usage,
+                        "hits": HitsCommand.usage,
+                    ][command]!)
                 return 0
             }
             switch command {
@@ -70,7 +73,10 @@ public enum Gateway {
         case "bench":
             switch rest.first {
             case "matcher":
-                if rest.contains("--help") { console.out(BenchMatcherCommand.usage); return 0 }
+                if rest.contains("--help") {
+                    console.out(BenchMatcherCommand.usage)
+                    return 0
+                }
                 return BenchMatcherCommand.run(Array(rest.dropFirst()), console: console, clock: clock)
             case "matcher-child":
                 return MatcherChild.run(Array(rest.dropFirst()), console: console, clock: clock)

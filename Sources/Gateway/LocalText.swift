@@ -9,7 +9,8 @@ enum LocalText {
     /// `Tue 2026-03-31 06:30` (or with seconds).
     static func format(_ local: LocalDateTime, minutes: Bool = false) -> String {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        var text = "\(dayName(local.weekday)) \(local.year)-\(two(local.month))-\(two(local.day)) \(two(local.hour)):\(two(local.minute))"
+        var text =
+            "\(dayName(local.weekday)) \(local.year)-\(two(local.month))-\(two(local.day)) \(two(local.hour)):\(two(local.minute))"
         if !minutes { text += ":\(two(local.second))" }
         return text
     }

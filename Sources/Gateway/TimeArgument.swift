@@ -21,10 +21,16 @@ enum TimeArgument {
             rest = rest.dropFirst()
             return true
         }
-        let bad = Failure(description: "\"\(text)\" is not an ISO 8601 time (e.g. 2026-03-31T21:45, 2026-03-31T21:45:00+02:00, 2026-03-31T19:45Z)")
+        let bad = Failure(
+            description:
+                "\"\(text)\" is not an ISO 8601 time (e.g. 2026-03-31T21:45, 2026-03-31T21:45:00+02:00, 2026-03-31T19:45Z)"
+        )
         guard let year = number(4), take(UInt8(ascii: "-")), let month = number(2), take(UInt8(ascii: "-")),
-              let day = number(2) else { throw bad }
-        var hour = 0, minute = 0, second = 0
+            let day = number(2)
+        else { throw bad }
+        var hour = 0
+        var minute = 0
+        var second = 0
         if take(UInt8(ascii: "T")) || take(UInt8(ascii: "t")) || take(UInt8(ascii: " ")) {
             guard let h = number(2), take(UInt8(ascii: ":")), let m = number(2) else { throw bad }
             hour = h

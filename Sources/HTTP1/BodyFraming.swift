@@ -26,7 +26,8 @@ public struct TransferCodings: Equatable, Sendable {
 
 extension HeaderFields {
     public var transferCodings: TransferCodings {
-        var count = 0, lastIsChunked = false
+        var count = 0
+        var lastIsChunked = false
         forEachMember(of: "transfer-encoding") { member in
             count += 1
             lastIsChunked = equalsIgnoringCase(member, "chunked")
@@ -45,7 +46,8 @@ extension HeaderFields {
             while start <= field.value.upperBound {
                 var end = start
                 while end < field.value.upperBound, bytes[end] != UInt8(ascii: ",") { end += 1 }
-                var low = start, high = end
+                var low = start
+                var high = end
                 while low < high, HTTPSyntax.isWhitespace(bytes[low]) { low += 1 }
                 while high > low, HTTPSyntax.isWhitespace(bytes[high - 1]) { high -= 1 }
                 guard low < high, high - low <= 18 else { throw .badContentLength }

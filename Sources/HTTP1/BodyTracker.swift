@@ -88,8 +88,10 @@ public struct BodyTracker: Sendable, Equatable {
     /// - Throws: a chunked-framing error (`.badChunkSize`, `.chunkLineTooLong`,
     ///   `.chunkDataOverrun`, `.trailersTooLarge`, `.malformedTrailers`), or
     ///   `.bodyTooLarge` before content over the limit is handed over.
-    public mutating func consume(_ bytes: UnsafeRawBufferPointer,
-                                 content: (UnsafeRawBufferPointer) -> Void) throws(HTTP1Error) -> Int {
+    public mutating func consume(
+        _ bytes: UnsafeRawBufferPointer,
+        content: (UnsafeRawBufferPointer) -> Void
+    ) throws(HTTP1Error) -> Int {
         var index = 0
         while index < bytes.count {
             switch state {
@@ -116,9 +118,13 @@ public struct BodyTracker: Sendable, Equatable {
         return index
     }
 
-    private mutating func deliver(_ piece: UnsafeRawBufferPointer,
-                                  _ content: (UnsafeRawBufferPointer) -> Void) throws(HTTP1Error) {
-        guard Int64(piece.count) <= limits.contentBytes - contentBytes else { throw .bodyTooLarge(limit: limits.contentBytes) }
+    private mutating func deliver(
+        _ piece: UnsafeRawBufferPointer,
+        _ content: (UnsafeRawBufferPointer) -> Void
+    ) throws(HTTP1Error) {
+        guard Int64(piece.count) <= limits.contentBytes - contentBytes else {
+            throw .bodyTooLarge(limit: limits.contentBytes)
+        }
         contentBytes += Int64(piece.count)
         if !piece.isEmpty { content(piece) }
     }
@@ -150,22 +156,23 @@ public struct BodyTracker: Sendable, Equatable {
                 throw .badChunkSize
             }
         case .extensions(let value):
-            if byte == 0x0D { state = .sizeLineFeed(value: value) }
-            else if byte == 0x0A { try endOfSizeLine(value) }
+            if byte == 0x0D { state = .sizeLineFeed(value: value) } else if byte == 0x0A { try endOfSizeLine(value) }
         case .sizeLineFeed(let value):
             guard byte == 0x0A else { throw .badChunkSize }
             try endOfSizeLine(value)
         case .dataCarriageReturn:
-            if byte == 0x0D { state = .dataLineFeed }
-            else if byte == 0x0A { state = .size(value: 0, digits: 0) }
-            else { throw .chunkDataOverrun }
+            if byte == 0x0D {
+                state = .dataLineFeed
+            } else if byte == 0x0A {
+                state = .size(value: 0, digits: 0)
+            } else {
+                throw .chunkDataOverrun
+            }
         case .dataLineFeed:
             guard byte == 0x0A else { throw .chunkDataOverrun }
             state = .size(value: 0, digits: 0)
         case .trailerLineStart:
-            if byte == 0x0D { state = .trailerEnd }
-            else if byte == 0x0A { state = .done }
-            else { state = .trailerLine }
+            if byte == 0x0D { state = .trailerEnd } else if byte == 0x0A { state = .done } else { state = .trailerLine }
         case .trailerLine:
             if byte == 0x0A { state = .trailerLineStart }
         case .trailerEnd:

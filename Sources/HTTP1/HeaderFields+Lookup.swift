@@ -58,7 +58,8 @@ extension HeaderFields {
     public func isListed(_ field: Field, in list: String) -> Bool {
         var found = false
         forEachMember(of: list) { member in
-            found = member.count == field.name.count
+            found =
+                member.count == field.name.count
                 && zip(bytes[member], bytes[field.name]).allSatisfy { HTTPSyntax.lower($0) == HTTPSyntax.lower($1) }
             return !found
         }
@@ -82,7 +83,8 @@ extension HeaderFields {
     /// Whether `Connection` (and the `extra` field, if any) lists `close`, and `keep-alive`
     /// (RFC 9112 §9.3), in one pass over the fields.
     func persistenceTokens(alsoIn extra: String?) -> (close: Bool, keepAlive: Bool) {
-        var close = false, keepAlive = false
+        var close = false
+        var keepAlive = false
         for field in fields where isNamed(field, "connection") || extra.map({ isNamed(field, $0) }) == true {
             forEachMember(of: field) { member in
                 if equalsIgnoringCase(member, "close") { close = true }
@@ -108,7 +110,8 @@ extension HeaderFields {
         while start <= field.value.upperBound {
             var end = start
             while end < field.value.upperBound, bytes[end] != UInt8(ascii: ",") { end += 1 }
-            var low = start, high = end
+            var low = start
+            var high = end
             while low < high, HTTPSyntax.isWhitespace(bytes[low]) { low += 1 }
             while high > low, HTTPSyntax.isWhitespace(bytes[high - 1]) { high -= 1 }
             if low < high, !body(low..<high) { return false }

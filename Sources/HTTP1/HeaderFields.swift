@@ -100,7 +100,9 @@ public struct HeaderFields: Sendable {
         let colon = raw[line].firstIndex(of: UInt8(ascii: ":"))
         if raw[line.lowerBound..<(colon ?? line.upperBound)].contains(0x0D) { return .bareCarriageReturn(line: number) }
         guard let colon else { return .missingColon(line: number) }
-        if colon > line.lowerBound, HTTPSyntax.isWhitespace(raw[colon - 1]) { return .whitespaceBeforeColon(line: number) }
+        if colon > line.lowerBound, HTTPSyntax.isWhitespace(raw[colon - 1]) {
+            return .whitespaceBeforeColon(line: number)
+        }
         return .invalidFieldName(line: number)
     }
 }

@@ -17,11 +17,11 @@ public struct RequestHead: Sendable {
     public init(_ bytes: [UInt8]) throws(HTTP1Error) {
         guard let (line, next) = HeaderFields.firstLine(of: bytes) else { throw .incompleteHead }
         guard let firstSpace = bytes[line].firstIndex(of: 0x20), firstSpace > line.lowerBound,
-              let secondSpace = bytes[(firstSpace + 1)..<line.upperBound].firstIndex(of: 0x20),
-              secondSpace > firstSpace + 1,
-              bytes[line.lowerBound..<firstSpace].allSatisfy(HTTPSyntax.isTokenByte),
-              bytes[(firstSpace + 1)..<secondSpace].allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
-              let minor = Self.minorVersion(bytes[(secondSpace + 1)..<line.upperBound])
+            let secondSpace = bytes[(firstSpace + 1)..<line.upperBound].firstIndex(of: 0x20),
+            secondSpace > firstSpace + 1,
+            bytes[line.lowerBound..<firstSpace].allSatisfy(HTTPSyntax.isTokenByte),
+            bytes[(firstSpace + 1)..<secondSpace].allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+            let minor = Self.minorVersion(bytes[(secondSpace + 1)..<line.upperBound])
         else { throw .malformedRequestLine }
         fields = try HeaderFields(bytes, startLine: line, fieldsFrom: next)
         method = String(decoding: bytes[line.lowerBound..<firstSpace], as: UTF8.self)
@@ -32,7 +32,8 @@ public struct RequestHead: Sendable {
     /// `HTTP/1.0` → 0, `HTTP/1.1` → 1; nil for anything else (HTTP-version is case-sensitive, §2.3).
     static func minorVersion(_ text: ArraySlice<UInt8>) -> Int? {
         guard text.count == 8, text.starts(with: "HTTP/1.".utf8), let last = text.last,
-              last >= UInt8(ascii: "0"), last <= UInt8(ascii: "9") else { return nil }
+            last >= UInt8(ascii: "0"), last <= UInt8(ascii: "9")
+        else { return nil }
         return Int(last - UInt8(ascii: "0"))
     }
 

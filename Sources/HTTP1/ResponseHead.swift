@@ -15,9 +15,12 @@ public struct ResponseHead: Sendable {
     public init(_ bytes: [UInt8]) throws(HTTP1Error) {
         guard let (line, next) = HeaderFields.firstLine(of: bytes) else { throw .incompleteHead }
         let start = line.lowerBound
-        guard line.count >= 12, let minor = RequestHead.minorVersion(bytes[start..<start + 8]), bytes[start + 8] == 0x20,
-              line.count == 12 || bytes[start + 12] == 0x20,
-              bytes[min(start + 13, line.upperBound)..<line.upperBound].allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) })
+        guard line.count >= 12, let minor = RequestHead.minorVersion(bytes[start..<start + 8]),
+            bytes[start + 8] == 0x20,
+            line.count == 12 || bytes[start + 12] == 0x20,
+            bytes[min(start + 13, line.upperBound)..<line.upperBound].allSatisfy({
+                $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F)
+            })
         else { throw .malformedStatusLine(HTTPSyntax.printable(bytes[line])) }
         var status = 0
         for byte in bytes[(start + 9)..<(start + 12)] {

@@ -41,9 +41,11 @@ public final class HTTPClient: @unchecked Sendable {
     ///   - userAgent: sent unless a request carries its own `User-Agent`.
     ///   - resolver: `.system` (getaddrinfo), or a fixed table for tests.
     ///   - clock: what deadlines and the idle timeout are measured on: the daemon's clock.
-    public init(tls: TLSContext? = nil, connectTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(30),
-                maxResponseBytes: Int = 4 << 20, userAgent: String, idleTimeout: Duration = .seconds(30),
-                resolver: HostResolver = .system, clock: any Clock) {
+    public init(
+        tls: TLSContext? = nil, connectTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(30),
+        maxResponseBytes: Int = 4 << 20, userAgent: String, idleTimeout: Duration = .seconds(30),
+        resolver: HostResolver = .system, clock: any Clock
+    ) {
         context = Mutex(tls)
         self.clock = clock
         self.connectTimeout = connectTimeout
@@ -75,7 +77,9 @@ public final class HTTPClient: @unchecked Sendable {
         let deadline = Deadline.after(requestTimeout, clock: clock)
         let message = try RequestWriter.serialize(request, userAgent: userAgent)
         let key = PoolKey(request.url)
-        if let kept = takeIdle(key), case .response(let response) = try exchange(message, request, on: kept, until: deadline) {
+        if let kept = takeIdle(key),
+            case .response(let response) = try exchange(message, request, on: kept, until: deadline)
+        {
             return response
         }
         let connection = try open(request.url, until: deadline)
@@ -93,8 +97,10 @@ public final class HTTPClient: @unchecked Sendable {
 
     /// Writes the request and reads its response on `connection`, which is kept afterwards
     /// when the response allows it and closed otherwise.
-    private func exchange(_ message: [UInt8], _ request: HTTPRequest, on connection: Connection,
-                          until deadline: Deadline) throws(HTTPError) -> Outcome {
+    private func exchange(
+        _ message: [UInt8], _ request: HTTPRequest, on connection: Connection,
+        until deadline: Deadline
+    ) throws(HTTPError) -> Outcome {
         var keep = false
         defer {
             if keep { putIdle(connection) } else { connection.transport.close() }

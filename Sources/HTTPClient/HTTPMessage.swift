@@ -30,7 +30,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: ["method": method, "url": url, "headerNames": headers.map(\.0), "bodyBytes": body.count])
+        Mirror(
+            self, children: ["method": method, "url": url, "headerNames": headers.map(\.0), "bodyBytes": body.count])
     }
 }
 

@@ -50,7 +50,9 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
                 portText = after.dropFirst()
             }
             var address = in6_addr()
-            guard inet_pton(AF_INET6, String(hostText), &address) == 1 else { throw invalid("not an IPv6 address in [ ]") }
+            guard inet_pton(AF_INET6, String(hostText), &address) == 1 else {
+                throw invalid("not an IPv6 address in [ ]")
+            }
         } else {
             if let colon = authority.lastIndex(of: ":") {
                 hostText = authority[..<colon]
@@ -66,7 +68,7 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
         var port = scheme.defaultPort
         if let portText, !portText.isEmpty {
             guard portText.count <= 5, portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  let value = Int(portText), (1...65535).contains(value)
+                let value = Int(portText), (1...65535).contains(value)
             else { throw invalid("the port must be 1...65535") }
             port = UInt16(value)
         }
@@ -93,7 +95,7 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     private static func isHostByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
             true
         default: false
         }

@@ -32,8 +32,12 @@ public struct HostResolver: Sendable {
             if let raw = current.pointee.ai_addr {
                 var storage = sockaddr_storage()
                 let length = min(Int(current.pointee.ai_addrlen), MemoryLayout<sockaddr_storage>.size)
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: length)) }
-                if let address = SocketAddress(storage, length: socklen_t(length))?.withPort(port), !addresses.contains(address) {
+                withUnsafeMutableBytes(of: &storage) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: length))
+                }
+                if let address = SocketAddress(storage, length: socklen_t(length))?.withPort(port),
+                    !addresses.contains(address)
+                {
                     addresses.append(address)
                 }
             }

@@ -39,7 +39,9 @@ struct ResponseReader {
     /// server keeps it (RFC 9112 §9.3), and the body's end was framed rather than marked by
     /// the server closing, and not framed twice (Transfer-Encoding with Content-Length).
     var allowsReuse: Bool {
-        guard case .complete = state, let head, framing != .untilClose, !head.hasConflictingFraming else { return false }
+        guard case .complete = state, let head, framing != .untilClose, !head.hasConflictingFraming else {
+            return false
+        }
         return head.keepAlive
     }
 
@@ -113,8 +115,9 @@ struct ResponseReader {
         }
         do throws(HTTP1Error) {
             framing = try head.bodyFraming(requestMethod: method, chunkedOnly: true)
-            let limits = BodyTracker.Limits(lineBytes: Self.maxHeadBytes, trailerBytes: Self.maxHeadBytes,
-                                            contentBytes: Int64(maxBodyBytes))
+            let limits = BodyTracker.Limits(
+                lineBytes: Self.maxHeadBytes, trailerBytes: Self.maxHeadBytes,
+                contentBytes: Int64(maxBodyBytes))
             let tracker = try BodyTracker(framing, limits: limits)
             if case .length(let count) = framing { body.reserveCapacity(Int(count)) }
             self.head = head

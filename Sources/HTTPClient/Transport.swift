@@ -147,7 +147,9 @@ final class Transport {
         var entry = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
         let ready = poll(&entry, 1, 0)
         guard ready > 0 else { return ready == 0 }
-        guard let tls, entry.revents & Int16(POLLIN) != 0, entry.revents & Int16(POLLERR | POLLHUP) == 0 else { return false }
+        guard let tls, entry.revents & Int16(POLLIN) != 0, entry.revents & Int16(POLLERR | POLLHUP) == 0 else {
+            return false
+        }
         guard case .processed(let count)? = try? tls.receiveCiphertext(from: socket), count > 0 else { return false }
         var scratch = ByteBuffer(capacity: 0)
         guard case .wantRead? = try? tls.read(into: &scratch) else { return false }

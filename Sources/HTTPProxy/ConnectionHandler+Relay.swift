@@ -5,8 +5,9 @@ import EventLoop
 extension ConnectionHandler {
     func startRelay() {
         guard let upstream else { return teardown() }
-        let relay = TunnelRelay(loop: owner.loop, buffers: owner.relayBuffers, client: socket, upstream: upstream.socket,
-                                toUpstream: machine.upstreamOut, toClient: machine.clientOut)
+        let relay = TunnelRelay(
+            loop: owner.loop, buffers: owner.relayBuffers, client: socket, upstream: upstream.socket,
+            toUpstream: machine.upstreamOut, toClient: machine.clientOut)
         // The buffers' bytes now belong to the relay; the connection keeps no buffer.
         machine.upstreamOut = ByteBuffer(capacity: 0)
         machine.clientOut = ByteBuffer(capacity: 0)

@@ -17,11 +17,12 @@ public enum ProxyLookups {
     /// `snapshot` for lookups: block answers as NXDOMAIN with their EDE (whatever
     /// `block_mode` clients get), no rate limit, its query counts discarded.
     public static func snapshot(from snapshot: ProxySnapshot) -> ProxySnapshot {
-        ProxySnapshot(engine: snapshot.engine, answers: AnswerBuilder(mode: .nxdomain, blockTTL: snapshot.answers.blockTTL),
-                      localZones: snapshot.localZones, allowClients: snapshot.allowClients,
-                      rateLimiter: RateLimiter(rate: 0), minTTL: snapshot.minTTL, maxTTL: snapshot.maxTTL,
-                      upstreams: snapshot.upstreams, localServers: snapshot.localServers,
-                      profileName: snapshot.profileName, activity: ActivityCounters())
+        ProxySnapshot(
+            engine: snapshot.engine, answers: AnswerBuilder(mode: .nxdomain, blockTTL: snapshot.answers.blockTTL),
+            localZones: snapshot.localZones, allowClients: snapshot.allowClients,
+            rateLimiter: RateLimiter(rate: 0), minTTL: snapshot.minTTL, maxTTL: snapshot.maxTTL,
+            upstreams: snapshot.upstreams, localServers: snapshot.localServers,
+            profileName: snapshot.profileName, activity: ActivityCounters())
     }
 }
 
@@ -33,7 +34,9 @@ struct ProxySourcedHits: HitRecorder {
     func record(_ hit: Hit) {
         // The decision is rebuilt from the reason text so the text stays exactly as made.
         let block = BlockReason(text: hit.reasonText)
-        base.record(Hit(profile: hit.profile, name: hit.name, decision: block.decision, rule: hit.rule, client: hit.client,
-                        source: .proxy, time: hit.time))
+        base.record(
+            Hit(
+                profile: hit.profile, name: hit.name, decision: block.decision, rule: hit.rule, client: hit.client,
+                source: .proxy, time: hit.time))
     }
 }

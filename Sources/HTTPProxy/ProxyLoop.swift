@@ -35,8 +35,10 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     /// - Parameters:
     ///   - lookups: the proxy's lookup pipeline (`ProxyLookups.pipeline`), shared by all loops.
     ///   - upstream: this loop's upstream client (the DNS proxy's).
-    public init(loop: EventLoop, lookups: QueryPipeline, upstream: any UpstreamResolving, snapshot: ProxySnapshot,
-                settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter, log: Logger) {
+    public init(
+        loop: EventLoop, lookups: QueryPipeline, upstream: any UpstreamResolving, snapshot: ProxySnapshot,
+        settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter, log: Logger
+    ) {
         self.loop = loop
         let driver = QueryDriver(loop: loop, pipeline: lookups, upstream: upstream)
         driver.snapshot = ProxyLookups.snapshot(from: snapshot)
@@ -81,8 +83,9 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
 
     /// What a connection decides with, now.
     func environment() -> ProxyEnvironment {
-        ProxyEnvironment(snapshot: decisions, settings: settings, now: loop.clock.now(),
-                         wallClock: loop.clock.wall().unixSeconds)
+        ProxyEnvironment(
+            snapshot: decisions, settings: settings, now: loop.clock.now(),
+            wallClock: loop.clock.wall().unixSeconds)
     }
 
     private static func decisions(from snapshot: ProxySnapshot) -> DecisionSnapshot {
@@ -97,11 +100,13 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         var counted = false
         let machine: ProxyConnection
         if !snapshot.allowClients.contains(peer) {
-            machine = .refused(client: peer, arrivedOn: arrivedOn, status: 403,
-                               message: "client \(peer) may not use this proxy", now: now)
+            machine = .refused(
+                client: peer, arrivedOn: arrivedOn, status: 403,
+                message: "client \(peer) may not use this proxy", now: now)
         } else if !limiter.acquire(peer, limit: settings.maxConnectionsPerClient) {
-            machine = .refused(client: peer, arrivedOn: arrivedOn, status: 429,
-                               message: "too many connections from \(peer)", now: now)
+            machine = .refused(
+                client: peer, arrivedOn: arrivedOn, status: 429,
+                message: "too many connections from \(peer)", now: now)
         } else {
             counted = true
             machine = ProxyConnection(client: peer, arrivedOn: arrivedOn, now: now)

@@ -20,8 +20,10 @@ final class ProxyResolver {
         }
     }
 
-    private func ask(_ name: DomainName, _ type: DNSType, _ client: IPAddress,
-                     _ completion: @escaping (LookupResult) -> Void) {
+    private func ask(
+        _ name: DomainName, _ type: DNSType, _ client: IPAddress,
+        _ completion: @escaping (LookupResult) -> Void
+    ) {
         guard let packet = NameLookup.query(name, type: type) else { return completion(.failed) }
         driver.handle(packet, from: client, overUDP: false) { reply in completion(NameLookup.interpret(reply)) }
     }

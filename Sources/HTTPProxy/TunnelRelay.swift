@@ -51,7 +51,10 @@ final class TunnelRelay {
     private(set) var lastActivity: Nanoseconds
     private var watched: (client: Interest?, upstream: Interest?) = (nil, nil)
 
-    init(loop: EventLoop, buffers: RelayBuffers, client: Socket, upstream: Socket, toUpstream: ByteBuffer, toClient: ByteBuffer) {
+    init(
+        loop: EventLoop, buffers: RelayBuffers, client: Socket, upstream: Socket, toUpstream: ByteBuffer,
+        toClient: ByteBuffer
+    ) {
         self.loop = loop
         self.buffers = buffers
         self.client = client

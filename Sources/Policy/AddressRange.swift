@@ -12,7 +12,9 @@ public struct AddressRange: Hashable, Sendable, CustomStringConvertible {
         guard let address = IPAddress(parts[0]) else { return nil }
         let maximum = address.bitWidth
         if parts.count == 2 {
-            guard let length = Int(parts[1]), (0...maximum).contains(length), parts[1].allSatisfy(\.isNumber) else { return nil }
+            guard let length = Int(parts[1]), (0...maximum).contains(length), parts[1].allSatisfy(\.isNumber) else {
+                return nil
+            }
             prefixLength = length
         } else {
             prefixLength = maximum
@@ -32,7 +34,8 @@ public struct AddressRange: Hashable, Sendable, CustomStringConvertible {
             let mask = UInt32.max << UInt32(32 - prefixLength)
             return network & mask == value & mask
         case (.v6(let high, let low), .v6(let valueHigh, let valueLow)):
-            let highBits = min(prefixLength, 64), lowBits = max(0, prefixLength - 64)
+            let highBits = min(prefixLength, 64)
+            let lowBits = max(0, prefixLength - 64)
             let highMask = highBits == 0 ? 0 : UInt64.max << UInt64(64 - highBits)
             let lowMask = lowBits == 0 ? 0 : UInt64.max << UInt64(64 - lowBits)
             return high & highMask == valueHigh & highMask && low & lowMask == valueLow & lowMask
@@ -67,8 +70,10 @@ public struct AccessList: Sendable {
     /// Loopback, RFC 1918, 100.64/10, 169.254/16, fc00::/7, fe80::/10, plus `ownPrefixes`
     /// (the global IPv6 prefixes of the gateway's own interfaces).
     public static func defaultClients(ownPrefixes: [AddressRange] = []) -> AccessList {
-        let texts = ["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
-                     "169.254.0.0/16", "fc00::/7", "fe80::/10"]
+        let texts = [
+            "127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
+            "169.254.0.0/16", "fc00::/7", "fe80::/10",
+        ]
         return AccessList(texts.compactMap(AddressRange.init) + ownPrefixes)
     }
 

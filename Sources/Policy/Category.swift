@@ -64,8 +64,10 @@ extension String {
     /// Lowercases ASCII letters only: policy strings are compared ignoring ASCII case, and
     /// nothing else (docs/decisions.md#categories).
     var lowercasedASCII: String {
-        String(String.UnicodeScalarView(unicodeScalars.map { scalar in
-            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value | 0x20)! : scalar
-        }))
+        String(
+            String.UnicodeScalarView(
+                unicodeScalars.map { scalar in
+                    ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value | 0x20)! : scalar
+                }))
     }
 }

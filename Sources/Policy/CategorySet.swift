@@ -9,8 +9,9 @@ public struct CategorySet<Matcher: NameMatcher>: Sendable {
     public let present: Set<Category>
 
     public init(matcher: Matcher, present: Set<Category>) {
-        precondition(matcher.listCount >= Category.allCases.count || present.isEmpty,
-                     "a category matcher needs one list per category")
+        precondition(
+            matcher.listCount >= Category.allCases.count || present.isEmpty,
+            "a category matcher needs one list per category")
         self.matcher = matcher
         self.present = present
     }

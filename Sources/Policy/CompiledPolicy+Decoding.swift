@@ -40,7 +40,9 @@ extension PolicyDecodingError {
         case .typeMismatch(let type, let context):
             self.init(path: pathText(context.codingPath), problem: "expected \(PolicyDecodingError.jsonName(type))")
         case .valueNotFound(let type, let context):
-            self.init(path: pathText(context.codingPath), problem: "expected \(PolicyDecodingError.jsonName(type)), found null")
+            self.init(
+                path: pathText(context.codingPath),
+                problem: "expected \(PolicyDecodingError.jsonName(type)), found null")
         case .keyNotFound(let key, let context):
             self.init(path: pathText(context.codingPath + [key]), problem: "missing")
         case .dataCorrupted(let context):

@@ -30,7 +30,9 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
     public let category: Category?
     public let target: String?
 
-    public init(_ action: Action, _ reason: Reason, rule: String? = nil, category: Category? = nil, target: String? = nil) {
+    public init(
+        _ action: Action, _ reason: Reason, rule: String? = nil, category: Category? = nil, target: String? = nil
+    ) {
         self.action = action
         self.reason = reason
         self.rule = rule

@@ -24,7 +24,9 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
 
     /// The rules of docs/decisions.md#the-decision-order in order; the first that applies wins. `applyCutoff: false` skips
     /// step 2, for names met inside an answer (a CNAME chain) rather than asked for.
-    public func decide(_ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool = true) -> Decision {
+    public func decide(
+        _ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool = true
+    ) -> Decision {
         let ip = IPAddress.literal(name)
         let own = system.matcher.match(name)
 
@@ -36,7 +38,8 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         // 2. Time before lists: in downtime nothing but `downtime_allow` gets through, not
         //    even a parent-allowed site.
         if applyCutoff, entry(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) == nil,
-           let cutoff = rules.time.cutoff(at: local) {
+            let cutoff = rules.time.cutoff(at: local)
+        {
             return Decision(.block, cutoff == .downtime ? .downtime : .schedule)
         }
         // 3. The parent's own lists: the most specific entry wins, allow on a tie.
@@ -56,15 +59,17 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
             let proxy = rules.selectsProxy ? listed[Category.proxy.rawValue] : 0
             let deepest = max(builtIn, proxy)
             if deepest > 0, allowDepth < deepest {
-                return Decision(.block, .circumvention, rule: name.suffix(labels: deepest).description,
-                                category: proxy > builtIn ? .proxy : nil)
+                return Decision(
+                    .block, .circumvention, rule: name.suffix(labels: deepest).description,
+                    category: proxy > builtIn ? .proxy : nil)
             }
         }
         // 5. Categories, in docs/decisions.md#categories's order, unless the parent allowed the name.
         if allowRule == nil {
             for category in rules.categories where listed[category.rawValue] > 0 {
-                return Decision(.block, .category, rule: name.suffix(labels: listed[category.rawValue]).description,
-                                category: category)
+                return Decision(
+                    .block, .category, rule: name.suffix(labels: listed[category.rawValue]).description,
+                    category: category)
             }
         }
         // 6. Safe search, also for parent-allowed names.

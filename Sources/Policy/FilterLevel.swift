@@ -19,7 +19,9 @@ public enum FilterLevel: Equatable, Sendable, CustomStringConvertible {
     public var categories: [Category] {
         switch self {
         case .strict:
-            return [.adult, .gambling, .dating, .drugs, .violence, .social, .gaming, .piracy, .malware, .phishing, .proxy]
+            return [
+                .adult, .gambling, .dating, .drugs, .violence, .social, .gaming, .piracy, .malware, .phishing, .proxy,
+            ]
         case .moderate, .unknown:
             return [.adult, .gambling, .dating, .drugs, .piracy, .malware, .phishing, .proxy]
         case .light:

@@ -22,8 +22,10 @@ public struct Hit: Sendable, Equatable {
     /// Unix seconds.
     public let time: Int64
 
-    public init(profile: String, name: String, decision: Decision, rule: String? = nil, client: IPAddress?,
-                source: HitSource, time: Int64) {
+    public init(
+        profile: String, name: String, decision: Decision, rule: String? = nil, client: IPAddress?,
+        source: HitSource, time: Int64
+    ) {
         self.profile = profile
         self.name = name
         self.rule = rule ?? decision.rule

@@ -42,7 +42,8 @@ public final class PolicyRules: Sendable {
         selectsProxy = selected.contains(.proxy)
         categories = Category.allCases.filter { $0 != .proxy && selected.contains($0) }
 
-        var allowed = ParsedList(), blocked = ParsedList()
+        var allowed = ParsedList()
+        var blocked = ParsedList()
         for raw in web.blockedDomains {
             if case .failure(let why) = blocked.add(raw, kind: .block) {
                 notes.skippedBlocked.append(.init(entry: raw, reason: why.description))

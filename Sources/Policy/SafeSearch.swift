@@ -25,10 +25,14 @@ public enum SafeSearch {
 
     private static let exactNames: [String: String] = {
         var table: [String: String] = [:]
-        for name in ["www.youtube.com", "m.youtube.com", "youtube.com", "youtubei.googleapis.com",
-                     "youtube.googleapis.com", "www.youtube-nocookie.com"] { table[name] = youTube }
+        for name in [
+            "www.youtube.com", "m.youtube.com", "youtube.com", "youtubei.googleapis.com",
+            "youtube.googleapis.com", "www.youtube-nocookie.com",
+        ] { table[name] = youTube }
         for name in ["www.bing.com", "bing.com", "edgeservices.bing.com"] { table[name] = "strict.bing.com" }
-        for name in ["duckduckgo.com", "www.duckduckgo.com", "start.duckduckgo.com"] { table[name] = "safe.duckduckgo.com" }
+        for name in ["duckduckgo.com", "www.duckduckgo.com", "start.duckduckgo.com"] {
+            table[name] = "safe.duckduckgo.com"
+        }
         for name in ["pixabay.com", "www.pixabay.com"] { table[name] = "safesearch.pixabay.com" }
         table["www.ecosia.org"] = "strict-safe-search.ecosia.org"
         table["search.brave.com"] = "safesearch.brave.com"

@@ -31,13 +31,16 @@ public struct SystemRules: Sendable {
     public init(_ options: DecisionOptions) {
         self.options = options
         var skipped: [String] = []
-        var system = ParsedList(), downtimeAllow = ParsedList()
+        var system = ParsedList()
+        var downtimeAllow = ParsedList()
         switch ListEntry.parse(options.api, kind: .block, allowSingleLabel: true) {
         case .success(let entry): system.add(entry)
         case .failure(let why): skipped.append("api \"\(options.api)\": \(why)")
         }
         for raw in options.alwaysAllow {
-            if case .failure(let why) = system.add(raw, kind: .allow) { skipped.append("always_allow \"\(raw)\": \(why)") }
+            if case .failure(let why) = system.add(raw, kind: .allow) {
+                skipped.append("always_allow \"\(raw)\": \(why)")
+            }
         }
         for raw in options.downtimeAllow {
             if case .failure(let why) = downtimeAllow.add(raw, kind: .allow) {

@@ -38,15 +38,19 @@ extension TimeRules {
                 return nil
             }
         }
-        return TimeRules(windows: windows, weekday: half(schedule.weekday, "weekday"),
-                         weekend: half(schedule.weekend, "weekend"))
+        return TimeRules(
+            windows: windows, weekday: half(schedule.weekday, "weekday"),
+            weekend: half(schedule.weekend, "weekend"))
     }
 
     /// `.success(nil)` when both times are empty; a failure names the bad time.
     static func interval(start: String, end: String) -> Result<DailyInterval?, IntervalError> {
-        let startEmpty = start.policyTrimmed.isEmpty, endEmpty = end.policyTrimmed.isEmpty
+        let startEmpty = start.policyTrimmed.isEmpty
+        let endEmpty = end.policyTrimmed.isEmpty
         if startEmpty && endEmpty { return .success(nil) }
-        if startEmpty || endEmpty { return .failure(IntervalError(text: startEmpty ? "start is empty" : "end is empty")) }
+        if startEmpty || endEmpty {
+            return .failure(IntervalError(text: startEmpty ? "start is empty" : "end is empty"))
+        }
         guard let from = ClockTime(start, role: .start) else {
             return .failure(IntervalError(text: "start \"\(start)\" is not a time (H:MM or HH:MM, 00:00–23:59)"))
         }

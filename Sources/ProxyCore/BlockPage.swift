@@ -16,8 +16,10 @@ public struct BlockPage: Sendable {
     public var zoneName: String
     public var gatewayName: String
 
-    public init(site: String, url: String, block: BlockReason, now: LocalDateTime, cutoffEnd: LocalDateTime?? = nil,
-                zoneName: String, gatewayName: String) {
+    public init(
+        site: String, url: String, block: BlockReason, now: LocalDateTime, cutoffEnd: LocalDateTime?? = nil,
+        zoneName: String, gatewayName: String
+    ) {
         self.site = site
         self.url = url
         self.block = block
@@ -38,21 +40,25 @@ public struct BlockPage: Sendable {
             rows.append(("Allowed again", end.map(Self.format) ?? "not within the coming week"))
         }
         rows.append(("Address", Self.escape(url)))
-        return Self.document(title: "Blocked: \(site)", heading: "This site is blocked", site: site, text: block.plainWords,
-                             rows: rows, gatewayName: gatewayName)
+        return Self.document(
+            title: "Blocked: \(site)", heading: "This site is blocked", site: site, text: block.plainWords,
+            rows: rows, gatewayName: gatewayName)
     }
 
     /// The page for a URL whose host is not a name at all (docs/decisions.md#names; answered 400): there
     /// is nothing to decide, so nothing is fetched.
     public static func invalidHost(_ host: String, url: String, gatewayName: String) -> String {
-        document(title: "Not a valid address", heading: "This address is not valid", site: host,
-                 text: "Only letters, digits, \"-\" and \"_\" may appear in a site's name.",
-                 rows: [("Address", escape(url))], gatewayName: gatewayName)
+        document(
+            title: "Not a valid address", heading: "This address is not valid", site: host,
+            text: "Only letters, digits, \"-\" and \"_\" may appear in a site's name.",
+            rows: [("Address", escape(url))], gatewayName: gatewayName)
     }
 
     /// The page around `rows` (already escaped); every other argument is escaped here.
-    static func document(title: String, heading: String, site: String, text: String, rows: [(String, String)],
-                         gatewayName: String) -> String {
+    static func document(
+        title: String, heading: String, site: String, text: String, rows: [(String, String)],
+        gatewayName: String
+    ) -> String {
         let table = rows.map { "<tr><th>\($0.0)</th><td>\($0.1)</td></tr>" }.joined(separator: "\n")
         return """
             <!DOCTYPE html>

@@ -54,20 +54,23 @@ public enum ClientHello {
     static func parseBody(_ body: ArraySlice<UInt8>) -> ClientHelloScan {
         var reader = Reader(bytes: body)
         guard reader.skip(2 + 32), let sessionLength = reader.uint8(), reader.skip(Int(sessionLength)),
-              let suitesLength = reader.uint16(), reader.skip(Int(suitesLength)),
-              let compressionLength = reader.uint8(), reader.skip(Int(compressionLength)) else { return .malformed }
+            let suitesLength = reader.uint16(), reader.skip(Int(suitesLength)),
+            let compressionLength = reader.uint8(), reader.skip(Int(compressionLength))
+        else { return .malformed }
         guard !reader.isAtEnd else { return .noServerName }  // no extensions at all
         guard let extensionsLength = reader.uint16(), var extensions = reader.sub(Int(extensionsLength)) else {
             return .malformed
         }
         while !extensions.isAtEnd {
             guard let type = extensions.uint16(), let length = extensions.uint16(),
-                  var data = extensions.sub(Int(length)) else { return .malformed }
+                var data = extensions.sub(Int(length))
+            else { return .malformed }
             guard type == serverNameExtension else { continue }
             // ServerNameList: a 2-byte length, then (name_type, 2-byte length, name) entries.
             guard let listLength = data.uint16(), var list = data.sub(Int(listLength)) else { return .malformed }
             while !list.isAtEnd {
-                guard let nameType = list.uint8(), let nameLength = list.uint16(), let name = list.bytes(Int(nameLength))
+                guard let nameType = list.uint8(), let nameLength = list.uint16(),
+                    let name = list.bytes(Int(nameLength))
                 else { return .malformed }
                 if nameType == 0 {
                     guard !name.isEmpty else { return .malformed }

@@ -25,8 +25,10 @@ public enum ForwardedHead {
     /// asked for keep-alive, `dropTransferEncoding` goes with a body passed de-chunked.
     /// A Content-Length beside Transfer-Encoding is dropped (RFC 9112 §6.3 rule 3: an
     /// intermediary removes it before forwarding).
-    public static func response(_ head: ResponseHead, close: Bool, keepAliveFor10: Bool, dropTransferEncoding: Bool,
-                                to out: inout ByteBuffer) {
+    public static func response(
+        _ head: ResponseHead, close: Bool, keepAliveFor10: Bool, dropTransferEncoding: Bool,
+        to out: inout ByteBuffer
+    ) {
         out.writeString("HTTP/1.1 \(head.status) ")
         _ = head.fields.bytes.withUnsafeBytes { out.writeBytes(UnsafeRawBufferPointer(rebasing: $0[head.reason])) }
         out.writeString("\r\n")
@@ -36,7 +38,11 @@ public enum ForwardedHead {
                 || (dropLength && head.fields.isNamed(field, "content-length"))
         }
         out.writeString("Via: 1.\(head.minorVersion) \(pseudonym)\r\n")
-        if close { out.writeString("Connection: close\r\n") } else if keepAliveFor10 { out.writeString("Connection: keep-alive\r\n") }
+        if close {
+            out.writeString("Connection: close\r\n")
+        } else if keepAliveFor10 {
+            out.writeString("Connection: keep-alive\r\n")
+        }
         out.writeString("\r\n")
     }
 
@@ -52,7 +58,9 @@ public enum ForwardedHead {
         let listsFields = fields.contains("connection")
         fields.bytes.withUnsafeBytes { raw in
             for field in fields.fields {
-                if isHopByHop(field, in: fields) || (listsFields && fields.isListed(field, in: "connection")) || drop(field) {
+                if isHopByHop(field, in: fields) || (listsFields && fields.isListed(field, in: "connection"))
+                    || drop(field)
+                {
                     continue
                 }
                 out.writeBytes(UnsafeRawBufferPointer(rebasing: raw[field.name]))

@@ -80,7 +80,8 @@ extension ProxyConnection {
             return clientIn.readableBytes >= ProxyLimits.inspectBytes ? startRelay(tunnel) : []
         case .serverName(let text):
             guard let name = try? QueryName.parse(text) else { return startRelay(tunnel) }
-            if let refusal = Tunnel.judgeServerName(name, rewriteTarget: tunnel.rewriteTarget, env.policy(for: client)) {
+            if let refusal = Tunnel.judgeServerName(name, rewriteTarget: tunnel.rewriteTarget, env.policy(for: client))
+            {
                 return [.record(env.hit(name.description, refusal, client: client))] + close()
             }
             var named = tunnel
@@ -116,14 +117,16 @@ extension ProxyConnection {
     }
 
     /// A block found by the resolver: the same refusal a decision gives, without a hit.
-    mutating func refuseAfterLookup(_ block: BlockReason, _ pending: Pending, _ env: ProxyEnvironment) -> [ProxyAction] {
+    mutating func refuseAfterLookup(_ block: BlockReason, _ pending: Pending, _ env: ProxyEnvironment) -> [ProxyAction]
+    {
         switch pending.purpose {
         case .tunnel(let tunnel):
             ProxyResponse.blocked(block, host: tunnel.target.host.description, keepAlive: false, to: &clientOut)
             return closeAfterResponse(env)
         case .forward(let exchange):
             let keepAlive = exchange.clientKeepAlive && exchange.retryable
-            writeBlockPage(block, site: exchange.site, url: exchange.url, method: exchange.method, keepAlive: keepAlive, env)
+            writeBlockPage(
+                block, site: exchange.site, url: exchange.url, method: exchange.method, keepAlive: keepAlive, env)
             if keepAlive {
                 return waitForNextRequest(env) + readHeads(env)
             }

@@ -14,8 +14,9 @@ extension ProxyConnection {
         let target: ProxyTarget
         do { target = try ProxyTarget.absolute(head.target) } catch .invalidHost(let host) {
             let keepAlive = head.keepAlive && (try? head.bodyFraming()) == .length(0)
-            ProxyResponse.invalidHost(host, url: head.target, gatewayName: env.settings.gatewayName, keepAlive: keepAlive,
-                                      to: &clientOut)
+            ProxyResponse.invalidHost(
+                host, url: head.target, gatewayName: env.settings.gatewayName, keepAlive: keepAlive,
+                to: &clientOut)
             return keepAlive ? waitForNextRequest(env) : closeAfterResponse(env)
         }
         let framing: BodyFraming
@@ -26,20 +27,24 @@ extension ProxyConnection {
         switch env.policy(for: client).verdict(target, isConnect: false) {
         case .refuse(let block):
             let keepAlive = head.keepAlive && framing == .length(0)
-            writeBlockPage(block, site: target.host.description, url: head.target, method: head.method, keepAlive: keepAlive, env)
+            writeBlockPage(
+                block, site: target.host.description, url: head.target, method: head.method, keepAlive: keepAlive, env)
             let record = ProxyAction.record(env.hit(target.host.description, block.decision, client: client))
             return [record] + (keepAlive ? waitForNextRequest(env) : closeAfterResponse(env))
         case .resolve(let name, let decision):
-            if decision.action == .rewrite, let rewritten = decision.target { env.snapshot.activity.recordRewrite(target: rewritten) }
+            if decision.action == .rewrite, let rewritten = decision.target {
+                env.snapshot.activity.recordRewrite(target: rewritten)
+            }
             destination = .name(name)
         case .address(let address, _):
             destination = .address(address)
         }
-        let exchange = Exchange(method: head.method, site: target.host.description, url: head.target,
-                                head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
-                                clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
-                                origin: Origin(destination: destination, port: target.port),
-                                retryable: framing == .length(0))
+        let exchange = Exchange(
+            method: head.method, site: target.host.description, url: head.target,
+            head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
+            clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
+            origin: Origin(destination: destination, port: target.port),
+            retryable: framing == .length(0))
         if upstream == exchange.origin {
             var reused = exchange
             reused.reusedConnection = true
@@ -67,7 +72,9 @@ extension ProxyConnection {
                 let used = try clientIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in
                     try exchange.requestBody.consume(bytes)
                 }
-                _ = clientIn.withUnsafeReadableBytes { upstreamOut.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
+                _ = clientIn.withUnsafeReadableBytes {
+                    upstreamOut.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<used]))
+                }
                 clientIn.moveReaderIndex(forwardBy: used)
                 clientIn.discardReadBytes()
             } catch {
@@ -102,14 +109,16 @@ extension ProxyConnection {
                 let bytes = upstreamIn.readBytes(length: end) ?? []
                 upstreamIn.discardReadBytes()
                 guard let head = try? ResponseHead(bytes), head.status != 101,
-                      let framing = try? head.bodyFraming(requestMethod: exchange.method) else {
+                    let framing = try? head.bodyFraming(requestMethod: exchange.method)
+                else {
                     return fail(502, "the origin sent a malformed response", env)
                 }
                 exchange.reusedConnection = false
                 exchange.head = ByteBuffer(capacity: 0)
                 if head.isInformational {
-                    ForwardedHead.response(head, close: false, keepAliveFor10: false, dropTransferEncoding: false,
-                                           to: &clientOut)
+                    ForwardedHead.response(
+                        head, close: false, keepAliveFor10: false, dropTransferEncoding: false,
+                        to: &clientOut)
                     state = .exchanging(exchange)
                     continue
                 }
@@ -119,10 +128,12 @@ extension ProxyConnection {
                 exchange.dechunk = framing == .chunked && exchange.clientIsHTTP10
                 // The client's connection survives only if it can tell this response's end
                 // and the request has been read to its end.
-                let keep = exchange.clientKeepAlive && framing != .untilClose && !exchange.dechunk
+                let keep =
+                    exchange.clientKeepAlive && framing != .untilClose && !exchange.dechunk
                     && exchange.requestBody.isComplete
-                ForwardedHead.response(head, close: !keep, keepAliveFor10: keep, dropTransferEncoding: exchange.dechunk,
-                                       to: &clientOut)
+                ForwardedHead.response(
+                    head, close: !keep, keepAliveFor10: keep, dropTransferEncoding: exchange.dechunk,
+                    to: &clientOut)
                 exchange.clientKeepAlive = keep
                 let tracker = BodyTracker(framing)
                 exchange.response = tracker.isComplete ? .done : .body(tracker)
@@ -134,8 +145,12 @@ extension ProxyConnection {
                             try tracker.consume(bytes) { _ = clientOut.writeBytes($0) }
                         }
                     } else {
-                        used = try upstreamIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in try tracker.consume(bytes) }
-                        _ = upstreamIn.withUnsafeReadableBytes { clientOut.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
+                        used = try upstreamIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in
+                            try tracker.consume(bytes)
+                        }
+                        _ = upstreamIn.withUnsafeReadableBytes {
+                            clientOut.writeBytes(UnsafeRawBufferPointer(rebasing: $0[0..<used]))
+                        }
                     }
                     upstreamIn.moveReaderIndex(forwardBy: used)
                     upstreamIn.discardReadBytes()
@@ -196,16 +211,19 @@ extension ProxyConnection {
     }
 
     /// The block page (docs/proxy.md#plain-http), with when the cutoff ends for a downtime or schedule block.
-    mutating func writeBlockPage(_ block: BlockReason, site: String, url: String, method: String, keepAlive: Bool,
-                                 _ env: ProxyEnvironment) {
+    mutating func writeBlockPage(
+        _ block: BlockReason, site: String, url: String, method: String, keepAlive: Bool,
+        _ env: ProxyEnvironment
+    ) {
         let policy = env.policy(for: client)
         let zone = policy.engine.zone
         var end: LocalDateTime??
         if block.isCutoff {
             end = .some(policy.rules.time.cutoffEnd(from: env.wallClock, zone: zone).map { zone.localDateTime(at: $0) })
         }
-        let page = BlockPage(site: site, url: url, block: block, now: policy.local, cutoffEnd: end,
-                             zoneName: zone.abbreviation(at: env.wallClock), gatewayName: env.settings.gatewayName)
+        let page = BlockPage(
+            site: site, url: url, block: block, now: policy.local, cutoffEnd: end,
+            zoneName: zone.abbreviation(at: env.wallClock), gatewayName: env.settings.gatewayName)
         ProxyResponse.blockPage(page, keepAlive: keepAlive, headOnly: method == "HEAD", to: &clientOut)
     }
 }

@@ -40,7 +40,8 @@ extension ProxyConnection {
         var actions: [ProxyAction] = []
         while case .readingHead = state {
             // RFC 9112 §2.2: empty lines before a request line are ignored.
-            while let byte = clientIn.getInteger(at: clientIn.readerIndex, as: UInt8.self), byte == 0x0D || byte == 0x0A {
+            while let byte = clientIn.getInteger(at: clientIn.readerIndex, as: UInt8.self), byte == 0x0D || byte == 0x0A
+            {
                 clientIn.moveReaderIndex(forwardBy: 1)
                 headScanner.reset()
             }
@@ -104,7 +105,8 @@ extension ProxyConnection {
             return actions + open(Pending(purpose: .tunnel(tunnel), origin: origin), env)
         case .address(let address, _):
             let origin = Origin(destination: .address(address), port: target.port)
-            return actions + open(Pending(purpose: .tunnel(Tunnel(target: target, rewriteTarget: nil)), origin: origin), env)
+            return actions
+                + open(Pending(purpose: .tunnel(Tunnel(target: target, rewriteTarget: nil)), origin: origin), env)
         }
     }
 
@@ -114,8 +116,9 @@ extension ProxyConnection {
         if PAC.isPACPath(head.target), head.method == "GET" || head.method == "HEAD" {
             ProxyResponse.pac(for: arrivedOn, keepAlive: keepAlive, headOnly: head.method == "HEAD", to: &clientOut)
         } else {
-            ProxyResponse.error(404, "this is a proxy; ask for http://… URLs, CONNECT or /proxy.pac", keepAlive: keepAlive,
-                                to: &clientOut)
+            ProxyResponse.error(
+                404, "this is a proxy; ask for http://… URLs, CONNECT or /proxy.pac", keepAlive: keepAlive,
+                to: &clientOut)
         }
         return keepAlive ? waitForNextRequest(env) : closeAfterResponse(env)
     }

@@ -74,8 +74,10 @@ public struct ProxyConnection: Sendable {
 
     /// A connection refused as soon as it is accepted (a client outside `allow_clients`,
     /// or one over `proxy_max_conns_per_client`): the response, then the lingering close.
-    public static func refused(client: IPAddress, arrivedOn: Endpoint, status: Int, message: String,
-                               now: UInt64) -> ProxyConnection {
+    public static func refused(
+        client: IPAddress, arrivedOn: Endpoint, status: Int, message: String,
+        now: UInt64
+    ) -> ProxyConnection {
         var connection = ProxyConnection(client: client, arrivedOn: arrivedOn, now: now)
         ProxyResponse.error(status, message, to: &connection.clientOut)
         connection.state = .closing
@@ -89,7 +91,8 @@ public struct ProxyConnection: Sendable {
         switch state {
         case .readingHead: clientIn.readableBytes <= ProxyLimits.headerBytes
         case .inspecting: clientIn.readableBytes < ProxyLimits.inspectBytes
-        case .exchanging(let exchange): !exchange.requestBody.isComplete && upstreamOut.readableBytes < ProxyLimits.highWater
+        case .exchanging(let exchange):
+            !exchange.requestBody.isComplete && upstreamOut.readableBytes < ProxyLimits.highWater
         case .closing: true
         case .resolving, .connecting, .relaying, .closed: false
         }

@@ -12,8 +12,10 @@ public final class DecisionSnapshot: Sendable {
     /// Query and rewrite counts (shared with the DNS side, kept across snapshots).
     public let activity: ActivityCounters
 
-    public init(engine: DecisionEngine<LabelTrie>, profileName: String = "default",
-                activity: ActivityCounters = ActivityCounters()) {
+    public init(
+        engine: DecisionEngine<LabelTrie>, profileName: String = "default",
+        activity: ActivityCounters = ActivityCounters()
+    ) {
         self.engine = engine
         self.profileName = profileName
         self.activity = activity
@@ -40,12 +42,15 @@ public struct ProxyEnvironment: Sendable {
     /// The policy of `client` now.
     public func policy(for client: IPAddress) -> TargetPolicy {
         let engine = snapshot.engine
-        return TargetPolicy(engine: engine, rules: engine.profiles.rules(for: Client(address: client)),
-                            local: engine.zone.localDateTime(at: wallClock), settings: settings)
+        return TargetPolicy(
+            engine: engine, rules: engine.profiles.rules(for: Client(address: client)),
+            local: engine.zone.localDateTime(at: wallClock), settings: settings)
     }
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.
     public func hit(_ name: String, _ decision: Decision, client: IPAddress) -> Hit {
-        Hit(profile: snapshot.profileName, name: name, decision: decision, client: client, source: .proxy, time: wallClock)
+        Hit(
+            profile: snapshot.profileName, name: name, decision: decision, client: client, source: .proxy,
+            time: wallClock)
     }
 }

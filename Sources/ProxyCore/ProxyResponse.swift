@@ -10,21 +10,27 @@ public enum ProxyResponse {
     /// A refusal: `403 Forbidden`, `Content-Type: text/plain`, `X-Phosra-Block: <reason>`
     /// and a one-line body (docs/proxy.md#connect).
     public static func blocked(_ block: BlockReason, host: String, keepAlive: Bool, to out: inout ByteBuffer) {
-        write(status: 403, headers: [("X-Phosra-Block", sanitized(block.text))],
-              body: "blocked by phosra-gate: \(sanitized(host)) (\(sanitized(block.text)))\n", keepAlive: keepAlive, to: &out)
+        write(
+            status: 403, headers: [("X-Phosra-Block", sanitized(block.text))],
+            body: "blocked by phosra-gate: \(sanitized(host)) (\(sanitized(block.text)))\n", keepAlive: keepAlive,
+            to: &out)
     }
 
     /// The block page for a plain-HTTP request (docs/proxy.md#plain-http), with the same header.
     public static func blockPage(_ page: BlockPage, keepAlive: Bool, headOnly: Bool, to out: inout ByteBuffer) {
-        write(status: 403, contentType: "text/html; charset=utf-8",
-              headers: [("X-Phosra-Block", sanitized(page.block.text)), ("Cache-Control", "no-store")],
-              body: page.html, keepAlive: keepAlive, headOnly: headOnly, to: &out)
+        write(
+            status: 403, contentType: "text/html; charset=utf-8",
+            headers: [("X-Phosra-Block", sanitized(page.block.text)), ("Cache-Control", "no-store")],
+            body: page.html, keepAlive: keepAlive, headOnly: headOnly, to: &out)
     }
 
     /// 400 for a URL whose host is not a valid name, as a page a browser shows.
-    public static func invalidHost(_ host: String, url: String, gatewayName: String, keepAlive: Bool, to out: inout ByteBuffer) {
-        write(status: 400, contentType: "text/html; charset=utf-8",
-              body: BlockPage.invalidHost(host, url: url, gatewayName: gatewayName), keepAlive: keepAlive, to: &out)
+    public static func invalidHost(
+        _ host: String, url: String, gatewayName: String, keepAlive: Bool, to out: inout ByteBuffer
+    ) {
+        write(
+            status: 400, contentType: "text/html; charset=utf-8",
+            body: BlockPage.invalidHost(host, url: url, gatewayName: gatewayName), keepAlive: keepAlive, to: &out)
     }
 
     /// An error of the proxy's own (400, 404, 429, 431, 502, 504, 508) with a one-line body.
@@ -34,8 +40,9 @@ public enum ProxyResponse {
 
     /// The PAC file for a proxy reached at `address` (docs/proxy.md#the-pac-file).
     public static func pac(for address: Endpoint, keepAlive: Bool, headOnly: Bool, to out: inout ByteBuffer) {
-        write(status: 200, contentType: PAC.contentType, headers: [("Cache-Control", "max-age=300")],
-              body: PAC.script(for: address), keepAlive: keepAlive, headOnly: headOnly, to: &out)
+        write(
+            status: 200, contentType: PAC.contentType, headers: [("Cache-Control", "max-age=300")],
+            body: PAC.script(for: address), keepAlive: keepAlive, headOnly: headOnly, to: &out)
     }
 
     public static func reasonPhrase(_ status: Int) -> String {
@@ -53,8 +60,10 @@ public enum ProxyResponse {
         }
     }
 
-    static func write(status: Int, contentType: String = "text/plain; charset=utf-8", headers: [(String, String)] = [],
-                      body: String, keepAlive: Bool, headOnly: Bool = false, to out: inout ByteBuffer) {
+    static func write(
+        status: Int, contentType: String = "text/plain; charset=utf-8", headers: [(String, String)] = [],
+        body: String, keepAlive: Bool, headOnly: Bool = false, to out: inout ByteBuffer
+    ) {
         var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\nContent-Type: \(contentType)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\n"

@@ -16,9 +16,11 @@ public struct ProxySettings: Sendable, Equatable {
     /// `gateway_name` (or the host name): shown on the block page.
     public var gatewayName: String
 
-    public init(connectPorts: Set<UInt16> = [443], allowIPConnect: Bool = false,
-                connectTimeout: UInt64 = 10_000_000_000, tunnelIdle: UInt64 = 300_000_000_000,
-                maxConnectionsPerClient: Int = 256, gatewayName: String = "phosra-gate") {
+    public init(
+        connectPorts: Set<UInt16> = [443], allowIPConnect: Bool = false,
+        connectTimeout: UInt64 = 10_000_000_000, tunnelIdle: UInt64 = 300_000_000_000,
+        maxConnectionsPerClient: Int = 256, gatewayName: String = "phosra-gate"
+    ) {
         self.connectPorts = connectPorts
         self.allowIPConnect = allowIPConnect
         self.connectTimeout = connectTimeout

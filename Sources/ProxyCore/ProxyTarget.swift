@@ -26,7 +26,9 @@ public struct ProxyTarget: Equatable, Sendable {
 
     /// `host:port` (CONNECT, RFC 9110 §9.3.6): the port is required; IPv6 in brackets.
     public static func connect(_ target: String) throws(ProxyError) -> ProxyTarget {
-        guard let (host, port) = try split(authority: Substring(target), defaultPort: nil) else { throw .badTarget(target) }
+        guard let (host, port) = try split(authority: Substring(target), defaultPort: nil) else {
+            throw .badTarget(target)
+        }
         return ProxyTarget(host: host, port: port, path: "", authority: target)
     }
 
@@ -34,9 +36,10 @@ public struct ProxyTarget: Equatable, Sendable {
     public static func absolute(_ target: String) throws(ProxyError) -> ProxyTarget {
         guard target.utf8.count > 7, target.prefix(7).lowercased() == "http://" else { throw .badTarget(target) }
         let rest = target.dropFirst(7)
-        let authorityEnd = rest.firstIndex(where: { (character: Character) -> Bool in
-            character == "/" || character == "?" || character == "#"
-        }) ?? rest.endIndex
+        let authorityEnd =
+            rest.firstIndex(where: { (character: Character) -> Bool in
+                character == "/" || character == "?" || character == "#"
+            }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         guard !authority.contains("@"), let (host, port) = try split(authority: authority, defaultPort: 80) else {
             throw .badTarget(target)
@@ -50,7 +53,8 @@ public struct ProxyTarget: Equatable, Sendable {
     /// required, a port that is not 1–65535).
     /// - Throws: `.invalidHost` when the host is neither an IP literal nor a valid name.
     private static func split(authority: Substring, defaultPort: UInt16?) throws(ProxyError) -> (Host, UInt16)? {
-        var hostText = authority, portText: Substring?
+        var hostText = authority
+        var portText: Substring?
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { return nil }
             hostText = authority[authority.index(after: authority.startIndex)..<close]
@@ -78,7 +82,8 @@ public struct ProxyTarget: Equatable, Sendable {
     private static func port(_ text: Substring?, _ defaultPort: UInt16?) -> UInt16? {
         guard let text else { return defaultPort }
         guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-              let value = Int(text), value >= 1, value <= 65535 else { return nil }
+            let value = Int(text), value >= 1, value <= 65535
+        else { return nil }
         return UInt16(value)
     }
 }

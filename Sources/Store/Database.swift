@@ -41,8 +41,11 @@ final class Database {
 
     /// The error for a failed call on this connection, with SQLite's message.
     func failure(_ call: String, _ code: Int32) -> StoreError {
-        .sqlite(call: call, code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path)
-            .withFallbackCode(code)
+        .sqlite(
+            call: call, code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+            path: path
+        )
+        .withFallbackCode(code)
     }
 
     /// Waits up to `milliseconds` for another connection's lock instead of failing with
@@ -70,7 +73,9 @@ final class Database {
     }
 
     /// Every row of one query, each turned into a value by `make`.
-    func rows<T>(_ sql: String, _ values: any SQLBindable..., make: (Row) throws(StoreError) -> T) throws(StoreError) -> [T] {
+    func rows<T>(
+        _ sql: String, _ values: any SQLBindable..., make: (Row) throws(StoreError) -> T
+    ) throws(StoreError) -> [T] {
         var result: [T] = []
         try statement(sql).step(values, self) { row throws(StoreError) in
             result.append(try make(row))
@@ -81,12 +86,15 @@ final class Database {
 
     /// Hands rows to `body` one at a time until it returns false: for walks that may stop
     /// early without loading every row.
-    func forEach(_ sql: String, _ values: any SQLBindable..., body: (Row) throws(StoreError) -> Bool) throws(StoreError) {
+    func forEach(_ sql: String, _ values: any SQLBindable..., body: (Row) throws(StoreError) -> Bool) throws(StoreError)
+    {
         try statement(sql).step(values, self, body)
     }
 
     /// The first row of a query, or nil when it returns none.
-    func firstRow<T>(_ sql: String, _ values: any SQLBindable..., make: (Row) throws(StoreError) -> T) throws(StoreError) -> T? {
+    func firstRow<T>(
+        _ sql: String, _ values: any SQLBindable..., make: (Row) throws(StoreError) -> T
+    ) throws(StoreError) -> T? {
         var result: T?
         try statement(sql).step(values, self) { row throws(StoreError) in
             result = try make(row)
@@ -138,7 +146,9 @@ final class Database {
 extension StoreError {
     /// Keeps the call's own result code when the connection reports none (`SQLITE_OK`).
     fileprivate func withFallbackCode(_ code: Int32) -> StoreError {
-        guard case .sqlite(let call, let reported, let message, let path) = self, reported == SQLITE_OK else { return self }
+        guard case .sqlite(let call, let reported, let message, let path) = self, reported == SQLITE_OK else {
+            return self
+        }
         return .sqlite(call: call, code: code, message: message, path: path)
     }
 }

@@ -21,8 +21,10 @@ public struct HitRow: Sendable, Equatable {
     /// The policy version that blocked them (the newest, after merging).
     public var policyVersion: Int
 
-    public init(profile: String, domain: String, matched: String?, reason: String, category: String?,
-                client: String, source: String, count: Int, firstSeen: Int64, lastSeen: Int64, policyVersion: Int) {
+    public init(
+        profile: String, domain: String, matched: String?, reason: String, category: String?,
+        client: String, source: String, count: Int, firstSeen: Int64, lastSeen: Int64, policyVersion: Int
+    ) {
         self.profile = profile
         self.domain = domain
         self.matched = matched
@@ -44,7 +46,8 @@ public struct HitRow: Sendable, Equatable {
     /// "first_seen":"RFC 3339","last_seen":"RFC 3339"}` plus its separating comma. Over-
     /// rather than under-estimates escapes, so a batch cut by it stays under the limit.
     public var estimatedJSONBytes: Int {
-        let strings = [domain, reason, client, source].reduce(0) { $0 + Self.jsonStringBytes($1) }
+        let strings =
+            [domain, reason, client, source].reduce(0) { $0 + Self.jsonStringBytes($1) }
             + Self.jsonStringBytes(matched) + Self.jsonStringBytes(category)
         return Self.eventSkeletonBytes + strings + String(count).utf8.count
     }
@@ -86,8 +89,10 @@ public struct Batch: Sendable, Equatable {
     /// Every event of a batch was blocked under this policy version.
     public var policyVersion: Int
 
-    public init(id: String, profile: String, events: [HitRow], mergedEvents: Int,
-                windowStart: Int64, windowEnd: Int64, policyVersion: Int) {
+    public init(
+        id: String, profile: String, events: [HitRow], mergedEvents: Int,
+        windowStart: Int64, windowEnd: Int64, policyVersion: Int
+    ) {
         self.id = id
         self.profile = profile
         self.events = events
@@ -100,13 +105,15 @@ public struct Batch: Sendable, Equatable {
 
 extension HitRow {
     /// The columns `init(row:)` reads, in order; shared by the queue's and dead letter's queries.
-    static let columns = "profile, domain, matched, reason, category, client, source, count, first_seen, last_seen, policy_version"
+    static let columns =
+        "profile, domain, matched, reason, category, client, source, count, first_seen, last_seen, policy_version"
 
     /// Reads `columns` starting at column `first`.
     init(row: Row, from first: Int32 = 0) {
-        self.init(profile: row.text(first), domain: row.text(first + 1), matched: row.optionalText(first + 2),
-                  reason: row.text(first + 3), category: row.optionalText(first + 4), client: row.text(first + 5),
-                  source: row.text(first + 6), count: row.int(first + 7), firstSeen: row.int64(first + 8),
-                  lastSeen: row.int64(first + 9), policyVersion: row.int(first + 10))
+        self.init(
+            profile: row.text(first), domain: row.text(first + 1), matched: row.optionalText(first + 2),
+            reason: row.text(first + 3), category: row.optionalText(first + 4), client: row.text(first + 5),
+            source: row.text(first + 6), count: row.int(first + 7), firstSeen: row.int64(first + 8),
+            lastSeen: row.int64(first + 9), policyVersion: row.int(first + 10))
     }
 }

@@ -12,148 +12,152 @@ struct Migration: Sendable {
 /// Append only: a shipped migration is never edited, a change is a new number.
 enum Migrations {
     static let all: [Migration] = [
-        Migration(version: 1, sql: """
-            -- The last good policy per profile, enforced at start before any network call (docs/sync.md#polling).
-            CREATE TABLE policies (
-                profile    TEXT PRIMARY KEY NOT NULL,
-                json       BLOB NOT NULL,
-                version    INTEGER NOT NULL,
-                policy_id  TEXT NOT NULL,
-                fetched_at INTEGER NOT NULL
-            );
-            CREATE TABLE sync_state (
-                profile            TEXT PRIMARY KEY NOT NULL,
-                applied_version    INTEGER NOT NULL,
-                policy_id          TEXT NOT NULL,
-                last_sync_at       INTEGER,
-                last_success_at    INTEGER,
-                last_error         TEXT,
-                last_error_at      INTEGER,
-                unauthorized_since INTEGER,
-                revoked            INTEGER NOT NULL,
-                no_active_policy   INTEGER NOT NULL,
-                acked_version      INTEGER NOT NULL,
-                reported_version   INTEGER NOT NULL,
-                next_full_sync_at  INTEGER
-            );
-            -- A batch formed from queued rows and not yet acknowledged (docs/sync.md#hits). UNIQUE
-            -- (profile): at most one in flight per profile, resent as is until a 202 or 400.
-            CREATE TABLE hit_batches (
-                id             TEXT PRIMARY KEY NOT NULL,
-                profile        TEXT NOT NULL UNIQUE,
-                merged_events  INTEGER NOT NULL,
-                policy_version INTEGER NOT NULL,
-                created_at     INTEGER NOT NULL
-            );
-            -- Hit rows waiting for delivery: batch_id NULL = queued, else part of that batch.
-            CREATE TABLE hit_queue (
-                id             INTEGER PRIMARY KEY,
-                profile        TEXT NOT NULL,
-                domain         TEXT NOT NULL,
-                matched        TEXT,
-                reason         TEXT NOT NULL,
-                category       TEXT,
-                client         TEXT NOT NULL,
-                source         TEXT NOT NULL,
-                count          INTEGER NOT NULL,
-                first_seen     INTEGER NOT NULL,
-                last_seen      INTEGER NOT NULL,
-                policy_version INTEGER NOT NULL,
-                batch_id       TEXT REFERENCES hit_batches(id)
-            );
-            -- The upsert key of queued rows; batched rows are frozen and may repeat it.
-            CREATE UNIQUE INDEX hit_queue_open_key ON hit_queue(profile, domain, reason, client, source)
-                WHERE batch_id IS NULL;
-            CREATE INDEX hit_queue_open_age ON hit_queue(profile, first_seen) WHERE batch_id IS NULL;
-            CREATE INDEX hit_queue_batch ON hit_queue(batch_id) WHERE batch_id IS NOT NULL;
-            -- Rows folded away by the queue bound, not yet handed to a batch as merged_events.
-            CREATE TABLE hit_merge_pending (
-                profile        TEXT PRIMARY KEY NOT NULL,
-                merged_pending INTEGER NOT NULL
-            );
-            -- Batches the API refused with a 400, and their rows, kept for `status`.
-            CREATE TABLE dead_letter_batches (
-                id             TEXT PRIMARY KEY NOT NULL,
-                profile        TEXT NOT NULL,
-                merged_events  INTEGER NOT NULL,
-                policy_version INTEGER NOT NULL,
-                error          TEXT NOT NULL,
-                dead_at        INTEGER NOT NULL
-            );
-            CREATE TABLE dead_letter (
-                id             INTEGER PRIMARY KEY,
-                batch_id       TEXT NOT NULL REFERENCES dead_letter_batches(id) ON DELETE CASCADE,
-                profile        TEXT NOT NULL,
-                domain         TEXT NOT NULL,
-                matched        TEXT,
-                reason         TEXT NOT NULL,
-                category       TEXT,
-                client         TEXT NOT NULL,
-                source         TEXT NOT NULL,
-                count          INTEGER NOT NULL,
-                first_seen     INTEGER NOT NULL,
-                last_seen      INTEGER NOT NULL,
-                policy_version INTEGER NOT NULL
-            );
-            CREATE INDEX dead_letter_profile ON dead_letter(profile);
-            CREATE INDEX dead_letter_batch ON dead_letter(batch_id);
-            -- Local hit history for `phosra-gate hits`, in time buckets so a week of
-            -- 5-second flushes stays small; independent of delivery.
-            CREATE TABLE hit_history (
-                profile    TEXT NOT NULL,
-                domain     TEXT NOT NULL,
-                reason     TEXT NOT NULL,
-                client     TEXT NOT NULL,
-                source     TEXT NOT NULL,
-                bucket     INTEGER NOT NULL,
-                matched    TEXT,
-                category   TEXT,
-                count      INTEGER NOT NULL,
-                first_seen INTEGER NOT NULL,
-                last_seen  INTEGER NOT NULL,
-                PRIMARY KEY (profile, domain, reason, client, source, bucket)
-            );
-            CREATE INDEX hit_history_last_seen ON hit_history(last_seen);
-            -- Hourly web_activity counts (docs/sync.md#activity).
-            CREATE TABLE activity_hours (
-                profile    TEXT NOT NULL,
-                hour_start INTEGER NOT NULL,
-                queries    INTEGER NOT NULL,
-                sent       INTEGER NOT NULL DEFAULT 0,
-                PRIMARY KEY (profile, hour_start)
-            );
-            CREATE TABLE activity_counts (
-                profile    TEXT NOT NULL,
-                hour_start INTEGER NOT NULL,
-                kind       TEXT NOT NULL CHECK (kind IN ('reason', 'category', 'engine')),
-                name       TEXT NOT NULL,
-                count      INTEGER NOT NULL,
-                PRIMARY KEY (profile, hour_start, kind, name),
-                FOREIGN KEY (profile, hour_start) REFERENCES activity_hours(profile, hour_start) ON DELETE CASCADE
-            );
-            -- `run`'s heartbeat (docs/configuration.md): one row, rewritten while it runs.
-            CREATE TABLE heartbeat (
-                id         INTEGER PRIMARY KEY CHECK (id = 1),
-                pid        INTEGER NOT NULL,
-                started_at INTEGER NOT NULL,
-                updated_at INTEGER NOT NULL,
-                version    TEXT NOT NULL,
-                listeners  TEXT NOT NULL
-            );
-            -- Lines for `status`: a database moved aside, and the like.
-            CREATE TABLE notes (
-                id         INTEGER PRIMARY KEY,
-                created_at INTEGER NOT NULL,
-                text       TEXT NOT NULL
-            );
-            PRAGMA user_version = 1;
-            """),
-        Migration(version: 2, sql: """
-            -- Whether a 404 (no active policy) left the profile unfiltered (`on_no_policy = allow`)
-            -- or still enforcing the cached policy, so `status` can say which.
-            ALTER TABLE sync_state ADD COLUMN no_policy_unfiltered INTEGER NOT NULL DEFAULT 0;
-            PRAGMA user_version = 2;
-            """),
+        Migration(
+            version: 1,
+            sql: """
+                -- The last good policy per profile, enforced at start before any network call (docs/sync.md#polling).
+                CREATE TABLE policies (
+                    profile    TEXT PRIMARY KEY NOT NULL,
+                    json       BLOB NOT NULL,
+                    version    INTEGER NOT NULL,
+                    policy_id  TEXT NOT NULL,
+                    fetched_at INTEGER NOT NULL
+                );
+                CREATE TABLE sync_state (
+                    profile            TEXT PRIMARY KEY NOT NULL,
+                    applied_version    INTEGER NOT NULL,
+                    policy_id          TEXT NOT NULL,
+                    last_sync_at       INTEGER,
+                    last_success_at    INTEGER,
+                    last_error         TEXT,
+                    last_error_at      INTEGER,
+                    unauthorized_since INTEGER,
+                    revoked            INTEGER NOT NULL,
+                    no_active_policy   INTEGER NOT NULL,
+                    acked_version      INTEGER NOT NULL,
+                    reported_version   INTEGER NOT NULL,
+                    next_full_sync_at  INTEGER
+                );
+                -- A batch formed from queued rows and not yet acknowledged (docs/sync.md#hits). UNIQUE
+                -- (profile): at most one in flight per profile, resent as is until a 202 or 400.
+                CREATE TABLE hit_batches (
+                    id             TEXT PRIMARY KEY NOT NULL,
+                    profile        TEXT NOT NULL UNIQUE,
+                    merged_events  INTEGER NOT NULL,
+                    policy_version INTEGER NOT NULL,
+                    created_at     INTEGER NOT NULL
+                );
+                -- Hit rows waiting for delivery: batch_id NULL = queued, else part of that batch.
+                CREATE TABLE hit_queue (
+                    id             INTEGER PRIMARY KEY,
+                    profile        TEXT NOT NULL,
+                    domain         TEXT NOT NULL,
+                    matched        TEXT,
+                    reason         TEXT NOT NULL,
+                    category       TEXT,
+                    client         TEXT NOT NULL,
+                    source         TEXT NOT NULL,
+                    count          INTEGER NOT NULL,
+                    first_seen     INTEGER NOT NULL,
+                    last_seen      INTEGER NOT NULL,
+                    policy_version INTEGER NOT NULL,
+                    batch_id       TEXT REFERENCES hit_batches(id)
+                );
+                -- The upsert key of queued rows; batched rows are frozen and may repeat it.
+                CREATE UNIQUE INDEX hit_queue_open_key ON hit_queue(profile, domain, reason, client, source)
+                    WHERE batch_id IS NULL;
+                CREATE INDEX hit_queue_open_age ON hit_queue(profile, first_seen) WHERE batch_id IS NULL;
+                CREATE INDEX hit_queue_batch ON hit_queue(batch_id) WHERE batch_id IS NOT NULL;
+                -- Rows folded away by the queue bound, not yet handed to a batch as merged_events.
+                CREATE TABLE hit_merge_pending (
+                    profile        TEXT PRIMARY KEY NOT NULL,
+                    merged_pending INTEGER NOT NULL
+                );
+                -- Batches the API refused with a 400, and their rows, kept for `status`.
+                CREATE TABLE dead_letter_batches (
+                    id             TEXT PRIMARY KEY NOT NULL,
+                    profile        TEXT NOT NULL,
+                    merged_events  INTEGER NOT NULL,
+                    policy_version INTEGER NOT NULL,
+                    error          TEXT NOT NULL,
+                    dead_at        INTEGER NOT NULL
+                );
+                CREATE TABLE dead_letter (
+                    id             INTEGER PRIMARY KEY,
+                    batch_id       TEXT NOT NULL REFERENCES dead_letter_batches(id) ON DELETE CASCADE,
+                    profile        TEXT NOT NULL,
+                    domain         TEXT NOT NULL,
+                    matched        TEXT,
+                    reason         TEXT NOT NULL,
+                    category       TEXT,
+                    client         TEXT NOT NULL,
+                    source         TEXT NOT NULL,
+                    count          INTEGER NOT NULL,
+                    first_seen     INTEGER NOT NULL,
+                    last_seen      INTEGER NOT NULL,
+                    policy_version INTEGER NOT NULL
+                );
+                CREATE INDEX dead_letter_profile ON dead_letter(profile);
+                CREATE INDEX dead_letter_batch ON dead_letter(batch_id);
+                -- Local hit history for `phosra-gate hits`, in time buckets so a week of
+                -- 5-second flushes stays small; independent of delivery.
+                CREATE TABLE hit_history (
+                    profile    TEXT NOT NULL,
+                    domain     TEXT NOT NULL,
+                    reason     TEXT NOT NULL,
+                    client     TEXT NOT NULL,
+                    source     TEXT NOT NULL,
+                    bucket     INTEGER NOT NULL,
+                    matched    TEXT,
+                    category   TEXT,
+                    count      INTEGER NOT NULL,
+                    first_seen INTEGER NOT NULL,
+                    last_seen  INTEGER NOT NULL,
+                    PRIMARY KEY (profile, domain, reason, client, source, bucket)
+                );
+                CREATE INDEX hit_history_last_seen ON hit_history(last_seen);
+                -- Hourly web_activity counts (docs/sync.md#activity).
+                CREATE TABLE activity_hours (
+                    profile    TEXT NOT NULL,
+                    hour_start INTEGER NOT NULL,
+                    queries    INTEGER NOT NULL,
+                    sent       INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (profile, hour_start)
+                );
+                CREATE TABLE activity_counts (
+                    profile    TEXT NOT NULL,
+                    hour_start INTEGER NOT NULL,
+                    kind       TEXT NOT NULL CHECK (kind IN ('reason', 'category', 'engine')),
+                    name       TEXT NOT NULL,
+                    count      INTEGER NOT NULL,
+                    PRIMARY KEY (profile, hour_start, kind, name),
+                    FOREIGN KEY (profile, hour_start) REFERENCES activity_hours(profile, hour_start) ON DELETE CASCADE
+                );
+                -- `run`'s heartbeat (docs/configuration.md): one row, rewritten while it runs.
+                CREATE TABLE heartbeat (
+                    id         INTEGER PRIMARY KEY CHECK (id = 1),
+                    pid        INTEGER NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    version    TEXT NOT NULL,
+                    listeners  TEXT NOT NULL
+                );
+                -- Lines for `status`: a database moved aside, and the like.
+                CREATE TABLE notes (
+                    id         INTEGER PRIMARY KEY,
+                    created_at INTEGER NOT NULL,
+                    text       TEXT NOT NULL
+                );
+                PRAGMA user_version = 1;
+                """),
+        Migration(
+            version: 2,
+            sql: """
+                -- Whether a 404 (no active policy) left the profile unfiltered (`on_no_policy = allow`)
+                -- or still enforcing the cached policy, so `status` can say which.
+                ALTER TABLE sync_state ADD COLUMN no_policy_unfiltered INTEGER NOT NULL DEFAULT 0;
+                PRAGMA user_version = 2;
+                """),
     ]
 
     /// The schema version this build writes and reads.
@@ -179,8 +183,9 @@ enum Migrations {
                     try database.execute(migration.sql)
                     let reached = try version(of: database)
                     guard reached == migration.version else {
-                        throw .sqlite(call: "PRAGMA user_version", code: SQLITE_ERROR,
-                                      message: "migration left user_version at \(reached)", path: database.path)
+                        throw .sqlite(
+                            call: "PRAGMA user_version", code: SQLITE_ERROR,
+                            message: "migration left user_version at \(reached)", path: database.path)
                     }
                 }
             } catch {

@@ -61,8 +61,9 @@ enum Recovery {
         // is one line, so it names the first real finding.
         let lines = findings.flatMap { $0.split(separator: "\n").map(String.init) }
         let first = lines.first { !$0.hasPrefix("***") } ?? "no result"
-        throw .sqlite(call: "PRAGMA quick_check", code: SQLITE_CORRUPT,
-                      message: "integrity check failed: \(first)", path: database.path)
+        throw .sqlite(
+            call: "PRAGMA quick_check", code: SQLITE_CORRUPT,
+            message: "integrity check failed: \(first)", path: database.path)
     }
 
     /// Renames `path` (and its `-wal`, `-shm`, `-journal`) to `path.corrupt-<now>`, with a

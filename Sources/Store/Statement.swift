@@ -33,7 +33,9 @@ final class Statement {
     /// Binds `values` to parameters 1…n, steps through the rows handing each to `each`
     /// until it returns false or the rows end, then resets the statement and clears its
     /// bindings for the next use.
-    func step(_ values: [any SQLBindable], _ database: Database, _ each: (Row) throws(StoreError) -> Bool) throws(StoreError) {
+    func step(
+        _ values: [any SQLBindable], _ database: Database, _ each: (Row) throws(StoreError) -> Bool
+    ) throws(StoreError) {
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)

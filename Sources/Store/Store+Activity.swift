@@ -10,8 +10,10 @@ public struct ActivityRecord: Sendable, Equatable {
     /// Safe-search rewrites by engine (`google`, `youtube`, …).
     public var rewritesByEngine: [String: Int]
 
-    public init(profile: String, hourStart: Int64, queries: Int, blocksByReason: [String: Int],
-                blocksByCategory: [String: Int], rewritesByEngine: [String: Int]) {
+    public init(
+        profile: String, hourStart: Int64, queries: Int, blocksByReason: [String: Int],
+        blocksByCategory: [String: Int], rewritesByEngine: [String: Int]
+    ) {
         self.profile = profile
         self.hourStart = hourStart
         self.queries = queries
@@ -25,16 +27,22 @@ public struct ActivityRecord: Sendable, Equatable {
 extension Store {
     /// Adds counts to the profile's hour in one transaction. Counts added to an hour
     /// already sent are kept but not sent again (a report covers an hour once).
-    public func addActivity(profile: String, hourStart: Int64, queries: Int, blocksByReason: [String: Int] = [:],
-                            blocksByCategory: [String: Int] = [:], rewritesByEngine: [String: Int] = [:]) throws(StoreError) {
+    public func addActivity(
+        profile: String, hourStart: Int64, queries: Int, blocksByReason: [String: Int] = [:],
+        blocksByCategory: [String: Int] = [:], rewritesByEngine: [String: Int] = [:]
+    ) throws(StoreError) {
         try write { database throws(StoreError) in
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO activity_hours (profile, hour_start, queries) VALUES (?, ?, ?)
                 ON CONFLICT (profile, hour_start) DO UPDATE SET queries = queries + excluded.queries
                 """, profile, hourStart, queries)
-            for (kind, counts) in [("reason", blocksByReason), ("category", blocksByCategory), ("engine", rewritesByEngine)] {
+            for (kind, counts) in [
+                ("reason", blocksByReason), ("category", blocksByCategory), ("engine", rewritesByEngine),
+            ] {
                 for (name, count) in counts {
-                    try database.run("""
+                    try database.run(
+                        """
                         INSERT INTO activity_counts (profile, hour_start, kind, name, count) VALUES (?, ?, ?, ?, ?)
                         ON CONFLICT (profile, hour_start, kind, name) DO UPDATE SET count = count + excluded.count
                         """, profile, hourStart, kind, name, count)
@@ -47,17 +55,22 @@ extension Store {
     /// current hour's start) that were not sent yet, oldest first.
     public func unsentActivity(profile: String, before hourStart: Int64) throws(StoreError) -> [ActivityRecord] {
         try withDatabase { database throws(StoreError) in
-            var records = try database.rows("""
+            var records = try database.rows(
+                """
                 SELECT hour_start, queries FROM activity_hours
                 WHERE profile = ? AND hour_start < ? AND sent = 0 ORDER BY hour_start
-                """, profile, hourStart) { row in
-                ActivityRecord(profile: profile, hourStart: row.int64(0), queries: row.int(1),
-                               blocksByReason: [:], blocksByCategory: [:], rewritesByEngine: [:])
+                """, profile, hourStart
+            ) { row in
+                ActivityRecord(
+                    profile: profile, hourStart: row.int64(0), queries: row.int(1),
+                    blocksByReason: [:], blocksByCategory: [:], rewritesByEngine: [:])
             }
             for index in records.indices {
-                try database.forEach("""
+                try database.forEach(
+                    """
                     SELECT kind, name, count FROM activity_counts WHERE profile = ? AND hour_start = ?
-                    """, profile, records[index].hourStart) { row throws(StoreError) in
+                    """, profile, records[index].hourStart
+                ) { row throws(StoreError) in
                     switch row.text(0) {
                     case "reason": records[index].blocksByReason[row.text(1)] = row.int(2)
                     case "category": records[index].blocksByCategory[row.text(1)] = row.int(2)
@@ -73,7 +86,8 @@ extension Store {
     /// The report for the profile's hour was accepted.
     public func markActivitySent(profile: String, hourStart: Int64) throws(StoreError) {
         try write { database throws(StoreError) in
-            try database.run("UPDATE activity_hours SET sent = 1 WHERE profile = ? AND hour_start = ?", profile, hourStart)
+            try database.run(
+                "UPDATE activity_hours SET sent = 1 WHERE profile = ? AND hour_start = ?", profile, hourStart)
         }
     }
 

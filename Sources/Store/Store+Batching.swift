@@ -5,25 +5,31 @@ extension Store {
     static let reportEnvelopeBytes = 512
 
     /// Called inside `nextBatch`'s transaction when the profile has no batch in flight.
-    static func formBatch(profile: String, maxEvents: Int, maxBytes: Int, now: Int64,
-                          _ database: Database) throws(StoreError) -> Batch? {
+    static func formBatch(
+        profile: String, maxEvents: Int, maxBytes: Int, now: Int64,
+        _ database: Database
+    ) throws(StoreError) -> Batch? {
         // One policy version per batch, the oldest row's: the report carries one
         // `policy_version`, and a policy change in the middle of the queue must not
         // relabel the hits blocked under the previous version.
-        guard let version = try database.firstRow("""
-            SELECT policy_version FROM hit_queue WHERE profile = ? AND batch_id IS NULL
-            ORDER BY first_seen, id LIMIT 1
-            """, profile, make: { $0.int(0) })
+        guard
+            let version = try database.firstRow(
+                """
+                SELECT policy_version FROM hit_queue WHERE profile = ? AND batch_id IS NULL
+                ORDER BY first_seen, id LIMIT 1
+                """, profile, make: { $0.int(0) })
         else { return nil }
 
         var ids: [Int64] = []
         var events: [HitRow] = []
         var bytes = reportEnvelopeBytes
-        try database.forEach("""
+        try database.forEach(
+            """
             SELECT id, \(HitRow.columns) FROM hit_queue
             WHERE profile = ? AND batch_id IS NULL AND policy_version = ?
             ORDER BY first_seen, id LIMIT ?
-            """, profile, version, max(1, maxEvents)) { row throws(StoreError) in
+            """, profile, version, max(1, maxEvents)
+        ) { row throws(StoreError) in
             let event = HitRow(row: row, from: 1)
             // The first event always goes, so one oversized row cannot stall the queue.
             guard events.isEmpty || bytes + event.estimatedJSONBytes <= maxBytes else { return false }
@@ -35,7 +41,8 @@ extension Store {
 
         let id = BatchID.random()
         let merged = try database.integer("SELECT merged_pending FROM hit_merge_pending WHERE profile = ?", profile)
-        try database.run("""
+        try database.run(
+            """
             INSERT INTO hit_batches (id, profile, merged_events, policy_version, created_at) VALUES (?, ?, ?, ?, ?)
             """, id, profile, merged, version, now)
         try database.run("DELETE FROM hit_merge_pending WHERE profile = ?", profile)

@@ -23,7 +23,8 @@ extension Store {
     /// Replaces the heartbeat row.
     public func writeHeartbeat(_ heartbeat: Heartbeat) throws(StoreError) {
         try write { database throws(StoreError) in
-            try database.run("""
+            try database.run(
+                """
                 INSERT OR REPLACE INTO heartbeat (id, pid, started_at, updated_at, version, listeners)
                 VALUES (1, ?, ?, ?, ?, ?)
                 """, heartbeat.pid, heartbeat.startedAt, heartbeat.updatedAt, heartbeat.version,
@@ -34,11 +35,13 @@ extension Store {
     /// The last heartbeat written, or nil when `run` never ran or stopped cleanly.
     public func heartbeat() throws(StoreError) -> Heartbeat? {
         try withDatabase { database throws(StoreError) in
-            try database.firstRow("SELECT pid, started_at, updated_at, version, listeners FROM heartbeat WHERE id = 1") { row in
+            try database.firstRow("SELECT pid, started_at, updated_at, version, listeners FROM heartbeat WHERE id = 1")
+            { row in
                 let listeners = row.text(4)
-                return Heartbeat(pid: Int32(truncatingIfNeeded: row.int64(0)), startedAt: row.int64(1),
-                                 updatedAt: row.int64(2), version: row.text(3),
-                                 listeners: listeners.isEmpty ? [] : listeners.split(separator: "\n").map(String.init))
+                return Heartbeat(
+                    pid: Int32(truncatingIfNeeded: row.int64(0)), startedAt: row.int64(1),
+                    updatedAt: row.int64(2), version: row.text(3),
+                    listeners: listeners.isEmpty ? [] : listeners.split(separator: "\n").map(String.init))
             }
         }
     }

@@ -14,8 +14,10 @@ public struct HistoryGroup: Sendable, Equatable {
     public var firstSeen: Int64
     public var lastSeen: Int64
 
-    public init(profile: String, domain: String, count: Int, reasons: [String], categories: [String],
-                clients: [String], firstSeen: Int64, lastSeen: Int64) {
+    public init(
+        profile: String, domain: String, count: Int, reasons: [String], categories: [String],
+        clients: [String], firstSeen: Int64, lastSeen: Int64
+    ) {
         self.profile = profile
         self.domain = domain
         self.count = count
@@ -39,7 +41,8 @@ extension Store {
     public func recordHistory(_ rows: [HitRow]) throws(StoreError) {
         try write { database throws(StoreError) in
             for row in rows {
-                try database.run("""
+                try database.run(
+                    """
                     INSERT INTO hit_history (profile, domain, reason, client, source, bucket, matched, category,
                         count, first_seen, last_seen)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -58,28 +61,34 @@ extension Store {
     /// Blocks seen at or after `since` (of one profile, or all), grouped by (profile,
     /// domain), the most recently seen first.
     public func recentHits(since: Int64, profile: String? = nil) throws(StoreError) -> [HistoryGroup] {
-        struct Part { let profile: String, domain: String, reason: String, category: String?, client: String
-                      let count: Int, firstSeen: Int64, lastSeen: Int64 }
+        struct Part {
+            let profile: String, domain: String, reason: String, category: String?, client: String
+            let count: Int, firstSeen: Int64, lastSeen: Int64
+        }
         let parts = try withDatabase { database throws(StoreError) in
-            try database.rows("""
+            try database.rows(
+                """
                 SELECT profile, domain, reason, category, client, sum(count), min(first_seen), max(last_seen)
                 FROM hit_history
                 WHERE last_seen >= ?1 AND (?2 IS NULL OR profile = ?2)
                 GROUP BY profile, domain, reason, category, client
-                """, since, profile) { row in
-                Part(profile: row.text(0), domain: row.text(1), reason: row.text(2), category: row.optionalText(3),
-                     client: row.text(4), count: row.int(5), firstSeen: row.int64(6), lastSeen: row.int64(7))
+                """, since, profile
+            ) { row in
+                Part(
+                    profile: row.text(0), domain: row.text(1), reason: row.text(2), category: row.optionalText(3),
+                    client: row.text(4), count: row.int(5), firstSeen: row.int64(6), lastSeen: row.int64(7))
             }
         }
         struct Key: Hashable { let profile: String, domain: String }
         var grouped: [Key: [Part]] = [:]
         for part in parts { grouped[Key(profile: part.profile, domain: part.domain), default: []].append(part) }
         return grouped.map { key, parts in
-            HistoryGroup(profile: key.profile, domain: key.domain, count: parts.reduce(0) { $0 + $1.count },
-                         reasons: Self.byFrequency(parts.map { ($0.reason, $0.count) }),
-                         categories: Self.byFrequency(parts.compactMap { part in part.category.map { ($0, part.count) } }),
-                         clients: Self.byFrequency(parts.map { ($0.client, $0.count) }),
-                         firstSeen: parts.map(\.firstSeen).min() ?? 0, lastSeen: parts.map(\.lastSeen).max() ?? 0)
+            HistoryGroup(
+                profile: key.profile, domain: key.domain, count: parts.reduce(0) { $0 + $1.count },
+                reasons: Self.byFrequency(parts.map { ($0.reason, $0.count) }),
+                categories: Self.byFrequency(parts.compactMap { part in part.category.map { ($0, part.count) } }),
+                clients: Self.byFrequency(parts.map { ($0.client, $0.count) }),
+                firstSeen: parts.map(\.firstSeen).min() ?? 0, lastSeen: parts.map(\.lastSeen).max() ?? 0)
         }.sorted { ($1.lastSeen, $0.profile, $0.domain) < ($0.lastSeen, $1.profile, $1.domain) }
     }
 

@@ -25,15 +25,19 @@ extension Store {
     /// at most `maxEvents`, and no more than fit `maxBytes` of report JSON (at least one)
     /// — become a batch with a fresh UUID, together with the profile's pending merged
     /// count, in one transaction. Rows queued later are never added to it.
-    public func nextBatch(profile: String, maxEvents: Int = 500, maxBytes: Int = 262_144, now: Int64) throws(StoreError) -> Batch? {
+    public func nextBatch(
+        profile: String, maxEvents: Int = 500, maxBytes: Int = 262_144, now: Int64
+    ) throws(StoreError) -> Batch? {
         try write { database throws(StoreError) in
             if let open = try database.firstRow(
                 "SELECT id, merged_events, policy_version FROM hit_batches WHERE profile = ?", profile,
-                make: { row in (id: row.text(0), merged: row.int(1), version: row.int(2)) }) {
+                make: { row in (id: row.text(0), merged: row.int(1), version: row.int(2)) })
+            {
                 let events = try database.rows(
                     "SELECT \(HitRow.columns) FROM hit_queue WHERE batch_id = ? ORDER BY first_seen, id", open.id
                 ) { HitRow(row: $0) }
-                return Batch(id: open.id, profile: profile, rows: events, mergedEvents: open.merged, policyVersion: open.version)
+                return Batch(
+                    id: open.id, profile: profile, rows: events, mergedEvents: open.merged, policyVersion: open.version)
             }
             return try Self.formBatch(profile: profile, maxEvents: maxEvents, maxBytes: maxBytes, now: now, database)
         }
@@ -57,12 +61,14 @@ extension Store {
     @discardableResult
     public func deadLetter(batchID: String, reason: String, now: Int64) throws(StoreError) -> Int {
         try write { database throws(StoreError) in
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO dead_letter_batches (id, profile, merged_events, policy_version, error, dead_at)
                 SELECT id, profile, merged_events, policy_version, ?, ? FROM hit_batches WHERE id = ?
                 """, reason, now, batchID)
             guard database.changes > 0 else { return 0 }
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO dead_letter (batch_id, \(HitRow.columns))
                 SELECT batch_id, \(HitRow.columns) FROM hit_queue WHERE batch_id = ? ORDER BY first_seen, id
                 """, batchID)
@@ -75,14 +81,18 @@ extension Store {
 
     /// Rows of the profile: queued, in its batch in flight, dead-lettered; and rows folded
     /// away by the bound that no batch has reported yet.
-    public func queueCounts(profile: String) throws(StoreError) -> (queued: Int, batched: Int, deadLettered: Int, mergedPending: Int) {
+    public func queueCounts(
+        profile: String
+    ) throws(StoreError) -> (queued: Int, batched: Int, deadLettered: Int, mergedPending: Int) {
         try withDatabase { database throws(StoreError) in
-            try database.firstRow("""
+            try database.firstRow(
+                """
                 SELECT (SELECT count(*) FROM hit_queue WHERE profile = ?1 AND batch_id IS NULL),
                        (SELECT count(*) FROM hit_queue WHERE profile = ?1 AND batch_id IS NOT NULL),
                        (SELECT count(*) FROM dead_letter WHERE profile = ?1),
                        coalesce((SELECT merged_pending FROM hit_merge_pending WHERE profile = ?1), 0)
-                """, profile) { row in
+                """, profile
+            ) { row in
                 (queued: row.int(0), batched: row.int(1), deadLettered: row.int(2), mergedPending: row.int(3))
             } ?? (queued: 0, batched: 0, deadLettered: 0, mergedPending: 0)
         }
@@ -99,7 +109,9 @@ extension Store {
     @discardableResult
     public func pruneDeadLetter(before: Int64) throws(StoreError) -> Int {
         try write { database throws(StoreError) in
-            try database.run("DELETE FROM dead_letter WHERE batch_id IN (SELECT id FROM dead_letter_batches WHERE dead_at < ?)", before)
+            try database.run(
+                "DELETE FROM dead_letter WHERE batch_id IN (SELECT id FROM dead_letter_batches WHERE dead_at < ?)",
+                before)
             let deleted = database.changes
             try database.run("DELETE FROM dead_letter_batches WHERE dead_at < ?", before)
             return deleted
@@ -110,7 +122,8 @@ extension Store {
     static func upsertQueued(_ row: HitRow, _ database: Database) throws(StoreError) {
         // Every right-hand side sees the row as it was before the update, so `last_seen`
         // in the CASEs is the old one.
-        try database.run("""
+        try database.run(
+            """
             INSERT INTO hit_queue (\(HitRow.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (profile, domain, reason, client, source) WHERE batch_id IS NULL DO UPDATE SET
                 count = count + excluded.count,
@@ -127,8 +140,9 @@ extension Store {
 extension Batch {
     /// A batch of stored rows; the window spans them.
     init(id: String, profile: String, rows: [HitRow], mergedEvents: Int, policyVersion: Int) {
-        self.init(id: id, profile: profile, events: rows, mergedEvents: mergedEvents,
-                  windowStart: rows.map(\.firstSeen).min() ?? 0, windowEnd: rows.map(\.lastSeen).max() ?? 0,
-                  policyVersion: policyVersion)
+        self.init(
+            id: id, profile: profile, events: rows, mergedEvents: mergedEvents,
+            windowStart: rows.map(\.firstSeen).min() ?? 0, windowEnd: rows.map(\.lastSeen).max() ?? 0,
+            policyVersion: policyVersion)
     }
 }

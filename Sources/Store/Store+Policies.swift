@@ -22,7 +22,8 @@ extension Store {
     /// Replaces the profile's cached policy. Called after a validated policy was swapped in.
     public func savePolicy(_ policy: CachedPolicy) throws(StoreError) {
         try write { database throws(StoreError) in
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO policies (profile, json, version, policy_id, fetched_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (profile) DO UPDATE SET
                     json = excluded.json, version = excluded.version,
@@ -37,8 +38,9 @@ extension Store {
             try database.firstRow(
                 "SELECT profile, json, version, policy_id, fetched_at FROM policies WHERE profile = ?", profile
             ) { row in
-                CachedPolicy(profile: row.text(0), json: row.blob(1), version: row.int(2),
-                             policyID: row.text(3), fetchedAt: row.int64(4))
+                CachedPolicy(
+                    profile: row.text(0), json: row.blob(1), version: row.int(2),
+                    policyID: row.text(3), fetchedAt: row.int64(4))
             }
         }
     }

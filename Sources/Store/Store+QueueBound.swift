@@ -20,9 +20,11 @@ extension Store {
         var groups: [Key: [(id: Int64, row: HitRow)]] = [:]
         var order: [Key] = []
         var foldable = 0
-        try database.forEach("""
+        try database.forEach(
+            """
             SELECT id, \(HitRow.columns) FROM hit_queue WHERE batch_id IS NULL ORDER BY first_seen, id
-            """) { row throws(StoreError) in
+            """
+        ) { row throws(StoreError) in
             let hit = HitRow(row: row, from: 1)
             let key = Key(profile: hit.profile, domain: hit.domain, reason: hit.reason)
             if groups[key] == nil { order.append(key) } else { foldable += 1 }
@@ -43,7 +45,8 @@ extension Store {
             folded[key.profile, default: 0] += before - (try queuedRows(profile: key.profile, database))
         }
         for (profile, count) in folded where count > 0 {
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO hit_merge_pending (profile, merged_pending) VALUES (?, ?)
                 ON CONFLICT (profile) DO UPDATE SET merged_pending = merged_pending + excluded.merged_pending
                 """, profile, count)

@@ -24,10 +24,12 @@ public struct SyncState: Sendable, Equatable {
     public var reportedVersion: Int
     public var nextFullSyncAt: Int64?
 
-    public init(profile: String, appliedVersion: Int = 0, policyID: String = "", lastSyncAt: Int64? = nil,
-                lastSuccessAt: Int64? = nil, lastError: String? = nil, lastErrorAt: Int64? = nil,
-                unauthorizedSince: Int64? = nil, revoked: Bool = false, noActivePolicy: Bool = false,
-                ackedVersion: Int = 0, reportedVersion: Int = 0, nextFullSyncAt: Int64? = nil) {
+    public init(
+        profile: String, appliedVersion: Int = 0, policyID: String = "", lastSyncAt: Int64? = nil,
+        lastSuccessAt: Int64? = nil, lastError: String? = nil, lastErrorAt: Int64? = nil,
+        unauthorizedSince: Int64? = nil, revoked: Bool = false, noActivePolicy: Bool = false,
+        ackedVersion: Int = 0, reportedVersion: Int = 0, nextFullSyncAt: Int64? = nil
+    ) {
         self.profile = profile
         self.appliedVersion = appliedVersion
         self.policyID = policyID
@@ -48,7 +50,8 @@ extension Store {
     /// Replaces the profile's sync state.
     public func saveSyncState(_ state: SyncState) throws(StoreError) {
         try write { database throws(StoreError) in
-            try database.run("""
+            try database.run(
+                """
                 INSERT OR REPLACE INTO sync_state (profile, applied_version, policy_id, last_sync_at, last_success_at,
                     last_error, last_error_at, unauthorized_since, revoked, no_active_policy, acked_version,
                     reported_version, next_full_sync_at, no_policy_unfiltered)
@@ -81,11 +84,12 @@ extension Store {
         """
 
     private static func syncState(from row: Row) -> SyncState {
-        var state = SyncState(profile: row.text(0), appliedVersion: row.int(1), policyID: row.text(2),
-                              lastSyncAt: row.optionalInt64(3), lastSuccessAt: row.optionalInt64(4),
-                              lastError: row.optionalText(5), lastErrorAt: row.optionalInt64(6),
-                              unauthorizedSince: row.optionalInt64(7), revoked: row.bool(8), noActivePolicy: row.bool(9),
-                              ackedVersion: row.int(10), reportedVersion: row.int(11), nextFullSyncAt: row.optionalInt64(12))
+        var state = SyncState(
+            profile: row.text(0), appliedVersion: row.int(1), policyID: row.text(2),
+            lastSyncAt: row.optionalInt64(3), lastSuccessAt: row.optionalInt64(4),
+            lastError: row.optionalText(5), lastErrorAt: row.optionalInt64(6),
+            unauthorizedSince: row.optionalInt64(7), revoked: row.bool(8), noActivePolicy: row.bool(9),
+            ackedVersion: row.int(10), reportedVersion: row.int(11), nextFullSyncAt: row.optionalInt64(12))
         state.noPolicyUnfiltered = row.bool(13)
         return state
     }

@@ -46,11 +46,13 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAFile(let path):
             return "\(path): expected the database file, found a directory or special file; move it away"
         case .newerSchema(let path, let found, let supported):
-            return "\(path): written by a newer phosra-gate (schema \(found), this build knows up to \(supported)); not downgraded"
+            return
+                "\(path): written by a newer phosra-gate (schema \(found), this build knows up to \(supported)); not downgraded"
         case .damaged(let path, let reason):
             return "\(path): database is damaged (\(reason)); `phosra-gate run` will move it aside and start afresh"
         case .olderSchema(let path, let found, let expected):
-            return "\(path): schema \(found) is older than this build's \(expected); start `phosra-gate run` to migrate it"
+            return
+                "\(path): schema \(found) is older than this build's \(expected); start `phosra-gate run` to migrate it"
         case .missing(let path):
             return "\(path): no database yet (neither `run` nor `sync` has created it)"
         case .closed(let path):
@@ -70,8 +72,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             // A migration that fails on SQL (a table of that name already there, a
             // constraint) means a foreign or damaged file; one that fails on the
             // environment would fail on a fresh file too.
-            return ![SQLITE_BUSY, SQLITE_LOCKED, SQLITE_NOMEM, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL,
-                     SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_INTERRUPT, SQLITE_AUTH].contains(code & 0xFF)
+            return ![
+                SQLITE_BUSY, SQLITE_LOCKED, SQLITE_NOMEM, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL,
+                SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_INTERRUPT, SQLITE_AUTH,
+            ].contains(code & 0xFF)
         default:
             return false
         }

@@ -29,7 +29,8 @@ public struct DeviceIdentity: Sendable, Equatable, CustomStringConvertible {
 
         public var description: String {
             switch self {
-            case .notRegistered(let profile): return "profile \"\(profile)\" is not registered (run phosra-gate register)"
+            case .notRegistered(let profile):
+                return "profile \"\(profile)\" is not registered (run phosra-gate register)"
             case .unreadable(let why): return why
             case .badKey(let path): return "\(path): not a 64-hex device key"
             }
@@ -42,7 +43,11 @@ public struct DeviceIdentity: Sendable, Equatable, CustomStringConvertible {
 
     private struct Info: Codable {
         let deviceID: String, childID: String, api: String
-        enum CodingKeys: String, CodingKey { case deviceID = "device_id", childID = "child_id", api }
+        enum CodingKeys: String, CodingKey {
+            case deviceID = "device_id"
+            case childID = "child_id"
+            case api
+        }
     }
 
     /// Writes the key (0600) and the facts (0644), each atomically.
@@ -56,7 +61,8 @@ public struct DeviceIdentity: Sendable, Equatable, CustomStringConvertible {
     public static func load(stateDirectory state: String, profile: String) throws(Failure) -> DeviceIdentity {
         let keyPath = Self.keyPath(state, profile)
         guard Files.exists(keyPath) else { throw .notRegistered(profile: profile) }
-        let keyBytes: [UInt8], infoBytes: [UInt8]
+        let keyBytes: [UInt8]
+        let infoBytes: [UInt8]
         do {
             keyBytes = try Files.read(keyPath, limit: 4096)
             infoBytes = try Files.read(Self.infoPath(state, profile), limit: 1 << 16)

@@ -21,7 +21,9 @@ public struct EnforcementResult: Codable, Equatable, Sendable {
 /// category the policy sets, and only those (the table of docs/sync.md#enforcement-report).
 public enum EnforcementReport {
     /// `listed`: the categories the gateway has lists for.
-    public static func results(for policy: CompiledPolicy, rules: PolicyRules, listed: Set<Category>) -> [EnforcementResult] {
+    public static func results(
+        for policy: CompiledPolicy, rules: PolicyRules, listed: Set<Category>
+    ) -> [EnforcementResult] {
         var results: [EnforcementResult] = []
         let web = policy.webFilter
         let notes = rules.notes
@@ -53,8 +55,10 @@ public enum EnforcementReport {
             results.append(line("time_scheduled_hours", notes.ignoredHalves))
         }
         if policy.screenTime.dailyLimitMinutes > 0 {
-            results.append(EnforcementResult("time_daily_limit", .unsupported,
-                                             "a network gateway cannot see per-device screen time"))
+            results.append(
+                EnforcementResult(
+                    "time_daily_limit", .unsupported,
+                    "a network gateway cannot see per-device screen time"))
         }
         return results
     }
@@ -66,7 +70,8 @@ public enum EnforcementReport {
     }
 
     private static func line(_ category: String, _ problems: [String], enforced: String = "") -> EnforcementResult {
-        problems.isEmpty ? EnforcementResult(category, .enforced, enforced)
+        problems.isEmpty
+            ? EnforcementResult(category, .enforced, enforced)
             : EnforcementResult(category, .partial, problems.joined(separator: "; "))
     }
 }

@@ -33,8 +33,9 @@ public final class HitAggregator: HitRecorder {
     public init() {}
 
     public func record(_ hit: Hit) {
-        let key = Key(profile: hit.profile, name: hit.name, reasonText: hit.reasonText,
-                      client: hit.client?.description ?? "", source: hit.source)
+        let key = Key(
+            profile: hit.profile, name: hit.name, reasonText: hit.reasonText,
+            client: hit.client?.description ?? "", source: hit.source)
         shards[Int(UInt(bitPattern: key.hashValue) % 8)].events.withLock { events in
             if var event = events[key] {
                 event.count += 1
@@ -44,8 +45,9 @@ public final class HitAggregator: HitRecorder {
                 event.category = hit.category ?? event.category
                 events[key] = event
             } else {
-                events[key] = Event(key: key, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
-                                    lastSeen: hit.time)
+                events[key] = Event(
+                    key: key, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
+                    lastSeen: hit.time)
             }
         }
     }

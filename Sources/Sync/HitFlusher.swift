@@ -20,13 +20,16 @@ public struct HitFlusher: Sendable {
     /// `activity` per profile; `versions` the policy version each profile enforces now.
     /// Returns the rows merged to keep the queue bounded.
     @discardableResult
-    public func flush(activity: [String: ActivityCounters], versions: [String: Int], now: Int64) throws(StoreError) -> Int {
+    public func flush(
+        activity: [String: ActivityCounters], versions: [String: Int], now: Int64
+    ) throws(StoreError) -> Int {
         let events = aggregator.drain()
         let rows = events.map { event in
-            HitRow(profile: event.key.profile, domain: event.key.name, matched: event.rule, reason: event.key.reasonText,
-                   category: event.category?.id, client: event.key.client, source: event.key.source.rawValue,
-                   count: event.count, firstSeen: event.firstSeen, lastSeen: event.lastSeen,
-                   policyVersion: versions[event.key.profile] ?? 0)
+            HitRow(
+                profile: event.key.profile, domain: event.key.name, matched: event.rule, reason: event.key.reasonText,
+                category: event.category?.id, client: event.key.client, source: event.key.source.rawValue,
+                count: event.count, firstSeen: event.firstSeen, lastSeen: event.lastSeen,
+                policyVersion: versions[event.key.profile] ?? 0)
         }
         var merged = 0
         if !rows.isEmpty {
@@ -47,8 +50,9 @@ public struct HitFlusher: Sendable {
             let counts = counters.drain()
             let blocks = byProfile[profile] ?? ([:], [:])
             guard counts.queries > 0 || !counts.rewritesByEngine.isEmpty || !blocks.reasons.isEmpty else { continue }
-            try store.addActivity(profile: profile, hourStart: hour, queries: counts.queries, blocksByReason: blocks.reasons,
-                                  blocksByCategory: blocks.categories, rewritesByEngine: counts.rewritesByEngine)
+            try store.addActivity(
+                profile: profile, hourStart: hour, queries: counts.queries, blocksByReason: blocks.reasons,
+                blocksByCategory: blocks.categories, rewritesByEngine: counts.rewritesByEngine)
         }
         return merged
     }

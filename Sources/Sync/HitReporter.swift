@@ -10,21 +10,25 @@ public struct HitReporter {
 
     /// Returns how many batches were delivered.
     @discardableResult
-    public mutating func send(for sync: ProfileSync, store: Store, now: SyncTime,
-                              log: (String, [(String, String)]) -> Void) -> Int {
+    public mutating func send(
+        for sync: ProfileSync, store: Store, now: SyncTime,
+        log: (String, [(String, String)]) -> Void
+    ) -> Int {
         var delivered = 0
         while budget.availableAt(now.monotonic) <= now.monotonic {
             guard let batch = try? store.nextBatch(profile: sync.profile, now: now.wallSeconds) else { break }
             guard sync.spendForReport(now) else { break }
             budget.spend(now.monotonic)
             let events = batch.events.map { row in
-                ReportPayloads.BlockedEvent(domain: row.domain, matched: row.matched, reason: row.reason, category: row.category,
-                                            client: row.client, source: row.source, count: row.count,
-                                            firstSeen: row.firstSeen, lastSeen: row.lastSeen)
+                ReportPayloads.BlockedEvent(
+                    domain: row.domain, matched: row.matched, reason: row.reason, category: row.category,
+                    client: row.client, source: row.source, count: row.count,
+                    firstSeen: row.firstSeen, lastSeen: row.lastSeen)
             }
-            let body = ReportPayloads.blockedAttempt(batchID: batch.id, version: batch.policyVersion,
-                                                     windowStart: batch.windowStart, windowEnd: batch.windowEnd,
-                                                     events: events, merged: batch.mergedEvents, at: now.wallSeconds)
+            let body = ReportPayloads.blockedAttempt(
+                batchID: batch.id, version: batch.policyVersion,
+                windowStart: batch.windowStart, windowEnd: batch.windowEnd,
+                events: events, merged: batch.mergedEvents, at: now.wallSeconds)
             switch sync.send(body) {
             case .accepted:
                 _ = try? store.completeBatch(id: batch.id)

@@ -40,8 +40,9 @@ public struct PhosraHTTPAPI: PhosraAPIClient {
     }
 
     private func post(_ path: String, _ body: [UInt8], accepted: Int) -> APIResult {
-        let request = HTTPRequest(method: "POST", url: base.appending(path: path),
-                                  headers: authorized + [("Content-Type", "application/json")], body: body)
+        let request = HTTPRequest(
+            method: "POST", url: base.appending(path: path),
+            headers: authorized + [("Content-Type", "application/json")], body: body)
         let response: HTTPResponse
         do { response = try client.send(request) } catch { return .failed(error.description) }
         switch response.status {
@@ -67,7 +68,8 @@ public struct PhosraHTTPAPI: PhosraAPIClient {
             let message = text[range.upperBound...].prefix { $0 != "\"" }
             return "HTTP \(response.status): \(message)"
         }
-        return "HTTP \(response.status)" + (text.isEmpty ? "" : ": " + String(text.prefix(120)).trimmingWhitespaceAndNewlines())
+        return "HTTP \(response.status)"
+            + (text.isEmpty ? "" : ": " + String(text.prefix(120)).trimmingWhitespaceAndNewlines())
     }
 
     /// The user agent: phosra-gate and its version (docs/sync.md, issue 5).

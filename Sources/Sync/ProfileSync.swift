@@ -26,10 +26,12 @@ public final class ProfileSync {
     /// Whether this process has said the API has no active policy (said once, not per poll).
     private var announcedNoPolicy = false
 
-    public init(profile: String, childID: String, api: any PhosraAPIClient, store: Store, timing: SyncSchedule.Timing,
-                now: SyncTime, keepOnNoPolicy: Bool, apply: @escaping (CompiledPolicy?) -> Void,
-                evaluate: @escaping (CompiledPolicy) -> [EnforcementResult],
-                log: @escaping (String, [(String, String)]) -> Void) throws(StoreError) {
+    public init(
+        profile: String, childID: String, api: any PhosraAPIClient, store: Store, timing: SyncSchedule.Timing,
+        now: SyncTime, keepOnNoPolicy: Bool, apply: @escaping (CompiledPolicy?) -> Void,
+        evaluate: @escaping (CompiledPolicy) -> [EnforcementResult],
+        log: @escaping (String, [(String, String)]) -> Void
+    ) throws(StoreError) {
         self.profile = profile
         self.childID = childID
         self.api = api
@@ -41,8 +43,9 @@ public final class ProfileSync {
         state = try store.syncState(profile: profile) ?? SyncState(profile: profile)
         // The store keeps the start of a run of 401s as a wall-clock time (it outlives
         // the process); the schedule counts `revoke_after` from it on the monotonic clock.
-        schedule = SyncSchedule(timing: timing, now: now.monotonic,
-                                unauthorizedSince: state.unauthorizedSince.map { now.monotonic(atWall: $0 * 1000) })
+        schedule = SyncSchedule(
+            timing: timing, now: now.monotonic,
+            unauthorizedSince: state.unauthorizedSince.map { now.monotonic(atWall: $0 * 1000) })
     }
 
     /// When the next request can go (monotonic milliseconds): due by the schedule, and
@@ -61,7 +64,8 @@ public final class ProfileSync {
         let (request, due) = schedule.next()
         guard force || due <= now.monotonic else { return true }
         guard spend(now) else { return true }
-        let fetch = api.fetchPolicy(sinceVersion: request == .full || state.appliedVersion == 0 ? nil : state.appliedVersion)
+        let fetch = api.fetchPolicy(
+            sinceVersion: request == .full || state.appliedVersion == 0 ? nil : state.appliedVersion)
         let outcome = handle(fetch, request: request, now: now)
         schedule.record(outcome, for: request, now: now.monotonic, random: Double.random(in: 0..<1))
         state.lastSyncAt = now.wallSeconds
@@ -85,9 +89,12 @@ public final class ProfileSync {
         let version = state.appliedVersion
         guard version > 0, state.reportedVersion < version || state.ackedVersion < version else { return }
         if state.reportedVersion < version,
-           let stored = try? store.policy(profile: profile), stored.version == version,
-           let policy = try? CompiledPolicy.decode(stored.json),
-           sendReport(ReportPayloads.enforcementStatus(version: version, results: evaluate(policy), at: now.wallSeconds), now: now) {
+            let stored = try? store.policy(profile: profile), stored.version == version,
+            let policy = try? CompiledPolicy.decode(stored.json),
+            sendReport(
+                ReportPayloads.enforcementStatus(version: version, results: evaluate(policy), at: now.wallSeconds),
+                now: now)
+        {
             state.reportedVersion = version
         }
         if state.ackedVersion < version, spend(now), api.ack(version: version) == .accepted {
@@ -142,9 +149,12 @@ public final class ProfileSync {
         } catch {
             return reject("the policy does not decode: \(error)", version: 0, now: now)
         }
-        guard policy.version >= 1 else { return reject("version \(policy.version) is not ≥ 1", version: policy.version, now: now) }
+        guard policy.version >= 1 else {
+            return reject("version \(policy.version) is not ≥ 1", version: policy.version, now: now)
+        }
         guard policy.childID == childID else {
-            return reject("the policy is for child \(policy.childID), not \(childID)", version: policy.version, now: now)
+            return reject(
+                "the policy is for child \(policy.childID), not \(childID)", version: policy.version, now: now)
         }
         if policy.version == state.appliedVersion && policy.policyID == state.policyID { return .notModified }
         apply(policy)
@@ -152,13 +162,17 @@ public final class ProfileSync {
         state.appliedVersion = policy.version
         state.policyID = policy.policyID
         do {
-            try store.savePolicy(CachedPolicy(profile: profile, json: bytes, version: policy.version,
-                                              policyID: policy.policyID, fetchedAt: now.wallSeconds))
+            try store.savePolicy(
+                CachedPolicy(
+                    profile: profile, json: bytes, version: policy.version,
+                    policyID: policy.policyID, fetchedAt: now.wallSeconds))
         } catch {
             log("store_failed", [("profile", profile), ("error", "\(error)")])
         }
         log("policy_applied", [("profile", profile), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
-        if sendReport(ReportPayloads.enforcementStatus(version: policy.version, results: results, at: now.wallSeconds), now: now) {
+        if sendReport(
+            ReportPayloads.enforcementStatus(version: policy.version, results: results, at: now.wallSeconds), now: now)
+        {
             state.reportedVersion = policy.version
         }
         if spend(now), case .accepted = api.ack(version: policy.version) { state.ackedVersion = policy.version }
@@ -204,7 +218,9 @@ public final class ProfileSync {
     }
 
     private func persist() {
-        do { try store.saveSyncState(state) } catch { log("store_failed", [("profile", profile), ("error", "\(error)")]) }
+        do { try store.saveSyncState(state) } catch {
+            log("store_failed", [("profile", profile), ("error", "\(error)")])
+        }
     }
 
     /// Uses the shared budget for the hit reporter (polls, acks and reports together stay

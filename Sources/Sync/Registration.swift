@@ -15,7 +15,9 @@ public enum Registration {
         public var profile: String
         public var appVersion: String
 
-        public init(api: HTTPURL, childID: String, parentToken: String, deviceName: String, profile: String, appVersion: String) {
+        public init(
+            api: HTTPURL, childID: String, parentToken: String, deviceName: String, profile: String, appVersion: String
+        ) {
             self.api = api
             self.childID = childID
             self.parentToken = parentToken
@@ -33,7 +35,8 @@ public enum Registration {
         public var description: String {
             switch self {
             case .http(let error): return error.description
-            case .refused(let status, let message): return "the API refused the registration (HTTP \(status): \(message))"
+            case .refused(let status, let message):
+                return "the API refused the registration (HTTP \(status): \(message))"
             case .badResponse(let why): return "unexpected answer from the API: \(why)"
             }
         }
@@ -42,8 +45,11 @@ public enum Registration {
     struct Body: Encodable {
         let deviceName: String, deviceModel: String, osVersion: String, appVersion: String, capabilities: [String]
         enum CodingKeys: String, CodingKey {
-            case deviceName = "device_name", deviceModel = "device_model", osVersion = "os_version"
-            case appVersion = "app_version", capabilities
+            case deviceName = "device_name"
+            case deviceModel = "device_model"
+            case osVersion = "os_version"
+            case appVersion = "app_version"
+            case capabilities
         }
     }
 
@@ -51,24 +57,34 @@ public enum Registration {
         struct Device: Decodable {
             let id: String
             let childID: String
-            enum CodingKeys: String, CodingKey { case id, childID = "child_id" }
+            enum CodingKeys: String, CodingKey {
+                case id
+                case childID = "child_id"
+            }
         }
         let device: Device
         let apiKey: String
-        enum CodingKeys: String, CodingKey { case device, apiKey = "api_key" }
+        enum CodingKeys: String, CodingKey {
+            case device
+            case apiKey = "api_key"
+        }
     }
 
     public static func register(_ request: Request, client: HTTPClient) throws(Failure) -> DeviceIdentity {
-        let body = Body(deviceName: cut(request.deviceName, 255), deviceModel: cut(deviceModel(), 100),
-                        osVersion: cut(osVersion(), 20), appVersion: cut(request.appVersion, 20),
-                        capabilities: ["dns_filter", "http_connect_proxy"])
+        let body = Body(
+            deviceName: cut(request.deviceName, 255), deviceModel: cut(deviceModel(), 100),
+            osVersion: cut(osVersion(), 20), appVersion: cut(request.appVersion, 20),
+            capabilities: ["dns_filter", "http_connect_proxy"])
         let bytes = Array((try? JSONEncoder().encode(body)) ?? Data("{}".utf8))
         let url = request.api.appending(path: "children").appending(path: request.childID).appending(path: "devices")
         let response: HTTPResponse
         do {
-            response = try client.send(HTTPRequest(method: "POST", url: url, headers: [
-                ("Authorization", "Bearer \(request.parentToken)"), ("Content-Type", "application/json"),
-            ], body: bytes))
+            response = try client.send(
+                HTTPRequest(
+                    method: "POST", url: url,
+                    headers: [
+                        ("Authorization", "Bearer \(request.parentToken)"), ("Content-Type", "application/json"),
+                    ], body: bytes))
         } catch {
             throw .http(error)
         }
@@ -82,8 +98,9 @@ public enum Registration {
         guard key.utf8.count == 64, key.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
             throw .badResponse("the api_key is not 64 lowercase hex characters")
         }
-        return DeviceIdentity(profile: request.profile, deviceID: answer.device.id, childID: answer.device.childID,
-                              api: request.api.description, key: key)
+        return DeviceIdentity(
+            profile: request.profile, deviceID: answer.device.id, childID: answer.device.childID,
+            api: request.api.description, key: key)
     }
 
     /// At most `limit` Unicode code points: the server's VARCHAR limits count code points,

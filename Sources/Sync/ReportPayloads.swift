@@ -10,14 +10,19 @@ public enum ReportPayloads {
         let payload: Payload
 
         enum CodingKeys: String, CodingKey {
-            case reportType = "report_type", reportedAt = "reported_at", payload
+            case reportType = "report_type"
+            case reportedAt = "reported_at"
+            case payload
         }
     }
 
     public struct EnforcementStatus: Encodable {
         let policyVersion: Int
         let results: [EnforcementResult]
-        enum CodingKeys: String, CodingKey { case policyVersion = "policy_version", results }
+        enum CodingKeys: String, CodingKey {
+            case policyVersion = "policy_version"
+            case results
+        }
     }
 
     public struct BlockedEvent: Encodable, Equatable {
@@ -31,8 +36,10 @@ public enum ReportPayloads {
         public let firstSeen: String
         public let lastSeen: String
 
-        public init(domain: String, matched: String?, reason: String, category: String?, client: String, source: String,
-                    count: Int, firstSeen: Int64, lastSeen: Int64) {
+        public init(
+            domain: String, matched: String?, reason: String, category: String?, client: String, source: String,
+            count: Int, firstSeen: Int64, lastSeen: Int64
+        ) {
             self.domain = domain
             self.matched = matched
             self.reason = reason
@@ -46,7 +53,8 @@ public enum ReportPayloads {
 
         enum CodingKeys: String, CodingKey {
             case domain, matched, reason, category, client, source, count
-            case firstSeen = "first_seen", lastSeen = "last_seen"
+            case firstSeen = "first_seen"
+            case lastSeen = "last_seen"
         }
 
         // `matched` and `category` are sent as null rather than left out.
@@ -72,8 +80,12 @@ public enum ReportPayloads {
         let events: [BlockedEvent]
         let mergedEvents: Int
         enum CodingKeys: String, CodingKey {
-            case batchID = "batch_id", policyVersion = "policy_version", windowStart = "window_start"
-            case windowEnd = "window_end", events, mergedEvents = "merged_events"
+            case batchID = "batch_id"
+            case policyVersion = "policy_version"
+            case windowStart = "window_start"
+            case windowEnd = "window_end"
+            case events
+            case mergedEvents = "merged_events"
         }
     }
 
@@ -85,28 +97,45 @@ public enum ReportPayloads {
         let blocksByCategory: [String: Int]
         let rewritesByEngine: [String: Int]
         enum CodingKeys: String, CodingKey {
-            case hourStart = "hour_start", hourEnd = "hour_end", queries, blocksByReason = "blocks_by_reason"
-            case blocksByCategory = "blocks_by_category", rewritesByEngine = "rewrites_by_engine"
+            case hourStart = "hour_start"
+            case hourEnd = "hour_end"
+            case queries
+            case blocksByReason = "blocks_by_reason"
+            case blocksByCategory = "blocks_by_category"
+            case rewritesByEngine = "rewrites_by_engine"
         }
     }
 
     public static func enforcementStatus(version: Int, results: [EnforcementResult], at now: Int64) -> [UInt8] {
-        encode(Envelope(reportType: "enforcement_status", reportedAt: timestamp(now),
-                        payload: EnforcementStatus(policyVersion: version, results: results)))
+        encode(
+            Envelope(
+                reportType: "enforcement_status", reportedAt: timestamp(now),
+                payload: EnforcementStatus(policyVersion: version, results: results)))
     }
 
-    public static func blockedAttempt(batchID: String, version: Int, windowStart: Int64, windowEnd: Int64,
-                                      events: [BlockedEvent], merged: Int, at now: Int64) -> [UInt8] {
-        encode(Envelope(reportType: "blocked_attempt", reportedAt: timestamp(now), payload: BlockedAttempt(
-            batchID: batchID, policyVersion: version, windowStart: timestamp(windowStart), windowEnd: timestamp(windowEnd),
-            events: events, mergedEvents: merged)))
+    public static func blockedAttempt(
+        batchID: String, version: Int, windowStart: Int64, windowEnd: Int64,
+        events: [BlockedEvent], merged: Int, at now: Int64
+    ) -> [UInt8] {
+        encode(
+            Envelope(
+                reportType: "blocked_attempt", reportedAt: timestamp(now),
+                payload: BlockedAttempt(
+                    batchID: batchID, policyVersion: version, windowStart: timestamp(windowStart),
+                    windowEnd: timestamp(windowEnd),
+                    events: events, mergedEvents: merged)))
     }
 
-    public static func webActivity(hourStart: Int64, queries: Int, byReason: [String: Int], byCategory: [String: Int],
-                                   byEngine: [String: Int], at now: Int64) -> [UInt8] {
-        encode(Envelope(reportType: "web_activity", reportedAt: timestamp(now), payload: WebActivity(
-            hourStart: timestamp(hourStart), hourEnd: timestamp(hourStart + 3600), queries: queries,
-            blocksByReason: byReason, blocksByCategory: byCategory, rewritesByEngine: byEngine)))
+    public static func webActivity(
+        hourStart: Int64, queries: Int, byReason: [String: Int], byCategory: [String: Int],
+        byEngine: [String: Int], at now: Int64
+    ) -> [UInt8] {
+        encode(
+            Envelope(
+                reportType: "web_activity", reportedAt: timestamp(now),
+                payload: WebActivity(
+                    hourStart: timestamp(hourStart), hourEnd: timestamp(hourStart + 3600), queries: queries,
+                    blocksByReason: byReason, blocksByCategory: byCategory, rewritesByEngine: byEngine)))
     }
 
     static func encode(_ value: some Encodable) -> [UInt8] {
@@ -120,6 +149,7 @@ public enum ReportPayloads {
     public static func timestamp(_ unixSeconds: Int64) -> String {
         let local = ZoneRules.utc.localDateTime(at: unixSeconds)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(local.year)-\(two(local.month))-\(two(local.day))T\(two(local.hour)):\(two(local.minute)):\(two(local.second))Z"
+        return
+            "\(local.year)-\(two(local.month))-\(two(local.day))T\(two(local.hour)):\(two(local.minute)):\(two(local.second))Z"
     }
 }

@@ -40,9 +40,11 @@ public final class SyncService: @unchecked Sendable {
     /// The policy version each profile enforces when it is not synced (a local file).
     private let localVersions: [String: Int]
 
-    public init(store: Store, flusher: HitFlusher, profiles: [ProfileSync], activity: [String: ActivityCounters],
-                localVersions: [String: Int], intervals: Intervals, heartbeat: @escaping () -> Heartbeat,
-                clock: any Clock, log: @escaping (String, [(String, String)]) -> Void) throws(SystemError) {
+    public init(
+        store: Store, flusher: HitFlusher, profiles: [ProfileSync], activity: [String: ActivityCounters],
+        localVersions: [String: Int], intervals: Intervals, heartbeat: @escaping () -> Heartbeat,
+        clock: any Clock, log: @escaping (String, [(String, String)]) -> Void
+    ) throws(SystemError) {
         self.store = store
         self.flusher = flusher
         self.profiles = profiles
@@ -109,7 +111,8 @@ public final class SyncService: @unchecked Sendable {
             nextReport = SyncTime(clock).monotonic + intervals.report
         }
         let current = SyncTime(clock)
-        return ([nextFlush, nextBeat, nextReport] + profiles.map { $0.nextDue(now: current) }).min() ?? current.monotonic + 1000
+        return ([nextFlush, nextBeat, nextReport] + profiles.map { $0.nextDue(now: current) }).min() ?? current
+            .monotonic + 1000
     }
 
     private func flush(_ now: SyncTime) {
@@ -131,9 +134,10 @@ public final class SyncService: @unchecked Sendable {
             let hour = now.wallSeconds - now.wallSeconds % 3600
             for record in (try? store.unsentActivity(profile: sync.profile, before: hour)) ?? [] {
                 guard sync.spendForReport(now) else { break }
-                let body = ReportPayloads.webActivity(hourStart: record.hourStart, queries: record.queries,
-                                                      byReason: record.blocksByReason, byCategory: record.blocksByCategory,
-                                                      byEngine: record.rewritesByEngine, at: now.wallSeconds)
+                let body = ReportPayloads.webActivity(
+                    hourStart: record.hourStart, queries: record.queries,
+                    byReason: record.blocksByReason, byCategory: record.blocksByCategory,
+                    byEngine: record.rewritesByEngine, at: now.wallSeconds)
                 guard sync.send(body) == .accepted else { break }
                 try? store.markActivitySent(profile: sync.profile, hourStart: record.hourStart)
             }

@@ -69,7 +69,9 @@ public enum Files {
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(SystemError) {
         var result: Result<Void, SystemError> = .success(())
         bytes.withUnsafeBytes { buffer in
-            do throws(SystemError) { try writeAtomically(path, bytes: buffer, mode: mode) } catch { result = .failure(error) }
+            do throws(SystemError) { try writeAtomically(path, bytes: buffer, mode: mode) } catch {
+                result = .failure(error)
+            }
         }
         try result.get()
     }
@@ -102,8 +104,10 @@ extension FileStatus {
 extension Files {
     /// Reads a file in chunks of `chunkSize`, handing each to `body` (the buffer is only
     /// valid during the call), so a large list never sits in memory whole.
-    public static func forEachChunk(_ path: String, chunkSize: Int = 1 << 20,
-                                    _ body: (UnsafeRawBufferPointer) -> Void) throws(SystemError) {
+    public static func forEachChunk(
+        _ path: String, chunkSize: Int = 1 << 20,
+        _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(SystemError) {
         let fd = try systemCall("open", subject: path) { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
@@ -116,9 +120,13 @@ extension Files {
     }
 
     /// Like `writeAtomically(_:_:mode:)`, from raw memory.
-    public static func writeAtomically(_ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t = 0o644) throws(SystemError) {
+    public static func writeAtomically(
+        _ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t = 0o644
+    ) throws(SystemError) {
         let temporary = path + ".tmp.\(getpid())"
-        let fd = try systemCall("open", subject: temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
+        let fd = try systemCall("open", subject: temporary) {
+            open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        }
         var done = false
         defer {
             close(fd)
@@ -126,7 +134,9 @@ extension Files {
         }
         var offset = 0
         while offset < bytes.count {
-            offset += try systemCall("write", subject: temporary) { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+            offset += try systemCall("write", subject: temporary) {
+                write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            }
         }
         _ = try systemCall("fsync", subject: temporary) { fsync(fd) }
         _ = try systemCall("rename", subject: path) { rename(temporary, path) }
@@ -138,6 +148,8 @@ extension Files {
         if isDirectory(path) { return }
         let parent = directory(of: path)
         if parent != path, parent != ".", parent != "/" { try makeDirectories(parent, mode: mode) }
-        if mkdir(path, mode) != 0, Glibc.errno != EEXIST { throw SystemError("mkdir", errno: Glibc.errno, subject: path) }
+        if mkdir(path, mode) != 0, Glibc.errno != EEXIST {
+            throw SystemError("mkdir", errno: Glibc.errno, subject: path)
+        }
     }
 }

@@ -38,9 +38,11 @@ public struct Logger: Sendable {
 
     /// Bare when it is one word of safe characters, else in double quotes with escapes.
     static func quoted(_ value: String) -> String {
-        let safe = !value.isEmpty && value.unicodeScalars.allSatisfy {
-            $0.isASCII && $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\"
-        }
+        let safe =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy {
+                $0.isASCII && $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\"
+            }
         return safe ? value : json(value)
     }
 

@@ -24,7 +24,9 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Runs a system call, retrying on EINTR; a negative result becomes a `SystemError`.
 @inline(__always)
-public func systemCall<T: BinaryInteger>(_ name: String, subject: String? = nil, _ body: () -> T) throws(SystemError) -> T {
+public func systemCall<T: BinaryInteger>(
+    _ name: String, subject: String? = nil, _ body: () -> T
+) throws(SystemError) -> T {
     while true {
         let result = body()
         if result >= 0 { return result }

@@ -57,11 +57,16 @@ public enum MalformedHeads {
         ("a negative Content-Length", "Content-Length: -1", .badContentLength, false),
         ("a Content-Length with a sign", "Content-Length: +5", .badContentLength, false),
         ("a Content-Length of 19 digits", "Content-Length: 1234567890123456789", .badContentLength, false),
-        ("chunked not the last coding", "Transfer-Encoding: chunked, gzip", .unsupportedTransferCoding("chunked, gzip"), false),
+        (
+            "chunked not the last coding", "Transfer-Encoding: chunked, gzip",
+            .unsupportedTransferCoding("chunked, gzip"), false
+        ),
         // A response with both is read by its Transfer-Encoding (RFC 9112 §6.3 rule 3);
         // a request with both is refused.
-        ("Transfer-Encoding with Content-Length", "Transfer-Encoding: chunked\r\nContent-Length: 5",
-         .transferEncodingWithContentLength, true),
+        (
+            "Transfer-Encoding with Content-Length", "Transfer-Encoding: chunked\r\nContent-Length: 5",
+            .transferEncodingWithContentLength, true
+        ),
     ]
 
     static let requestLines: [(name: String, line: String)] = [
@@ -87,20 +92,26 @@ public enum MalformedHeads {
     public static let all: [MalformedHead] = {
         var cases: [MalformedHead] = []
         for field in fieldCases {
-            cases.append(MalformedHead(
-                name: field.name,
-                request: Array("GET http://origin.test/ HTTP/1.1\r\nHost: origin.test\r\n\(field.lines)\r\n\r\n".utf8),
-                response: field.requestOnly
-                    ? nil : Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\(field.lines)\r\n\r\n".utf8),
-                error: field.error))
+            cases.append(
+                MalformedHead(
+                    name: field.name,
+                    request: Array(
+                        "GET http://origin.test/ HTTP/1.1\r\nHost: origin.test\r\n\(field.lines)\r\n\r\n".utf8),
+                    response: field.requestOnly
+                        ? nil : Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\(field.lines)\r\n\r\n".utf8),
+                    error: field.error))
         }
         for start in requestLines {
-            cases.append(MalformedHead(name: "request: " + start.name, request: Array("\(start.line)\r\nHost: origin.test\r\n\r\n".utf8),
-                                       response: nil, error: .malformedRequestLine))
+            cases.append(
+                MalformedHead(
+                    name: "request: " + start.name, request: Array("\(start.line)\r\nHost: origin.test\r\n\r\n".utf8),
+                    response: nil, error: .malformedRequestLine))
         }
         for start in statusLines {
-            cases.append(MalformedHead(name: "response: " + start.name, request: nil,
-                                       response: Array("\(start.line)\r\nContent-Length: 0\r\n\r\n".utf8), error: start.error))
+            cases.append(
+                MalformedHead(
+                    name: "response: " + start.name, request: nil,
+                    response: Array("\(start.line)\r\nContent-Length: 0\r\n\r\n".utf8), error: start.error))
         }
         return cases
     }()

@@ -8,7 +8,9 @@ public final class ChildDaemon: @unchecked Sendable {
     private let lock = NSLock()
     private var collected = Data()
 
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], cwd: URL? = nil) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], cwd: URL? = nil
+    ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment

@@ -33,14 +33,17 @@ public enum Curl {
         let options = ["-s", "-S", "-i", "--max-time", "\(timeout)", "-w", "\n@@%{http_code} %{http_connect}"]
         let result = try Program.run(path, options + arguments)
         let text = result.stdout
-        var output = text, status = 0, connect = 0
+        var output = text
+        var status = 0
+        var connect = 0
         if let marker = text.range(of: "\n@@", options: .backwards) {
             output = String(text[..<marker.lowerBound])
             let codes = text[marker.upperBound...].split(separator: " ").compactMap { Int($0) }
             status = codes.first ?? 0
             connect = codes.count > 1 ? codes[1] : 0
         }
-        return CurlResult(exitCode: result.status, output: output, stderr: result.stderr, status: status,
-                          connectStatus: connect)
+        return CurlResult(
+            exitCode: result.status, output: output, stderr: result.stderr, status: status,
+            connectStatus: connect)
     }
 }

@@ -14,10 +14,14 @@ public struct DigAnswer: CustomStringConvertible {
     public var authority: [String] { section("AUTHORITY") }
     /// The data of each answer (last field(s) after the type).
     public var answerData: [String] {
-        answers.map { line in line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst(4).joined(separator: " ") }
+        answers.map { line in
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst(4).joined(separator: " ")
+        }
     }
     public var answerTTLs: [Int] {
-        answers.compactMap { line in line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) } }
+        answers.compactMap { line in
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
+        }
     }
     public var description: String { output }
 
@@ -35,8 +39,10 @@ public struct DigAnswer: CustomStringConvertible {
 
 public enum Dig {
     /// `dig @127.0.0.1 -p PORT NAME TYPE` with `options` (e.g. `+tcp`, `+noedns`).
-    public static func query(_ name: String, _ type: String = "A", port: UInt16, server: String = "127.0.0.1",
-                             options: [String] = []) throws -> DigAnswer {
+    public static func query(
+        _ name: String, _ type: String = "A", port: UInt16, server: String = "127.0.0.1",
+        options: [String] = []
+    ) throws -> DigAnswer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dig")
         process.arguments = ["@\(server)", "-p", "\(port)", name, type, "+tries=1", "+time=4"] + options

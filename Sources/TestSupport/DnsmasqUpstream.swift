@@ -25,9 +25,11 @@ public final class DnsmasqUpstream: @unchecked Sendable {
         (server, port) = try SpawnedServer.onFreePort { port in
             try SpawnedServer(
                 Self.path,
-                ["--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll", "--conf-file=/dev/null",
-                 "--pid-file=", "--bind-interfaces", "--listen-address=127.0.0.1", "--port=\(port)",
-                 "--log-queries", "--log-facility=-", "--local-ttl=\(localTTL)"] + records,
+                [
+                    "--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll", "--conf-file=/dev/null",
+                    "--pid-file=", "--bind-interfaces", "--listen-address=127.0.0.1", "--port=\(port)",
+                    "--log-queries", "--log-facility=-", "--local-ttl=\(localTTL)",
+                ] + records,
                 logFile: directory.path("dnsmasq.log"), readyPort: port)
         }
     }
@@ -50,8 +52,9 @@ public final class DnsmasqUpstream: @unchecked Sendable {
     public var queries: [LoggedQuery] {
         log.split(separator: "\n").compactMap { line -> LoggedQuery? in
             guard let open = line.firstIndex(of: "["), let close = line.firstIndex(of: "]"), open < close,
-                  let pid = Int32(line[line.index(after: open)..<close]),
-                  let marker = line.range(of: ": query[") else { return nil }
+                let pid = Int32(line[line.index(after: open)..<close]),
+                let marker = line.range(of: ": query[")
+            else { return nil }
             let rest = line[marker.upperBound...]
             guard let end = rest.firstIndex(of: "]") else { return nil }
             let words = rest[rest.index(after: end)...].split(separator: " ")
@@ -71,8 +74,11 @@ public final class DnsmasqUpstream: @unchecked Sendable {
     /// Waits (at most `timeout`) until `count` queries for `name` have been logged, and
     /// returns them; dnsmasq writes its log a moment after answering.
     @discardableResult
-    public func waitForQueries(_ name: String, type: String? = nil, count: Int = 1, timeout: TimeInterval = 2)
-        -> [LoggedQuery] {
+    public func waitForQueries(
+        _ name: String, type: String? = nil, count: Int = 1, timeout: TimeInterval = 2
+    )
+        -> [LoggedQuery]
+    {
         _ = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) { queries(for: name, type: type).count >= count }
         return queries(for: name, type: type)
     }

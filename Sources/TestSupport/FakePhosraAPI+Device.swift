@@ -24,7 +24,8 @@ extension FakePhosraAPI {
             return Outcome(reply: .respond(.init(status: 304)), status: 304)
         }
         guard let selected else { return error(404, "policy not found") }
-        let outcome = override.map { jsonText(200, $0) }
+        let outcome =
+            override.map { jsonText(200, $0) }
             ?? json(200, selected.compiled(childID: device.childID, childAge: age, generatedAt: generatedAt))
         return fault == .dropAfterProcessing ? .drop() : outcome
     }
@@ -51,8 +52,10 @@ extension FakePhosraAPI {
         // The INSERT: report_type is VARCHAR(50) (characters), payload JSONB NOT NULL.
         guard reportType.unicodeScalars.count <= 50, let payload else { return error(500, "failed to process report") }
         locked { state in
-            state.reports.append(ReceivedReport(deviceID: device.id, childID: device.childID, reportType: reportType,
-                                                payload: payload, reportedAt: reportedAt, body: request.body))
+            state.reports.append(
+                ReceivedReport(
+                    deviceID: device.id, childID: device.childID, reportType: reportType,
+                    payload: payload, reportedAt: reportedAt, body: request.body))
             if reportType == "enforcement_status", let version = Self.enforcementVersion(payload) {
                 state.devices[device.id]?.lastPolicyVersion = version
                 state.devices[device.id]?.enforcementSummary = payload
@@ -70,7 +73,8 @@ extension FakePhosraAPI {
             let version = try GoJSON.int(fields["policy_version"]) ?? 0
             if case .array(let results)? = fields["results"] {
                 for result in results {
-                    let members = try GoJSON.structFields(result, fields: ["category", "status", "framework", "detail"])
+                    let members = try GoJSON.structFields(
+                        result, fields: ["category", "status", "framework", "detail"])
                     for value in members.values { _ = try GoJSON.string(value) }
                 }
             } else if let results = fields["results"], results != .null {
@@ -100,6 +104,7 @@ extension FakePhosraAPI {
             state.devices[device.id]?.lastPolicyVersion = version
             state.acks.append(ReceivedAck(deviceID: device.id, version: version))
         }
-        return fault == .dropAfterProcessing ? .drop() : json(200, .object([("acknowledged_version", .number(String(version)))]))
+        return fault == .dropAfterProcessing
+            ? .drop() : json(200, .object([("acknowledged_version", .number(String(version)))]))
     }
 }

@@ -23,13 +23,20 @@ extension FakePhosraAPI {
     func register(_ request: TestHTTPServer.Request, childID text: String, fault: Fault?) -> Outcome {
         guard let role = parentRole(request) else { return unauthorizedParent() }
         guard let childID = FakeIDs.canonicalUUID(text) else { return error(400, "invalid child ID") }
-        let name, model, osVersion, appVersion: String
+        let name: String
+        let model: String
+        let osVersion: String
+        let appVersion: String
         let capabilities: [String]
         let apnsToken: String?
         do throws(GoJSON.DecodeError) {
             guard !request.body.isEmpty else { throw GoJSON.DecodeError() }
-            let fields = try GoJSON.structFields(request.body, fields: ["device_name", "device_model", "os_version",
-                                                                          "app_version", "capabilities", "apns_token"])
+            let fields = try GoJSON.structFields(
+                request.body,
+                fields: [
+                    "device_name", "device_model", "os_version",
+                    "app_version", "capabilities", "apns_token",
+                ])
             name = try GoJSON.string(fields["device_name"]) ?? ""
             model = try GoJSON.string(fields["device_model"]) ?? ""
             osVersion = try GoJSON.string(fields["os_version"]) ?? ""
@@ -49,9 +56,12 @@ extension FakePhosraAPI {
         if let refusal = forbidden(role) { return refusal }
         // The INSERT (migrations/026): VARCHAR limits, counted in characters.
         let limits = [(name, 255), (model, 100), (osVersion, 20), (appVersion, 20), (apnsToken ?? "", 255)]
-        guard limits.allSatisfy({ $0.0.unicodeScalars.count <= $0.1 }) else { return error(500, "internal server error") }
-        let (deviceID, key) = registerDevice(childID: childID, name: name, model: model, osVersion: osVersion,
-                                             appVersion: appVersion, capabilities: capabilities)
+        guard limits.allSatisfy({ $0.0.unicodeScalars.count <= $0.1 }) else {
+            return error(500, "internal server error")
+        }
+        let (deviceID, key) = registerDevice(
+            childID: childID, name: name, model: model, osVersion: osVersion,
+            appVersion: appVersion, capabilities: capabilities)
         let device = locked { state -> Device in
             state.devices[deviceID]?.apnsToken = apnsToken
             return state.devices[deviceID]!
@@ -95,7 +105,8 @@ extension FakePhosraAPI {
         if let seen = device.lastSeenAt { fields.append(("last_seen_at", .string(seen))) }
         fields += [
             ("last_policy_version", .number(String(device.lastPolicyVersion))), ("status", .string(device.status)),
-            ("capabilities", .array(device.capabilities.map { .string($0) })), ("enforcement_summary", device.enforcementSummary),
+            ("capabilities", .array(device.capabilities.map { .string($0) })),
+            ("enforcement_summary", device.enforcementSummary),
             ("created_at", .string(device.createdAt)), ("updated_at", .string(device.updatedAt)),
         ]
         return .object(fields)

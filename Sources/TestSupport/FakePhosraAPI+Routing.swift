@@ -47,7 +47,9 @@ extension FakePhosraAPI {
         return outcome.reply
     }
 
-    private func dispatch(_ endpoint: Endpoint, parameter: String, request: TestHTTPServer.Request, fault: Fault?) -> Outcome {
+    private func dispatch(
+        _ endpoint: Endpoint, parameter: String, request: TestHTTPServer.Request, fault: Fault?
+    ) -> Outcome {
         switch fault {
         case .rateLimited?: return rateLimited()
         case .dropBeforeProcessing?: return .drop()
@@ -69,7 +71,8 @@ extension FakePhosraAPI {
     func route(method: String, path: String) -> Result<(Endpoint, String), RouteError>? {
         if path == "/health" { return method == "GET" ? .success((.health, "")) : .failure(RouteError()) }
         guard path.hasPrefix(basePath + "/") else { return nil }
-        let segments = path.dropFirst(basePath.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let segments = path.dropFirst(basePath.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(
+            String.init)
         guard !segments.contains("") else { return nil }
         let routes: [(pattern: [String], method: String, endpoint: Endpoint)] = [
             (["device", "policy"], "GET", .policy), (["device", "report"], "POST", .report),
@@ -93,13 +96,15 @@ extension FakePhosraAPI {
     /// Device auth (`internal/handler/middleware/device_auth.go`): the header exactly as
     /// sent, hex(sha256(key)) among active devices; every failure is a 401. A valid key
     /// updates `last_seen_at`.
-    private func authenticated(_ request: TestHTTPServer.Request, _ fault: Fault?, _ body: (Device) -> Outcome) -> Outcome {
+    private func authenticated(
+        _ request: TestHTTPServer.Request, _ fault: Fault?, _ body: (Device) -> Outcome
+    ) -> Outcome {
         let key = request.header("X-Device-Key") ?? ""
         guard !key.isEmpty else { return error(401, "missing X-Device-Key header") }
         let hash = Self.sha256Hex(key)
         let device = locked { state -> Device? in
             guard !state.keyLookupFails, fault != .keyLookupFails,
-                  let id = state.devices.first(where: { $0.value.apiKeyHash == hash && $0.value.status == "active" })?.key
+                let id = state.devices.first(where: { $0.value.apiKeyHash == hash && $0.value.status == "active" })?.key
             else { return nil }
             state.devices[id]?.lastSeenAt = FakeTime.now(fractionDigits: 6, clock: clock)
             return state.devices[id]
@@ -124,15 +129,21 @@ extension FakePhosraAPI {
             let over = state.enforcesRateLimit && state.windowCount > state.rateLimit
             let limited = state.rateLimitEveryRequest || over
             let remaining = limited ? 0 : max(0, state.rateLimit - state.windowCount)
-            return (limited, [("X-RateLimit-Limit", String(state.rateLimit)), ("X-RateLimit-Remaining", String(remaining)),
-                              ("X-RateLimit-Reset", String(window + 60))])
+            return (
+                limited,
+                [
+                    ("X-RateLimit-Limit", String(state.rateLimit)), ("X-RateLimit-Remaining", String(remaining)),
+                    ("X-RateLimit-Reset", String(window + 60)),
+                ]
+            )
         }
     }
 
     private func record(_ request: TestHTTPServer.Request, endpoint: Endpoint?, outcome: Outcome) {
         let received = ReceivedRequest(
             method: request.method, path: request.path, query: request.query, queryItems: request.queryItems,
-            headers: request.headers, body: request.body, json: request.body.isEmpty ? nil : try? TestJSON.parse(request.body),
+            headers: request.headers, body: request.body,
+            json: request.body.isEmpty ? nil : try? TestJSON.parse(request.body),
             endpoint: endpoint, status: outcome.status, deviceID: outcome.deviceID)
         locked { $0.requests.append(received) }
     }
@@ -141,8 +152,12 @@ extension FakePhosraAPI {
 
     /// `{"error":"<status text>","message":…,"code":N}` (pkg/httputil/response.go).
     func error(_ status: Int, _ message: String) -> Outcome {
-        json(status, .object([("error", .string(TestHTTPServer.statusText(status))), ("message", .string(message)),
-                              ("code", .number(String(status)))]))
+        json(
+            status,
+            .object([
+                ("error", .string(TestHTTPServer.statusText(status))), ("message", .string(message)),
+                ("code", .number(String(status))),
+            ]))
     }
 
     /// Go's `json.NewEncoder(w).Encode`: compact, then a newline.
@@ -151,24 +166,32 @@ extension FakePhosraAPI {
     }
 
     func jsonText(_ status: Int, _ text: String) -> Outcome {
-        Outcome(reply: .respond(.init(status: status, headers: [("Content-Type", "application/json")], text: text + "\n")),
-                status: status)
+        Outcome(
+            reply: .respond(.init(status: status, headers: [("Content-Type", "application/json")], text: text + "\n")),
+            status: status)
     }
 
     /// chi Recoverer after a panic: 500, no body.
     func panicked() -> Outcome { Outcome(reply: .respond(.init(status: 500)), status: 500) }
 
     private func notFound() -> Outcome {
-        Outcome(reply: .respond(.init(status: 404, headers: Self.plainTextHeaders, text: "404 page not found\n")), status: 404)
+        Outcome(
+            reply: .respond(.init(status: 404, headers: Self.plainTextHeaders, text: "404 page not found\n")),
+            status: 404)
     }
 
     /// httprate's 429: `http.Error` plain text, plus `Retry-After: 60`.
     private func rateLimited() -> Outcome {
-        Outcome(reply: .respond(.init(status: 429, headers: [("Retry-After", "60")] + Self.plainTextHeaders,
-                                      text: "Too Many Requests\n")), status: 429)
+        Outcome(
+            reply: .respond(
+                .init(
+                    status: 429, headers: [("Retry-After", "60")] + Self.plainTextHeaders,
+                    text: "Too Many Requests\n")), status: 429)
     }
 
-    private static let plainTextHeaders = [("Content-Type", "text/plain; charset=utf-8"), ("X-Content-Type-Options", "nosniff")]
+    private static let plainTextHeaders = [
+        ("Content-Type", "text/plain; charset=utf-8"), ("X-Content-Type-Options", "nosniff"),
+    ]
 
     /// `Date: Tue, 31 Mar 2026 14:05:09 GMT`.
     static func httpDate(clock: any Clock) -> String {
@@ -178,6 +201,7 @@ extension FakePhosraAPI {
         let iso = FakeTime.format(seconds: seconds, nanoseconds: 0, fractionDigits: 0)  // 2026-03-31T14:05:09Z
         let parts = iso.split(whereSeparator: { "-T:Z".contains($0) }).map(String.init)
         let month = months[(Int(parts[1]) ?? 1) - 1]
-        return "\(days[(seconds / 86_400) % 7]), \(parts[2]) \(month) \(parts[0]) \(parts[3]):\(parts[4]):\(parts[5]) GMT"
+        return
+            "\(days[(seconds / 86_400) % 7]), \(parts[2]) \(month) \(parts[0]) \(parts[3]):\(parts[4]):\(parts[5]) GMT"
     }
 }

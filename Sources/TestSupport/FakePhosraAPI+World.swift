@@ -39,7 +39,8 @@ extension FakePhosraAPI {
 
     /// Changes a policy's rules: `change` edits it, then the version goes up by
     /// `versionBump` (1 per rule row touched, docs/sync.md; a bulk change of 4 rules is +4).
-    public func updatePolicy(_ policyID: String, versionBump: Int = 1, _ change: (inout FakePolicy) -> Void = { _ in }) {
+    public func updatePolicy(_ policyID: String, versionBump: Int = 1, _ change: (inout FakePolicy) -> Void = { _ in })
+    {
         locked { state in
             guard let index = state.policies.firstIndex(where: { $0.policy.policyID == policyID }) else { return }
             change(&state.policies[index].policy)
@@ -79,15 +80,18 @@ extension FakePhosraAPI {
     }
 
     /// Registers a device without HTTP; returns its id and key.
-    public func registerDevice(childID: String, name: String = "Living-room gateway", model: String = "RaspberryPi4B",
-                               osVersion: String = "12", appVersion: String = "0.1.0",
-                               capabilities: [String] = ["dns_filter", "http_connect_proxy"]) -> (deviceID: String, apiKey: String) {
+    public func registerDevice(
+        childID: String, name: String = "Living-room gateway", model: String = "RaspberryPi4B",
+        osVersion: String = "12", appVersion: String = "0.1.0",
+        capabilities: [String] = ["dns_filter", "http_connect_proxy"]
+    ) -> (deviceID: String, apiKey: String) {
         let key = FakeIDs.deviceKey()
         let now = FakeTime.now(fractionDigits: 6, clock: clock)
-        let device = Device(id: FakeIDs.uuid(), childID: childID, familyID: familyID, name: name, model: model,
-                            osVersion: osVersion, appVersion: appVersion, apnsToken: nil, capabilities: capabilities,
-                            status: "active", lastPolicyVersion: 0, lastSeenAt: nil, enforcementSummary: .emptyObject,
-                            apiKeyHash: Self.sha256Hex(key), createdAt: now, updatedAt: now)
+        let device = Device(
+            id: FakeIDs.uuid(), childID: childID, familyID: familyID, name: name, model: model,
+            osVersion: osVersion, appVersion: appVersion, apnsToken: nil, capabilities: capabilities,
+            status: "active", lastPolicyVersion: 0, lastSeenAt: nil, enforcementSummary: .emptyObject,
+            apiKeyHash: Self.sha256Hex(key), createdAt: now, updatedAt: now)
         locked { state in
             state.devices[device.id] = device
             state.deviceOrder.append(device.id)

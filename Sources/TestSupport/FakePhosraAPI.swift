@@ -37,8 +37,10 @@ public final class FakePhosraAPI: @unchecked Sendable {
     ///   - port: 0 lets the OS choose.
     ///   - idleTimeout: how long an idle keep-alive connection is kept (the real server: 15 s).
     ///   - clock: its wall clock (a `ManualClock` to move it by hand).
-    public init(basePath: String = "/api/v1", certificates: TestCertificates? = nil, port: UInt16 = 0,
-                idleTimeout: Duration = .seconds(15), clock: any Clock = SystemClock()) throws {
+    public init(
+        basePath: String = "/api/v1", certificates: TestCertificates? = nil, port: UInt16 = 0,
+        idleTimeout: Duration = .seconds(15), clock: any Clock = SystemClock()
+    ) throws {
         self.clock = clock
         self.basePath = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
         scheme = certificates == nil ? "http" : "https"

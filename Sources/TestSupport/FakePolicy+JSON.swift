@@ -12,28 +12,53 @@ extension FakePolicy {
 
         var screen: [(String, TestJSON)] = [("daily_limit_minutes", int(screenTime.dailyLimitMinutes))]
         if !screenTime.perAppLimits.isEmpty {
-            screen.append(("per_app_limits", .array(screenTime.perAppLimits.map {
-                .object([("bundle_id", .string($0.bundleID)), ("daily_minutes", int($0.dailyMinutes))])
-            })))
+            screen.append(
+                (
+                    "per_app_limits",
+                    .array(
+                        screenTime.perAppLimits.map {
+                            .object([("bundle_id", .string($0.bundleID)), ("daily_minutes", int($0.dailyMinutes))])
+                        })
+                ))
         }
         if !screenTime.downtimeWindows.isEmpty {
-            screen.append(("downtime_windows", .array(screenTime.downtimeWindows.map {
-                .object([("days_of_week", strings($0.daysOfWeek)), ("start_time", .string($0.startTime)),
-                         ("end_time", .string($0.endTime))])
-            })))
+            screen.append(
+                (
+                    "downtime_windows",
+                    .array(
+                        screenTime.downtimeWindows.map {
+                            .object([
+                                ("days_of_week", strings($0.daysOfWeek)), ("start_time", .string($0.startTime)),
+                                ("end_time", .string($0.endTime)),
+                            ])
+                        })
+                ))
         }
         screen.append(("always_allowed_apps", strings(Self.alwaysAllowedApps)))
         if let schedule = screenTime.schedule {
-            func range(_ range: TimeRange) -> TestJSON { .object([("start", .string(range.start)), ("end", .string(range.end))]) }
-            screen.append(("schedule", .object([("weekday", range(schedule.weekday)), ("weekend", range(schedule.weekend))])))
+            func range(_ range: TimeRange) -> TestJSON {
+                .object([("start", .string(range.start)), ("end", .string(range.end))])
+            }
+            screen.append(
+                ("schedule", .object([("weekday", range(schedule.weekday)), ("weekend", range(schedule.weekend))])))
         }
-        var purchaseFields: [(String, TestJSON)] = [("require_approval", .bool(purchases.requireApproval)),
-                                                    ("block_iap", .bool(purchases.blockIAP))]
-        if purchases.spendingCapUSD != 0 { purchaseFields.append(("spending_cap_usd", .number(Self.goFloat(purchases.spendingCapUSD)))) }
+        var purchaseFields: [(String, TestJSON)] = [
+            ("require_approval", .bool(purchases.requireApproval)),
+            ("block_iap", .bool(purchases.blockIAP)),
+        ]
+        if purchases.spendingCapUSD != 0 {
+            purchaseFields.append(("spending_cap_usd", .number(Self.goFloat(purchases.spendingCapUSD))))
+        }
         var notificationFields: [(String, TestJSON)] = []
-        if !notifications.curfewStart.isEmpty { notificationFields.append(("curfew_start", .string(notifications.curfewStart))) }
-        if !notifications.curfewEnd.isEmpty { notificationFields.append(("curfew_end", .string(notifications.curfewEnd))) }
-        if notifications.usageTimerMinutes != 0 { notificationFields.append(("usage_timer_minutes", int(notifications.usageTimerMinutes))) }
+        if !notifications.curfewStart.isEmpty {
+            notificationFields.append(("curfew_start", .string(notifications.curfewStart)))
+        }
+        if !notifications.curfewEnd.isEmpty {
+            notificationFields.append(("curfew_end", .string(notifications.curfewEnd)))
+        }
+        if notifications.usageTimerMinutes != 0 {
+            notificationFields.append(("usage_timer_minutes", int(notifications.usageTimerMinutes)))
+        }
 
         return .object([
             ("version", int(version)),
@@ -43,31 +68,44 @@ extension FakePolicy {
             ("policy_id", .string(policyID)),
             ("status", "active"),
             ("generated_at", .string(generatedAt)),
-            ("content_filter", .object([
-                ("age_rating", .string(defaults.ageRating)),
-                ("max_ratings", .object(ratings.keys.sorted().map { ($0, .string(ratings[$0]!)) })),
-                ("blocked_apps", strings(contentFilter.blockedApps)),
-                ("allowed_apps", strings(contentFilter.allowedApps)),
-                ("allowlist_mode", .bool(contentFilter.allowlistMode)),
-            ])),
+            (
+                "content_filter",
+                .object([
+                    ("age_rating", .string(defaults.ageRating)),
+                    ("max_ratings", .object(ratings.keys.sorted().map { ($0, .string(ratings[$0]!)) })),
+                    ("blocked_apps", strings(contentFilter.blockedApps)),
+                    ("allowed_apps", strings(contentFilter.allowedApps)),
+                    ("allowlist_mode", .bool(contentFilter.allowlistMode)),
+                ])
+            ),
             ("screen_time", .object(screen)),
             ("purchases", .object(purchaseFields)),
-            ("privacy", .object([
-                ("location_sharing_enabled", .bool(privacy.locationSharingEnabled)),
-                ("profile_visibility", .string(privacy.profileVisibility)),
-                ("account_creation_approval", .bool(privacy.accountCreationApproval)),
-                ("data_sharing_restricted", .bool(privacy.dataSharingRestricted)),
-            ])),
-            ("social", .object([
-                ("chat_mode", .string(social.chatMode)), ("dm_restriction", .string(social.dmRestriction)),
-                ("multiplayer_mode", .string(social.multiplayerMode)),
-            ])),
+            (
+                "privacy",
+                .object([
+                    ("location_sharing_enabled", .bool(privacy.locationSharingEnabled)),
+                    ("profile_visibility", .string(privacy.profileVisibility)),
+                    ("account_creation_approval", .bool(privacy.accountCreationApproval)),
+                    ("data_sharing_restricted", .bool(privacy.dataSharingRestricted)),
+                ])
+            ),
+            (
+                "social",
+                .object([
+                    ("chat_mode", .string(social.chatMode)), ("dm_restriction", .string(social.dmRestriction)),
+                    ("multiplayer_mode", .string(social.multiplayerMode)),
+                ])
+            ),
             ("notifications", .object(notificationFields)),
-            ("web_filter", .object([
-                ("level", .string(webFilter.level)), ("safe_search", .bool(webFilter.safeSearch)),
-                ("blocked_domains", strings(webFilter.blockedDomains)), ("allowed_domains", strings(webFilter.allowedDomains)),
-                ("blocked_categories", strings(webFilter.blockedCategories)),
-            ])),
+            (
+                "web_filter",
+                .object([
+                    ("level", .string(webFilter.level)), ("safe_search", .bool(webFilter.safeSearch)),
+                    ("blocked_domains", strings(webFilter.blockedDomains)),
+                    ("allowed_domains", strings(webFilter.allowedDomains)),
+                    ("blocked_categories", strings(webFilter.blockedCategories)),
+                ])
+            ),
         ])
     }
 
@@ -97,7 +135,9 @@ extension FakePolicy {
             case 13...16: ["12+", "12+", "13+", "T", "PG-13", "12", "TV-14"]
             default: ["17+", "17+", "17+", "M", "R", "18", "TV-MA"]
             }
-        return (row[0], ["apple": row[1], "csm": row[2], "esrb": row[3], "mpaa": row[4], "pegi": row[5], "tvpg": row[6]])
+        return (
+            row[0], ["apple": row[1], "csm": row[2], "esrb": row[3], "mpaa": row[4], "pegi": row[5], "tvpg": row[6]]
+        )
     }
 
     /// Go's float64 JSON text for the values a cap takes (`25`, `12.5`).
@@ -117,22 +157,29 @@ extension FakePolicy {
         let age = json["child_age"]?.int ?? 10
         let defaults = Self.ratings(forAge: age).maxRatings
         for member in content?["max_ratings"]?.members ?? [] {
-            if let value = member.value.string, defaults[member.key] != value { contentFilter.maxRatings[member.key] = value }
+            if let value = member.value.string, defaults[member.key] != value {
+                contentFilter.maxRatings[member.key] = value
+            }
         }
         contentFilter.blockedApps = strings(content?["blocked_apps"])
         contentFilter.allowedApps = strings(content?["allowed_apps"])
         contentFilter.allowlistMode = content?["allowlist_mode"]?.bool ?? false
         let screen = json["screen_time"]
         screenTime.dailyLimitMinutes = screen?["daily_limit_minutes"]?.int ?? 0
-        screenTime.perAppLimits = screen?["per_app_limits"]?.array?.map {
-            AppLimit(bundleID: $0["bundle_id"]?.string ?? "", dailyMinutes: $0["daily_minutes"]?.int ?? 0)
-        } ?? []
-        screenTime.downtimeWindows = screen?["downtime_windows"]?.array?.map {
-            DowntimeWindow(daysOfWeek: strings($0["days_of_week"]), startTime: $0["start_time"]?.string ?? "",
-                           endTime: $0["end_time"]?.string ?? "")
-        } ?? []
+        screenTime.perAppLimits =
+            screen?["per_app_limits"]?.array?.map {
+                AppLimit(bundleID: $0["bundle_id"]?.string ?? "", dailyMinutes: $0["daily_minutes"]?.int ?? 0)
+            } ?? []
+        screenTime.downtimeWindows =
+            screen?["downtime_windows"]?.array?.map {
+                DowntimeWindow(
+                    daysOfWeek: strings($0["days_of_week"]), startTime: $0["start_time"]?.string ?? "",
+                    endTime: $0["end_time"]?.string ?? "")
+            } ?? []
         if let schedule = screen?["schedule"] {
-            func range(_ value: TestJSON?) -> TimeRange { TimeRange(start: value?["start"]?.string ?? "", end: value?["end"]?.string ?? "") }
+            func range(_ value: TestJSON?) -> TimeRange {
+                TimeRange(start: value?["start"]?.string ?? "", end: value?["end"]?.string ?? "")
+            }
             screenTime.schedule = Schedule(weekday: range(schedule["weekday"]), weekend: range(schedule["weekend"]))
         }
         let purchase = json["purchases"]

@@ -17,7 +17,10 @@ public struct FakePolicy: Sendable, Equatable {
     public struct AppLimit: Sendable, Equatable {
         public var bundleID: String
         public var dailyMinutes: Int
-        public init(bundleID: String, dailyMinutes: Int) { self.bundleID = bundleID; self.dailyMinutes = dailyMinutes }
+        public init(bundleID: String, dailyMinutes: Int) {
+            self.bundleID = bundleID
+            self.dailyMinutes = dailyMinutes
+        }
     }
 
     public struct DowntimeWindow: Sendable, Equatable {
@@ -34,14 +37,20 @@ public struct FakePolicy: Sendable, Equatable {
     public struct TimeRange: Sendable, Equatable {
         public var start: String
         public var end: String
-        public init(start: String, end: String) { self.start = start; self.end = end }
+        public init(start: String, end: String) {
+            self.start = start
+            self.end = end
+        }
     }
 
     /// A `time_scheduled_hours` rule; a half the rule lacks is `("", "")`.
     public struct Schedule: Sendable, Equatable {
         public var weekday: TimeRange
         public var weekend: TimeRange
-        public init(weekday: TimeRange, weekend: TimeRange) { self.weekday = weekday; self.weekend = weekend }
+        public init(weekday: TimeRange, weekend: TimeRange) {
+            self.weekday = weekday
+            self.weekend = weekend
+        }
     }
 
     public struct ScreenTime: Sendable, Equatable {
@@ -120,9 +129,11 @@ public struct FakePolicy: Sendable, Equatable {
         var policy = FakePolicy(policyID: policyID, version: age < 13 ? 42 : 38)
         policy.webFilter.level = age <= 9 ? "strict" : age <= 12 ? "moderate" : "light"
         policy.webFilter.safeSearch = true
-        let (weekdayEnd, weekendEnd) = age <= 6 ? (19, 20) : age <= 9 ? (20, 21) : age <= 12 ? (21, 22) : age <= 16 ? (22, 23) : (23, 24)
-        policy.screenTime.schedule = Schedule(weekday: TimeRange(start: "7:00", end: "\(weekdayEnd):00"),
-                                              weekend: TimeRange(start: "8:00", end: "\(weekendEnd):00"))
+        let (weekdayEnd, weekendEnd) =
+            age <= 6 ? (19, 20) : age <= 9 ? (20, 21) : age <= 12 ? (21, 22) : age <= 16 ? (22, 23) : (23, 24)
+        policy.screenTime.schedule = Schedule(
+            weekday: TimeRange(start: "7:00", end: "\(weekdayEnd):00"),
+            weekend: TimeRange(start: "8:00", end: "\(weekendEnd):00"))
         policy.screenTime.dailyLimitMinutes = age <= 6 ? 60 : age <= 9 ? 90 : age <= 12 ? 120 : age <= 16 ? 180 : 240
         (policy.notifications.curfewStart, policy.notifications.curfewEnd, policy.notifications.usageTimerMinutes) =
             age < 13 ? ("20:00", "07:00", 15) : age <= 16 ? ("22:00", "06:00", 30) : ("00:00", "06:00", 60)

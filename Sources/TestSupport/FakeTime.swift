@@ -11,11 +11,11 @@ public enum FakeTime {
     public static func isRFC3339(_ text: String) -> Bool {
         let s = Array(text.utf8)
         guard s.count >= 20, s[4] == UInt8(ascii: "-"), s[7] == UInt8(ascii: "-"), s[10] == UInt8(ascii: "T"),
-              s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"),
-              let year = number(s, 0, 4), let month = number(s, 5, 2), (1...12).contains(month),
-              let day = number(s, 8, 2), day >= 1, day <= daysIn(month: month, year: year),
-              let hour = number(s, 11, 2), hour <= 23, let minute = number(s, 14, 2), minute <= 59,
-              let second = number(s, 17, 2), second <= 59
+            s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"),
+            let year = number(s, 0, 4), let month = number(s, 5, 2), (1...12).contains(month),
+            let day = number(s, 8, 2), day >= 1, day <= daysIn(month: month, year: year),
+            let hour = number(s, 11, 2), hour <= 23, let minute = number(s, 14, 2), minute <= 59,
+            let second = number(s, 17, 2), second <= 59
         else { return false }
         var index = 19
         if index + 1 < s.count, s[index] == UInt8(ascii: "."), isDigit(s[index + 1]) {
@@ -25,9 +25,9 @@ public enum FakeTime {
         let zone = s[index...]
         if zone.count == 1 { return zone.first == UInt8(ascii: "Z") }
         guard zone.count == 6, let sign = zone.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
-              s[index + 3] == UInt8(ascii: ":"),
-              let offsetHours = number(s, index + 1, 2), offsetHours <= 23, let offsetMinutes = number(s, index + 4, 2),
-              offsetMinutes <= 59
+            s[index + 3] == UInt8(ascii: ":"),
+            let offsetHours = number(s, index + 1, 2), offsetHours <= 23, let offsetMinutes = number(s, index + 4, 2),
+            offsetMinutes <= 59
         else { return false }
         return true
     }
@@ -39,8 +39,9 @@ public enum FakeTime {
     /// (0 = none), trailing zeros trimmed as Go's RFC3339Nano does.
     public static func now(fractionDigits: Int = 9, clock: any Clock = SystemClock()) -> String {
         let wall = clock.wall()
-        return format(seconds: Int(wall.unixSeconds), nanoseconds: Int(wall.unixNanoseconds - wall.unixSeconds * 1_000_000_000),
-                      fractionDigits: fractionDigits)
+        return format(
+            seconds: Int(wall.unixSeconds), nanoseconds: Int(wall.unixNanoseconds - wall.unixSeconds * 1_000_000_000),
+            fractionDigits: fractionDigits)
     }
 
     /// Seconds since the Unix epoch on `clock`'s wall clock.
@@ -51,7 +52,8 @@ public enum FakeTime {
         var parts = tm()
         gmtime_r(&clock, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        var text = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+        var text =
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
         let digits = min(max(fractionDigits, 0), 9)
         if digits > 0 {

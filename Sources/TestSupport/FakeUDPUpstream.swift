@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A tiny UDP "upstream" on 127.0.0.1 written for one test: a thread with a socket that
@@ -27,7 +28,8 @@ public final class FakeUDPUpstream: @unchecked Sendable {
         let socketFD = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         let otherFD = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard socketFD >= 0, otherFD >= 0, Self.bindLoopback(socketFD) != nil, Self.bindLoopback(otherFD) != nil,
-              let bound = Self.boundPort(socketFD) else {
+            let bound = Self.boundPort(socketFD)
+        else {
             close(socketFD)
             close(otherFD)
             throw SpawnedServerError(message: "fake upstream: cannot bind a UDP socket on 127.0.0.1")
@@ -131,7 +133,9 @@ public final class FakeUDPUpstream: @unchecked Sendable {
     private static func bindLoopback(_ fd: Int32) -> Void? {
         var address = sockaddr_in.loopback(0)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         return result == 0 ? () : nil
     }
@@ -182,25 +186,35 @@ public enum FakeDNS {
     /// A reply to `query` (NOERROR unless `rcode` says otherwise) with one A record per
     /// address (TTL `ttl`), QR, RD and RA set; `id` replaces the query's ID and
     /// `questionName` its question (to forge one).
-    public static func reply(to query: [UInt8], addresses: [String], ttl: UInt32 = 300, id: UInt16? = nil,
-                             questionName: String? = nil, isResponse: Bool = true, rcode: UInt8 = 0) -> [UInt8] {
+    public static func reply(
+        to query: [UInt8], addresses: [String], ttl: UInt32 = 300, id: UInt16? = nil,
+        questionName: String? = nil, isResponse: Bool = true, rcode: UInt8 = 0
+    ) -> [UInt8] {
         guard let end = questionEnd(of: query) else { return [] }
         let answerID = id ?? Self.id(of: query)
         var question = Array(query[12..<end])
         if let questionName {
             question = []
-            for label in questionName.split(separator: ".") { question += [UInt8(label.utf8.count)] + Array(label.utf8) }
+            for label in questionName.split(separator: ".") {
+                question += [UInt8(label.utf8.count)] + Array(label.utf8)
+            }
             question += [0] + Array(query[(end - 4)..<end])
         }
-        var message: [UInt8] = [UInt8(answerID >> 8), UInt8(answerID & 0xFF), (isResponse ? 0x80 : 0) | 0x01, 0x80 | (rcode & 0x0F),
-                                0, 1, 0, UInt8(addresses.count), 0, 0, 0, 0]
+        var message: [UInt8] = [
+            UInt8(answerID >> 8), UInt8(answerID & 0xFF), (isResponse ? 0x80 : 0) | 0x01, 0x80 | (rcode & 0x0F),
+            0, 1, 0, UInt8(addresses.count), 0, 0, 0, 0,
+        ]
         message += question
         for address in addresses {
             var bits = in_addr()
             inet_pton(AF_INET, address, &bits)
             let octets = withUnsafeBytes(of: bits.s_addr) { Array($0) }
-            message += [0xC0, 12, 0, 1, 0, 1, UInt8(ttl >> 24), UInt8(ttl >> 16 & 0xFF), UInt8(ttl >> 8 & 0xFF), UInt8(ttl & 0xFF),
-                        0, 4] + octets
+            message +=
+                [
+                    0xC0, 12, 0, 1, 0, 1, UInt8(ttl >> 24), UInt8(ttl >> 16 & 0xFF), UInt8(ttl >> 8 & 0xFF),
+                    UInt8(ttl & 0xFF),
+                    0, 4,
+                ] + octets
         }
         return message
     }

@@ -24,8 +24,10 @@ public final class GateRun: @unchecked Sendable {
 
     /// Starts `run` with `arguments` plus `--dns-listen 127.0.0.1:PORT` and `--state-dir`
     /// unless they are given; waits for readiness (`waitReady`).
-    public init(_ arguments: [String], scratch: ScratchDirectory, port: UInt16? = nil, waitReady: Bool = true,
-                cwd: URL? = nil, environment: [String: String] = [:]) throws {
+    public init(
+        _ arguments: [String], scratch: ScratchDirectory, port: UInt16? = nil, waitReady: Bool = true,
+        cwd: URL? = nil, environment: [String: String] = [:]
+    ) throws {
         self.port = port ?? FreePort.tcpAndUDP()
         stateDirectory = scratch.path("state-\(self.port)")
         var words = arguments

@@ -41,7 +41,9 @@ enum GoJSON {
         switch value {
         case nil, .null?: return nil
         case .number(let text)?:
-            guard let number = Int(text), !text.contains("."), !text.lowercased().contains("e") else { throw DecodeError() }
+            guard let number = Int(text), !text.contains("."), !text.lowercased().contains("e") else {
+                throw DecodeError()
+            }
             return number
         default: throw DecodeError()
         }

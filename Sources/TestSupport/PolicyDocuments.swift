@@ -3,11 +3,14 @@ import Foundation
 /// CompiledPolicy documents shaped like the server's (docs/sync.md), with the web and
 /// time parts a test cares about.
 public enum PolicyDocuments {
-    public static func json(level: String = "", safeSearch: Bool = false, blocked: [String] = [], allowed: [String] = [],
-                            categories: [String] = [], screenTime: String = #""daily_limit_minutes": 0"#,
-                            version: Int = 3) -> String {
+    public static func json(
+        level: String = "", safeSearch: Bool = false, blocked: [String] = [], allowed: [String] = [],
+        categories: [String] = [], screenTime: String = #""daily_limit_minutes": 0"#,
+        version: Int = 3
+    ) -> String {
         func list(_ items: [String]) -> String {
-            "[" + items.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "]"
+            "[" + items.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",")
+                + "]"
         }
         return """
             {"version": \(version), "child_id": "00000000-0000-0000-0000-0000000000c1", "child_age": 9, "age_group": "Child",

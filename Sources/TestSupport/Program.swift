@@ -14,8 +14,10 @@ public enum Program {
     /// is the working directory, `stdin` is written and closed (else standard input is
     /// /dev/null). Both output pipes are read at once, so a child that fills one cannot
     /// stall while the other is being read.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                           directory: URL? = nil, stdin: String? = nil) throws -> ProgramOutput {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        directory: URL? = nil, stdin: String? = nil
+    ) throws -> ProgramOutput {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -23,7 +25,9 @@ public enum Program {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
@@ -41,7 +45,8 @@ public enum Program {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         readerDone.wait()
-        return ProgramOutput(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self))
+        return ProgramOutput(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }

@@ -37,7 +37,10 @@ public enum FreePort {
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(tcp, $0, length) }
             }
-            guard bound == 0 else { close(tcp); continue }
+            guard bound == 0 else {
+                close(tcp)
+                continue
+            }
             _ = withUnsafeMutablePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(tcp, $0, &length) }
             }
@@ -46,7 +49,9 @@ public enum FreePort {
             // The same number must be free for UDP too.
             let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
             let udpBound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(udp, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(udp, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             close(udp)
             if udpBound == 0 { return port }

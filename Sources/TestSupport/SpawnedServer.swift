@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A server program (dnsmasq, unbound) started by a test on loopback: stdout and stderr
@@ -17,11 +18,14 @@ public final class SpawnedServer: @unchecked Sendable {
 
     /// Starts `path arguments…` and waits until 127.0.0.1:`readyPort` accepts TCP
     /// connections (at most `timeout`); throws with the log if it exits or never does.
-    public init(_ path: String, _ arguments: [String], logFile: String, readyPort: UInt16,
-                timeout: TimeInterval = 10) throws {
+    public init(
+        _ path: String, _ arguments: [String], logFile: String, readyPort: UInt16,
+        timeout: TimeInterval = 10
+    ) throws {
         self.logFile = logFile
         let setpriv = "/usr/bin/setpriv"
-        let argv = FileManager.default.isExecutableFile(atPath: setpriv)
+        let argv =
+            FileManager.default.isExecutableFile(atPath: setpriv)
             ? [setpriv, "--pdeathsig", "KILL", "--", path] + arguments : [path] + arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -40,9 +44,10 @@ public final class SpawnedServer: @unchecked Sendable {
         for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
+        defer { for pointer in cArguments { free(pointer) } }
         var child: pid_t = 0
         let result = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, environ)
         guard result == 0 else {

@@ -13,11 +13,13 @@ public final class TLSServerContext: @unchecked Sendable {
     }
 
     public init(certificateChain: String, privateKey: String) throws {
-        guard let context = SSL_CTX_new(TLS_server_method()) else { throw SetupError(description: "SSL_CTX_new failed") }
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            throw SetupError(description: "SSL_CTX_new failed")
+        }
         self.context = context
         guard SSL_CTX_use_certificate_chain_file(context, certificateChain) == 1,
-              SSL_CTX_use_PrivateKey_file(context, privateKey, SSL_FILETYPE_PEM) == 1,
-              SSL_CTX_check_private_key(context) == 1
+            SSL_CTX_use_PrivateKey_file(context, privateKey, SSL_FILETYPE_PEM) == 1,
+            SSL_CTX_check_private_key(context) == 1
         else {
             ERR_clear_error()
             throw SetupError(description: "cannot load \(certificateChain) / \(privateKey)")

@@ -15,7 +15,8 @@ public final class TestCertificates: @unchecked Sendable {
     public init() throws {
         directory = try ScratchDirectory("pg-pki")
         let key = "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256"
-        let ca = "-sha256 -days 2 -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign"
+        let ca =
+            "-sha256 -days 2 -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign"
         let script = """
             set -e; cd '\(directory.path)'
             \(key) -out ca.key
@@ -64,7 +65,8 @@ public final class UnboundDoT: @unchecked Sendable {
     public init(certificates: TestCertificates? = nil, idleTimeoutMilliseconds: Int = 30_000) throws {
         self.certificates = try certificates ?? TestCertificates()
         directory = try ScratchDirectory("pg-unbound")
-        let directory = self.directory, certificates = self.certificates
+        let directory = self.directory
+        let certificates = self.certificates
         (server, port) = try SpawnedServer.onFreePort { port in
             let config = """
                 server:
@@ -97,8 +99,9 @@ public final class UnboundDoT: @unchecked Sendable {
                     control-enable: no
                 """
             let file = try directory.write("unbound-\(port).conf", config)
-            return try SpawnedServer(Self.path, ["-d", "-c", file], logFile: directory.path("unbound-\(port).log"),
-                                     readyPort: port)
+            return try SpawnedServer(
+                Self.path, ["-d", "-c", file], logFile: directory.path("unbound-\(port).log"),
+                readyPort: port)
         }
     }
 

@@ -1,8 +1,9 @@
 import EventLoop
 import Foundation
 import HTTP1
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One connection: read requests, ask the handler, write what it says, until either side
@@ -12,8 +13,9 @@ extension TestHTTPServer.Core {
     typealias Request = TestHTTPServer.Request
 
     func serve(_ descriptor: Int32, number: Int) {
-        var timeout = timeval(tv_sec: Int(idleTimeout.components.seconds),
-                              tv_usec: Int(idleTimeout.components.attoseconds / 1_000_000_000_000))
+        var timeout = timeval(
+            tv_sec: Int(idleTimeout.components.seconds),
+            tv_usec: Int(idleTimeout.components.attoseconds / 1_000_000_000_000))
         if timeout.tv_sec == 0 && timeout.tv_usec == 0 { timeout.tv_usec = 1000 }
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
@@ -22,7 +24,9 @@ extension TestHTTPServer.Core {
         let stream: ServerStream
         var tlsStream: TLSServerStream?
         if let tls {
-            guard let session = TLSServerStream(descriptor: descriptor, context: tls), session.handshake() else { return }
+            guard let session = TLSServerStream(descriptor: descriptor, context: tls), session.handshake() else {
+                return
+            }
             stream = session
             tlsStream = session
         } else {
@@ -132,22 +136,29 @@ extension TestHTTPServer.Core {
                 guard stream.read(into: &buffer) else { return .failed(nil) }
             }
             do {
-                let used = try buffer.withUnsafeBytes { bytes in try tracker.consume(bytes) { body.append(contentsOf: $0) } }
+                let used = try buffer.withUnsafeBytes { bytes in
+                    try tracker.consume(bytes) { body.append(contentsOf: $0) }
+                }
                 buffer.removeFirst(used)
             } catch {
                 return .failed(TestHTTPServer.plain(400, "\(error)"))
             }
         }
-        let request = Request(method: head.method, target: head.target, version: "HTTP/1.\(head.minorVersion)",
-                              headers: head.fields.pairs, body: body, connection: connection, indexOnConnection: index)
-        return .request(request, wantsClose: head.minorVersion == 0 || head.fields.containsToken("close", in: "connection"))
+        let request = Request(
+            method: head.method, target: head.target, version: "HTTP/1.\(head.minorVersion)",
+            headers: head.fields.pairs, body: body, connection: connection, indexOnConnection: index)
+        return .request(
+            request, wantsClose: head.minorVersion == 0 || head.fields.containsToken("close", in: "connection"))
     }
 }
 
 extension TestHTTPServer {
     /// A plain-text error reply that closes the connection.
     static func plain(_ status: Int, _ text: String) -> [UInt8] {
-        serialize(Response(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close")],
-                           text: text + "\n"), for: nil).bytes
+        serialize(
+            Response(
+                status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close")],
+                text: text + "\n"), for: nil
+        ).bytes
     }
 }

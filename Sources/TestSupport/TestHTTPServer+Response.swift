@@ -4,7 +4,8 @@ import Foundation
 extension TestHTTPServer {
     /// The bytes, and whether the connection must close after them.
     static func serialize(_ response: Response, for request: Request?) -> (bytes: [UInt8], closes: Bool) {
-        let bodiless = (100...199).contains(response.status) || response.status == 204 || response.status == 304
+        let bodiless =
+            (100...199).contains(response.status) || response.status == 204 || response.status == 304
             || request?.method == "HEAD"
         var framing = response.framing
         if case .automatic = framing {
@@ -30,7 +31,8 @@ extension TestHTTPServer {
                 var offset = 0
                 while offset < response.body.count {
                     let end = min(offset + max(size, 1), response.body.count)
-                    body += Array(String(end - offset, radix: 16).utf8) + [13, 10] + response.body[offset..<end] + [13, 10]
+                    body +=
+                        Array(String(end - offset, radix: 16).utf8) + [13, 10] + response.body[offset..<end] + [13, 10]
                     offset = end
                 }
                 body += Array("0\r\n\r\n".utf8)

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small HTTP/1.1 server on 127.0.0.1 for tests, plain or TLS: a listener thread and
@@ -64,8 +65,10 @@ public final class TestHTTPServer: @unchecked Sendable {
         public var body: [UInt8]
         public var framing: Framing
 
-        public init(status: Int, reason: String? = nil, headers: [(String, String)] = [], body: [UInt8] = [],
-                    framing: Framing = .automatic) {
+        public init(
+            status: Int, reason: String? = nil, headers: [(String, String)] = [], body: [UInt8] = [],
+            framing: Framing = .automatic
+        ) {
             self.status = status
             self.reason = reason
             self.headers = headers
@@ -97,8 +100,10 @@ public final class TestHTTPServer: @unchecked Sendable {
     let core: Core
 
     /// Starts listening on 127.0.0.1:`port` (0: the OS picks; read `port`).
-    public init(port: UInt16 = 0, tls: TLSServerContext? = nil, idleTimeout: Duration = .seconds(15),
-                handler: @escaping Handler) throws {
+    public init(
+        port: UInt16 = 0, tls: TLSServerContext? = nil, idleTimeout: Duration = .seconds(15),
+        handler: @escaping Handler
+    ) throws {
         let listener = try Self.listen(port: port)
         core = Core(port: listener.port, tls: tls, idleTimeout: idleTimeout, handler: handler)
         core.startAccepting(listener.descriptor)
@@ -134,7 +139,9 @@ public final class TestHTTPServer: @unchecked Sendable {
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in.loopback(port)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, Glibc.listen(descriptor, 128) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -148,4 +155,3 @@ public final class TestHTTPServer: @unchecked Sendable {
         return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 }
-

@@ -28,9 +28,15 @@ struct JSONReader {
         case UInt8(ascii: "{"): return try readObject()
         case UInt8(ascii: "["): return try readArray()
         case UInt8(ascii: "\""): return .string(try readString())
-        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "t"):
+            try expect("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expect("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .null
         default: return .number(try readNumber())
         }
     }
@@ -68,7 +74,10 @@ struct JSONReader {
             members.append(TestJSON.Member(key, try readValue()))
             skipWhitespace()
             guard offset < bytes.count else { throw failure("unexpected end of input") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
             guard bytes[offset] == UInt8(ascii: "}") else { throw failure("expected , or }") }
             offset += 1
             return .object(members)
@@ -89,7 +98,10 @@ struct JSONReader {
             items.append(try readValue())
             skipWhitespace()
             guard offset < bytes.count else { throw failure("unexpected end of input") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
             guard bytes[offset] == UInt8(ascii: "]") else { throw failure("expected , or ]") }
             offset += 1
             return .array(items)
@@ -113,7 +125,9 @@ struct JSONReader {
         }
         if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
             offset += 1
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
             guard digits() > 0 else { throw failure("digits expected in the exponent") }
         }
         return String(decoding: bytes[start..<offset], as: UTF8.self)
@@ -157,7 +171,7 @@ struct JSONReader {
     private mutating func readUnicodeEscape() throws(TestJSON.ParseError) -> Character {
         let high = try hex4()
         if (0xD800...0xDBFF).contains(high), offset + 6 <= bytes.count, bytes[offset] == UInt8(ascii: "\\"),
-           bytes[offset + 1] == UInt8(ascii: "u")
+            bytes[offset + 1] == UInt8(ascii: "u")
         {
             let saved = offset
             offset += 2
@@ -173,8 +187,10 @@ struct JSONReader {
 
     private mutating func hex4() throws(TestJSON.ParseError) -> UInt32 {
         guard offset + 4 <= bytes.count,
-              bytes[offset..<offset + 4].allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }),
-              let value = UInt32(String(decoding: bytes[offset..<offset + 4], as: UTF8.self), radix: 16)
+            bytes[offset..<offset + 4].allSatisfy({
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66)
+            }),
+            let value = UInt32(String(decoding: bytes[offset..<offset + 4], as: UTF8.self), radix: 16)
         else { throw failure("invalid \\u escape") }
         offset += 4
         return value

@@ -74,7 +74,9 @@ public indirect enum TestJSON: Sendable, Equatable, CustomStringConvertible {
 
     /// The value of an integer literal (no fraction, no exponent) that fits an Int.
     public var int: Int? {
-        guard case .number(let text) = self, !text.contains("."), !text.contains("e"), !text.contains("E") else { return nil }
+        guard case .number(let text) = self, !text.contains("."), !text.contains("e"), !text.contains("E") else {
+            return nil
+        }
         return Int(text)
     }
 

@@ -9,16 +9,20 @@ public let testTimeout: Nanoseconds = 10_000_000_000
 /// `timeout` passes (false). Tests wait on a condition, never for a fixed time: write
 /// `#expect(waitUntil { … }, "what was awaited")` so a failure names the condition.
 /// Conditions that start a process (dig, curl) deserve a longer interval, e.g. 20 ms.
-public func waitUntil(timeout: Nanoseconds = testTimeout, interval: Nanoseconds = 1_000_000,
-                      _ condition: () throws -> Bool) rethrows -> Bool {
+public func waitUntil(
+    timeout: Nanoseconds = testTimeout, interval: Nanoseconds = 1_000_000,
+    _ condition: () throws -> Bool
+) rethrows -> Bool {
     try waitFor(timeout: timeout, interval: interval) { try condition() ? true : nil } ?? false
 }
 
 /// Polls `produce` every `interval` until it gives a value, and returns it; nil when
 /// `timeout` passed first. For waiting on a result to assert on, e.g. a dig answer whose
 /// TTL has counted down.
-public func waitFor<T>(timeout: Nanoseconds = testTimeout, interval: Nanoseconds = 1_000_000,
-                       _ produce: () throws -> T?) rethrows -> T? {
+public func waitFor<T>(
+    timeout: Nanoseconds = testTimeout, interval: Nanoseconds = 1_000_000,
+    _ produce: () throws -> T?
+) rethrows -> T? {
     // The real clock: the point is to bound a wait on another thread or process.
     let clock = SystemClock()
     let deadline = clock.now() + timeout

@@ -1,6 +1,7 @@
 /// A day of the week, numbered as in ISO 8601 (Monday = 1 … Sunday = 7).
 public enum Weekday: Int, Sendable, CaseIterable {
-    case monday = 1, tuesday, wednesday, thursday, friday, saturday, sunday
+    case monday = 1
+    case tuesday, wednesday, thursday, friday, saturday, sunday
 }
 
 /// Date arithmetic in the proleptic Gregorian calendar, counting days since 1970-01-01.
@@ -41,9 +42,9 @@ public enum CivilCalendar {
         // Count years from March so that February (and its leap day) ends the year.
         let marchYear = m <= 2 ? y - 1 : y
         let era = floorDiv(marchYear, 400)
-        let yearOfEra = marchYear - era * 400                      // 0...399
-        let marchMonth = (m + 9) % 12                              // March = 0 … February = 11
-        let dayOfYear = (153 * marchMonth + 2) / 5 + day - 1       // month lengths 31,30,31,30,31 repeat
+        let yearOfEra = marchYear - era * 400  // 0...399
+        let marchMonth = (m + 9) % 12  // March = 0 … February = 11
+        let dayOfYear = (153 * marchMonth + 2) / 5 + day - 1  // month lengths 31,30,31,30,31 repeat
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * daysPerEra + dayOfEra - epochShift
     }
@@ -54,7 +55,7 @@ public enum CivilCalendar {
         let coarseEra = floorDiv(days, daysPerEra)
         let shifted = floorMod(days, daysPerEra) + epochShift
         let era = coarseEra + floorDiv(shifted, daysPerEra)
-        let dayOfEra = floorMod(shifted, daysPerEra)                 // 0...146096
+        let dayOfEra = floorMod(shifted, daysPerEra)  // 0...146096
         // The three correction terms undo the leap days of 4-, 100- and 400-year cycles.
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
@@ -67,7 +68,7 @@ public enum CivilCalendar {
 
     /// The weekday of the day `days` days after 1970-01-01 (which was a Thursday).
     public static func weekday(days: Int) -> Weekday {
-        let mondayBased = floorMod(floorMod(days, 7) + 3, 7)    // 1970-01-01 → 3 (Thursday)
+        let mondayBased = floorMod(floorMod(days, 7) + 3, 7)  // 1970-01-01 → 3 (Thursday)
         return Weekday(rawValue: mondayBased + 1)!
     }
 

@@ -63,8 +63,9 @@ public struct LocalDateTime: Equatable, Hashable, Comparable, Sendable, CustomSt
         days += floorDiv(secondOfDay, 86_400)
         secondOfDay = floorMod(secondOfDay, 86_400)
         let date = CivilCalendar.date(days: days)
-        self.init(year: date.year, month: date.month, day: date.day,
-                  hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60, second: secondOfDay % 60)
+        self.init(
+            year: date.year, month: date.month, day: date.day,
+            hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60, second: secondOfDay % 60)
     }
 
     /// Years for which wall-clock seconds are computed; beyond them `secondsSince1970`

@@ -87,8 +87,10 @@ extension PosixTZ {
     }
 
     private func events(year: Int, _ daylight: Daylight) -> (start: Event, end: Event) {
-        (Event(instant: utc(of: daylight.start, year: year, before: standard.offset), year: year, isStart: true),
-         Event(instant: utc(of: daylight.end, year: year, before: daylight.zone.offset), year: year, isStart: false))
+        (
+            Event(instant: utc(of: daylight.start, year: year, before: standard.offset), year: year, isStart: true),
+            Event(instant: utc(of: daylight.end, year: year, before: daylight.zone.offset), year: year, isStart: false)
+        )
     }
 
     /// The instant of `change` in `year`, whose time is read on the clock of `offset`.
@@ -109,7 +111,7 @@ extension PosixTZ {
             let firstMatch = first + floorMod(weekday - CivilCalendar.sundayBasedWeekday(days: first), 7)
             var day = firstMatch + 7 * (week - 1)
             let length = CivilCalendar.daysInMonth(year: year, month: month)
-            while day >= first + length { day -= 7 }    // week 5 means the last one
+            while day >= first + length { day -= 7 }  // week 5 means the last one
             return day
         }
     }

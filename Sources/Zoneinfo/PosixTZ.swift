@@ -51,7 +51,8 @@ struct PosixTZ: Sendable, Equatable {
             let name = try p.name()
             var offset = standard.offset + 3600
             if !p.atEnd && p.peek != UInt8(ascii: ",") { offset = try p.offset() }
-            let start: Change, end: Change
+            let start: Change
+            let end: Change
             if p.atEnd {
                 start = Change(day: .monthWeek(month: 3, week: 2, weekday: 0), time: 7200)
                 end = Change(day: .monthWeek(month: 11, week: 1, weekday: 0), time: 7200)
@@ -97,12 +98,15 @@ private struct Parser {
         let quoted = peek == UInt8(ascii: "<")
         if quoted { index += 1 }
         let start = index
-        while let c = peek, isLetter(c) || (quoted && (isDigit(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-"))) {
+        while let c = peek, isLetter(c) || (quoted && (isDigit(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-")))
+        {
             index += 1
         }
         let name = String(decoding: bytes[start..<index], as: UTF8.self)
         guard name.utf8.count >= 3 else {
-            throw failure(quoted ? "expected at least 3 of A-Z a-z 0-9 + - inside <>" : "expected a zone name of at least 3 letters")
+            throw failure(
+                quoted
+                    ? "expected at least 3 of A-Z a-z 0-9 + - inside <>" : "expected a zone name of at least 3 letters")
         }
         if quoted { try expect(">") }
         return name

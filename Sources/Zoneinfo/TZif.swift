@@ -24,7 +24,7 @@ enum TZif {
         var reader = Reader(bytes: bytes, name: name)
         let first = try reader.header()
         if first.version == 0 {
-            return try reader.data(first, timeSize: 4)     // v1 only: 32-bit data
+            return try reader.data(first, timeSize: 4)  // v1 only: 32-bit data
         }
         // v2+: the v1 block repeats the data in 32 bits for old readers; skip it.
         try reader.skip(first.dataSize(timeSize: 4), for: "version 1 data block")
@@ -87,7 +87,9 @@ private struct Reader {
 
     mutating func header() throws(ZoneError) -> Header {
         try need(44, for: "header")
-        guard bytes[position..<position + 4].elementsEqual("TZif".utf8) else { throw failure("bad magic, not a TZif file") }
+        guard bytes[position..<position + 4].elementsEqual("TZif".utf8) else {
+            throw failure("bad magic, not a TZif file")
+        }
         position += 4
         var header = Header()
         header.version = uint8()
@@ -105,7 +107,8 @@ private struct Reader {
         guard header.typeCount > 0 else { throw failure("no local time types") }
         guard header.charCount > 0 else { throw failure("no designation characters") }
         guard header.isUTCount == 0 || header.isUTCount == header.typeCount,
-              header.isStandardCount == 0 || header.isStandardCount == header.typeCount else {
+            header.isStandardCount == 0 || header.isStandardCount == header.typeCount
+        else {
             throw failure("UT/standard indicator counts do not match the type count")
         }
         return header
@@ -125,7 +128,9 @@ private struct Reader {
         data.transitionTypes.reserveCapacity(header.timeCount)
         for _ in 0..<header.timeCount {
             let index = uint8()
-            guard Int(index) < header.typeCount else { throw failure("transition type index \(index) ≥ type count \(header.typeCount)") }
+            guard Int(index) < header.typeCount else {
+                throw failure("transition type index \(index) ≥ type count \(header.typeCount)")
+            }
             data.transitionTypes.append(index)
         }
         var raw: [(offset: Int32, isDaylight: UInt8, designation: Int)] = []
@@ -137,11 +142,14 @@ private struct Reader {
             guard type.offset != Int32.min else { throw failure("UT offset -2^31 is not allowed") }
             guard type.isDaylight <= 1 else { throw failure("DST flag \(type.isDaylight) is neither 0 nor 1") }
             guard type.designation < header.charCount,
-                  let end = characters[(characters.startIndex + type.designation)...].firstIndex(of: 0) else {
+                let end = characters[(characters.startIndex + type.designation)...].firstIndex(of: 0)
+            else {
                 throw failure("designation index \(type.designation) has no NUL-terminated name")
             }
-            let abbreviation = String(decoding: characters[(characters.startIndex + type.designation)..<end], as: UTF8.self)
-            data.types.append(LocalTimeType(offset: type.offset, isDaylight: type.isDaylight == 1, abbreviation: abbreviation))
+            let abbreviation = String(
+                decoding: characters[(characters.startIndex + type.designation)..<end], as: UTF8.self)
+            data.types.append(
+                LocalTimeType(offset: type.offset, isDaylight: type.isDaylight == 1, abbreviation: abbreviation))
         }
         // Leap-second records and the standard/UT indicators do not affect local time.
         position += header.charCount + header.leapCount * (timeSize + 4) + header.isStandardCount + header.isUTCount

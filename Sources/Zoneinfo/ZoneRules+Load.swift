@@ -37,7 +37,8 @@ extension ZoneRules {
     /// is tried as a POSIX TZ string (unless it began with ':'). With no TZ the file
     /// `localtime` is read, named by its symlink target below `.../zoneinfo/` when it is
     /// one (else "localtime"). Anything unusable gives UTC.
-    public static func system(tz: String?, localtime: String = "/etc/localtime", directory: String? = nil) -> ZoneRules {
+    public static func system(tz: String?, localtime: String = "/etc/localtime", directory: String? = nil) -> ZoneRules
+    {
         guard let tz else { return (try? loadFile(localtime, fallbackName: "localtime")) ?? .utc }
         var spec = Substring(tz)
         let hasColon = spec.first == ":"
@@ -68,7 +69,10 @@ extension ZoneRules {
         var name = zoneName(below: path) ?? fallbackName
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink(path, &buffer, buffer.count - 1)
-        if count > 0, let target = zoneName(below: String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)) {
+        if count > 0,
+            let target = zoneName(
+                below: String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        {
             name = target
         }
         return try ZoneRules(tzif: readZoneFile(path, name: name), name: name)
@@ -91,7 +95,7 @@ extension ZoneRules {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, errno: errno) }
         switch info.st_mode & 0o170000 {
-        case 0o100000: break                                   // regular file
+        case 0o100000: break  // regular file
         case 0o040000: throw .unreadable(path: path, errno: EISDIR)
         default: throw .malformed(name: name, reason: "\(path) is not a regular file")
         }

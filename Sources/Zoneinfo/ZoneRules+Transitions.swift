@@ -17,7 +17,8 @@ extension ZoneRules {
             let time = transitions[index]
             if time > limit { return nil }
             // From the last transition on the footer rules, and it may disagree.
-            let next = index == transitions.count - 1 && footer != nil
+            let next =
+                index == transitions.count - 1 && footer != nil
                 ? footer!.zone(at: time).offset
                 : types[Int(transitionTypes[index])].offset
             if next != current { return time }
@@ -29,7 +30,8 @@ extension ZoneRules {
 
     /// The index of the first transition > `instant` (`transitions.count` if none).
     private func firstTransition(after instant: Int64) -> Int {
-        var low = 0, high = transitions.count
+        var low = 0
+        var high = transitions.count
         while low < high {
             let middle = low + (high - low) / 2
             if transitions[middle] <= instant { low = middle + 1 } else { high = middle }

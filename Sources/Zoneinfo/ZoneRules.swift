@@ -46,15 +46,17 @@ public struct ZoneRules: Sendable, Equatable {
                 throw .malformed(name: name, reason: "footer: \(error)")
             }
         }
-        self.init(name: name, transitions: data.transitions, transitionTypes: data.transitionTypes,
-                  types: data.types, footer: footer)
+        self.init(
+            name: name, transitions: data.transitions, transitionTypes: data.transitionTypes,
+            types: data.types, footer: footer)
     }
 
     /// Rules given by a POSIX TZ string alone, e.g. `EST5EDT,M3.2.0,M11.1.0`; the name
     /// is the string itself.
     public init(posixTZ: String) throws(ZoneError) {
         let rule = try PosixTZ(posixTZ)
-        let standard = LocalTimeType(offset: rule.standard.offset, isDaylight: false, abbreviation: rule.standard.abbreviation)
+        let standard = LocalTimeType(
+            offset: rule.standard.offset, isDaylight: false, abbreviation: rule.standard.abbreviation)
         self.init(name: posixTZ, transitions: [], transitionTypes: [], types: [standard], footer: rule)
     }
 
@@ -69,8 +71,9 @@ public struct ZoneRules: Sendable, Equatable {
         initialType = types.firstIndex { !$0.isDaylight } ?? 0
         var magnitude = types.map { Int64($0.offset).magnitude }.max() ?? 0
         if let footer {
-            magnitude = max(magnitude, Int64(footer.standard.offset).magnitude,
-                            Int64(footer.daylight?.zone.offset ?? 0).magnitude)
+            magnitude = max(
+                magnitude, Int64(footer.standard.offset).magnitude,
+                Int64(footer.daylight?.zone.offset ?? 0).magnitude)
         }
         maxOffsetMagnitude = Int64(magnitude)
     }
@@ -109,7 +112,8 @@ public struct ZoneRules: Sendable, Equatable {
 
     /// The index of the last transition ≤ `instant`; requires transitions[0] ≤ instant.
     private func lastTransition(atOrBefore instant: Int64) -> Int {
-        var low = 0, high = transitions.count - 1          // transitions[low] ≤ instant
+        var low = 0
+        var high = transitions.count - 1  // transitions[low] ≤ instant
         while low < high {
             let middle = low + (high - low + 1) / 2
             if transitions[middle] <= instant { low = middle } else { high = middle - 1 }

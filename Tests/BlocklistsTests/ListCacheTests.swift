@@ -1,9 +1,10 @@
 import DomainMatch
 import Foundation
-import Testing
-@testable import Blocklists
 import Policy
 import SystemIO
+import Testing
+
+@testable import Blocklists
 
 /// The compiled list file: a truncated, corrupt, foreign or stale file is detected and
 /// rebuilt from the text lists, never served, and never crashes a reader.
@@ -14,12 +15,14 @@ import SystemIO
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("cache-\(UUID().uuidString)")
-        var adult = "# adult\n", gambling = ""
+        var adult = "# adult\n"
+        var gambling = ""
         for index in 0..<3000 { adult += "site\(index).adult-example.com\n" }
         for index in 0..<500 { gambling += "0.0.0.0 bet\(index).example.net casino\(index).example.org\n" }
         for (path, text) in ["lists/adult/a.txt": adult, "lists/gambling/b.txt": gambling] {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
         inputs = try ListInputs.scan(root.appendingPathComponent("lists").path)
@@ -31,9 +34,13 @@ import SystemIO
 
     private func expectCorrect(_ lists: CategoryLists) throws {
         #expect(lists.trie.nameCount == 4000)
-        #expect(lists.trie.entry(in: Category.adult.rawValue, covering: try QueryName.parse("www.site42.adult-example.com"))?
-            .description == "site42.adult-example.com")
-        #expect(lists.trie.entry(in: Category.gambling.rawValue, covering: try QueryName.parse("casino7.example.org")) != nil)
+        #expect(
+            lists.trie.entry(
+                in: Category.adult.rawValue, covering: try QueryName.parse("www.site42.adult-example.com"))?
+                .description == "site42.adult-example.com")
+        #expect(
+            lists.trie.entry(in: Category.gambling.rawValue, covering: try QueryName.parse("casino7.example.org"))
+                != nil)
         #expect(lists.trie.match(try QueryName.parse("example.org")) == MatchDepths())
     }
 
@@ -64,7 +71,9 @@ import SystemIO
         try handle.close()
         let changed = try ListInputs.scan(root.appendingPathComponent("lists").path)
         #expect(changed.key != inputs.key)
-        #expect(throws: ListCacheError.stale(path: cachePath)) { try ListCache.load(cachePath, expectedKey: changed.key) }
+        #expect(throws: ListCacheError.stale(path: cachePath)) {
+            try ListCache.load(cachePath, expectedKey: changed.key)
+        }
         var warnings: [String] = []
         let rebuilt = ListCache.open(changed, stateDirectory: state, writeBack: true, warnings: &warnings)
         #expect(rebuilt.trie.nameCount == 4001)

@@ -1,8 +1,9 @@
 import DomainMatch
 import Foundation
-import Testing
-@testable import Blocklists
 import Policy
+import Testing
+
+@testable import Blocklists
 
 @Suite struct ListFolderTests {
     static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -12,7 +13,8 @@ import Policy
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("lists-\(UUID().uuidString)")
         for (path, text) in files {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
         return root
@@ -50,9 +52,11 @@ import Policy
     @Test func unreadableFilesAreWarningsNotFatal() throws {
         let root = try makeFolder(["gambling/ok.txt": "bet.example\n"])
         defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("gambling/dir.txt"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("gambling/dangling.txt").path,
-                                                   withDestinationPath: "/nonexistent/list.txt")
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("gambling/dir.txt"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("gambling/dangling.txt").path,
+            withDestinationPath: "/nonexistent/list.txt")
         let inputs = try ListInputs.scan(root.path)
         var warnings = inputs.warnings
         let lists = CategoryLists.build(inputs, warnings: &warnings)
@@ -82,9 +86,13 @@ import Policy
             #expect(stats.names >= 20, "\(category) has \(stats.names) names")
         }
         // Never a safe-search host, the API or shared infrastructure, nor anything below them.
-        for forbidden in ["google.com", "www.google.com", "youtube.com", "bing.com", "duckduckgo.com", "phosra-api.fly.dev",
-                          "cloudflare.com", "amazonaws.com", "wikipedia.org", "khanacademy.org", "apple.com", "microsoft.com"] {
-            #expect(lists.trie.match(try QueryName.parse(forbidden)) == MatchDepths(), "\(forbidden) is covered by a shipped list")
+        for forbidden in [
+            "google.com", "www.google.com", "youtube.com", "bing.com", "duckduckgo.com", "phosra-api.fly.dev",
+            "cloudflare.com", "amazonaws.com", "wikipedia.org", "khanacademy.org", "apple.com", "microsoft.com",
+        ] {
+            #expect(
+                lists.trie.match(try QueryName.parse(forbidden)) == MatchDepths(),
+                "\(forbidden) is covered by a shipped list")
         }
     }
 

@@ -43,15 +43,22 @@ import Testing
 
     @Test(arguments: [
         ("block_mode = explode", "x.conf:1: block_mode: \"explode\" is not nxdomain, null, refused or ip:V4[,V6]"),
-        ("block_mode = ip:notanip", "x.conf:1: block_mode: \"ip:notanip\" is not nxdomain, null, refused or ip:V4[,V6]"),
+        (
+            "block_mode = ip:notanip",
+            "x.conf:1: block_mode: \"ip:notanip\" is not nxdomain, null, refused or ip:V4[,V6]"
+        ),
         ("connect_ports = 443, abc", "x.conf:1: connect_ports: \"abc\" is not a valid port"),
         ("connect_ports = 0", "x.conf:1: connect_ports: \"0\" is not a valid port"),
         ("allow_clients = 10.0.0.0/8, notacidr", "x.conf:1: allow_clients: \"notacidr\" is not a valid IP or CIDR"),
         ("allow_clients = 10.0.0.0/33", "x.conf:1: allow_clients: \"10.0.0.0/33\" is not a valid IP or CIDR"),
-        ("upstream = ???",
-         "x.conf:1: upstream: \"???\" is not an upstream (IP[:port], tcp://IP[:port] or tls://IP[:853]#servername)"),
-        ("upstream = tls://9.9.9.9",
-         "x.conf:1: upstream: \"tls://9.9.9.9\" is not an upstream (IP[:port], tcp://IP[:port] or tls://IP[:853]#servername)"),
+        (
+            "upstream = ???",
+            "x.conf:1: upstream: \"???\" is not an upstream (IP[:port], tcp://IP[:port] or tls://IP[:853]#servername)"
+        ),
+        (
+            "upstream = tls://9.9.9.9",
+            "x.conf:1: upstream: \"tls://9.9.9.9\" is not an upstream (IP[:port], tcp://IP[:port] or tls://IP[:853]#servername)"
+        ),
         ("dns_listen = localhost:53", "x.conf:1: dns_listen: \"localhost:53\" is not a valid ADDR:PORT"),
         ("dns_listen = 127.0.0.1", "x.conf:1: dns_listen: \"127.0.0.1\" is not a valid ADDR:PORT"),
         ("metrics_listen = nowhere", "x.conf:1: metrics_listen: \"nowhere\" is not a valid ADDR:PORT"),
@@ -73,7 +80,8 @@ import Testing
     }
 
     @Test func formsThatAreRight() throws {
-        let settings = try parse("""
+        let settings = try parse(
+            """
             block_mode = ip:192.0.2.1,2001:db8::1
             upstream = 9.9.9.9, 1.1.1.1:5353, tcp://[2001:db8::53]:53, tls://9.9.9.9#dns.quad9.net, tls://[::1]:8853#x.example
             dns_listen = 127.0.0.1:5300, [::1]:5300
@@ -83,10 +91,11 @@ import Testing
             metrics_listen = 127.0.0.1:9153
             tunnel_idle = 90s
             """)
-        #expect(settings[Key.upstream].map(\.description) == [
-            "9.9.9.9:53", "1.1.1.1:5353", "tcp://[2001:db8::53]:53", "tls://9.9.9.9:853#dns.quad9.net",
-            "tls://[::1]:8853#x.example",
-        ])
+        #expect(
+            settings[Key.upstream].map(\.description) == [
+                "9.9.9.9:53", "1.1.1.1:5353", "tcp://[2001:db8::53]:53", "tls://9.9.9.9:853#dns.quad9.net",
+                "tls://[::1]:8853#x.example",
+            ])
         #expect(settings[Key.blockMode].description == "ip:192.0.2.1,2001:db8::1")
         #expect(settings[Key.dnsListen].map(\.port) == [5300, 5300])
         #expect(settings[Key.allowClients].map(\.description) == ["10.0.0.0/8", "::1/128", "2001:db8::/32"])
@@ -97,8 +106,9 @@ import Testing
     }
 
     @Test func flagsUseTheSameTable() throws {
-        let arguments = try Arguments(["--rate-limit", "7", "--allow-ip-connect", "--block-mode=null", "x.example"],
-                                      commandFlags: [:])
+        let arguments = try Arguments(
+            ["--rate-limit", "7", "--allow-ip-connect", "--block-mode=null", "x.example"],
+            commandFlags: [:])
         #expect(arguments.settings[Key.rateLimit] == 7)
         #expect(arguments.settings[Key.allowIPConnect] == true)
         #expect(arguments.settings[Key.blockMode] == .null)

@@ -5,7 +5,8 @@ import TestSupport
 struct GateProcess {
     static let checkout = GateRun.checkout
 
-    static func run(_ arguments: [String], cwd: URL? = nil, environment: [String: String] = [:]) throws -> ProgramOutput {
+    static func run(_ arguments: [String], cwd: URL? = nil, environment: [String: String] = [:]) throws -> ProgramOutput
+    {
         try Program.run(GateRun.binary, arguments, environment: environment, directory: cwd)
     }
 }

@@ -1,20 +1,25 @@
-import Foundation
-import Testing
 import Config
-@testable import Gateway
+import Foundation
 import TestSupport
+import Testing
+
+@testable import Gateway
 
 /// What the README promises is what ships: its commands run, the key table of
 /// docs/configuration.md is complete, the example configuration parses.
 @Suite struct ReadmeTests {
-    static let readme = (try? String(contentsOf: GateProcess.checkout.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    static let readme =
+        (try? String(contentsOf: GateProcess.checkout.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
 
     /// The `sh` blocks of the "Set up" section: exactly two one-line commands.
     static var setupCommands: [String] {
-        guard let start = readme.range(of: "## Set up"), let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)
+        guard let start = readme.range(of: "## Set up"),
+            let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)
         else { return [] }
         let section = readme[start.upperBound..<end.lowerBound]
-        return section.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "\n```").first }
+        return section.components(separatedBy: "```sh\n").dropFirst().compactMap {
+            $0.components(separatedBy: "\n```").first
+        }
     }
 
     @Test func exactlyTwoOneLineSetupCommands() {
@@ -22,7 +27,8 @@ import TestSupport
         #expect(commands.count == 2)
         #expect(commands.allSatisfy { !$0.contains("\n") })
         #expect(commands.last == "scripts/install-deps --test && swift test")
-        let ci = (try? String(contentsOf: GateProcess.checkout.appendingPathComponent(".ci/run"), encoding: .utf8)) ?? ""
+        let ci =
+            (try? String(contentsOf: GateProcess.checkout.appendingPathComponent(".ci/run"), encoding: .utf8)) ?? ""
         #expect(ci.contains("'scripts/install-deps --test && swift test'"))
     }
 
@@ -38,8 +44,9 @@ import TestSupport
         }
         let arguments = main[range.upperBound...].split(separator: " ").map(String.init)
         let scratch = try ScratchDirectory()
-        let gate = try GateRun(arguments + ["--upstream", "127.0.0.1:9"], scratch: scratch, cwd: GateProcess.checkout,
-                               environment: GateRun.wallClock("2026-12-01T12:00:00Z"))
+        let gate = try GateRun(
+            arguments + ["--upstream", "127.0.0.1:9"], scratch: scratch, cwd: GateProcess.checkout,
+            environment: GateRun.wallClock("2026-12-01T12:00:00Z"))
         defer { gate.daemon.stop() }
         #expect(try gate.dig("www.reddit.com").extendedErrors == ["15 (Blocked): (blocked_domain:reddit.com)"])
         #expect(try gate.dig("pornhub.com").extendedErrors == ["15 (Blocked): (category:adult)"])
@@ -55,15 +62,20 @@ import TestSupport
     @Test func theExamplePolicysDowntimeFollowsTheTestClock() throws {
         let scratch = try ScratchDirectory()
         let night = GateRun.wallClock("2026-12-01T23:00:00Z")
-        let gate = try GateRun(["--policy", "examples/policy.json", "--upstream", "127.0.0.1:9"], scratch: scratch,
-                               cwd: GateProcess.checkout, environment: night)
+        let gate = try GateRun(
+            ["--policy", "examples/policy.json", "--upstream", "127.0.0.1:9"], scratch: scratch,
+            cwd: GateProcess.checkout, environment: night)
         defer { gate.daemon.stop() }
         #expect(try gate.dig("www.example.com").extendedErrors == ["15 (Blocked): (downtime)"])
-        let check = try GateProcess.run(["check", "--policy", "examples/policy.json", "--timezone", "UTC", "--json",
-                                         "www.example.com"], cwd: GateProcess.checkout, environment: night)
+        let check = try GateProcess.run(
+            [
+                "check", "--policy", "examples/policy.json", "--timezone", "UTC", "--json",
+                "www.example.com",
+            ], cwd: GateProcess.checkout, environment: night)
         #expect(check.stdout.contains(#""reason":"downtime""#), "\(check.stdout)\(check.stderr)")
-        let bad = try GateProcess.run(["check", "--policy", "examples/policy.json", "a.example"], cwd: GateProcess.checkout,
-                                      environment: GateRun.wallClock("tomorrow"))
+        let bad = try GateProcess.run(
+            ["check", "--policy", "examples/policy.json", "a.example"], cwd: GateProcess.checkout,
+            environment: GateRun.wallClock("tomorrow"))
         #expect(bad.status == 1)
         #expect(bad.stderr.hasPrefix("phosra-gate: PHOSRA_GATE_TEST_CLOCK: \"tomorrow\" is not an ISO 8601 time"))
     }

@@ -1,6 +1,7 @@
 import EventLoop
-import Testing
 import TestSupport
+import Testing
+
 @testable import Gateway
 
 /// `PHOSRA_GATE_TEST_CLOCK`, as Gateway.main reads it: the wall clock starts at the

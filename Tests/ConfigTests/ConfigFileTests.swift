@@ -13,10 +13,12 @@ enum TestKey {
     static let limit = ConfigKey("limit", .integer, default: "1000", reload: true, "an integer")
     static let ttl = ConfigKey("ttl", .duration, default: "10s", reload: false, "a duration")
     static let mode = ConfigKey("mode", .choice(Mode.self), default: "keyvalue", reload: true, "a choice")
-    static let port = ConfigKey("port", ValueType<Int>.form("port") { Int($0).flatMap { (1...65535).contains($0) ? $0 : nil } }.list,
-                                default: "443", reload: true, "a list of a form")
-    static let optionalPort = ConfigKey("optional_port", ValueType<Int>.form("port") { Int($0) }.optional,
-                                        reload: false, "off when empty")
+    static let port = ConfigKey(
+        "port", ValueType<Int>.form("port") { Int($0).flatMap { (1...65535).contains($0) ? $0 : nil } }.list,
+        default: "443", reload: true, "a list of a form")
+    static let optionalPort = ConfigKey(
+        "optional_port", ValueType<Int>.form("port") { Int($0) }.optional,
+        reload: false, "off when empty")
     static let members = ConfigKey("members", .strings, reload: true, scope: .profile, "profile only")
     static let start = ConfigKey("start", .string, default: "on", reload: true, scope: .both, "both scopes")
 
@@ -32,7 +34,8 @@ enum TestKey {
     }
 
     @Test func parsesEveryValueType() throws {
-        let settings = try parse("""
+        let settings = try parse(
+            """
             # a test config
             name = "Kids' \\"gate\\" #1"   # quoted, with a comment
             names = school.example, "homework.example" ,, docs.example

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// DNS-over-TLS upstreams (docs/dns.md#forwarding): unbound on loopback with a certificate from a test
 /// CA. The right CA and name answer; a wrong name or an untrusted CA fail (SERVFAIL, and
@@ -29,8 +29,10 @@ import TestSupport
         var trace: (connects: [String], opened: [String])? {
             guard tracer != nil, let text = try? String(contentsOfFile: traceFile, encoding: .utf8) else { return nil }
             let lines = text.split(separator: "\n").map(String.init)
-            return (lines.filter { $0.contains("connect(") && $0.contains("AF_INET") },
-                    lines.filter { $0.contains("open") && $0.contains("\"") })
+            return (
+                lines.filter { $0.contains("connect(") && $0.contains("AF_INET") },
+                lines.filter { $0.contains("open") && $0.contains("\"") }
+            )
         }
     }
 
@@ -41,8 +43,12 @@ import TestSupport
         guard FileManager.default.isExecutableFile(atPath: strace) else {
             return TracedGate(gate: gate, tracer: nil, traceFile: traceFile)
         }
-        let tracer = try ChildDaemon(strace, ["-f", "-e", "trace=connect,open,openat", "-o", traceFile,
-                                              "-p", "\(gate.daemon.pid)"])
+        let tracer = try ChildDaemon(
+            strace,
+            [
+                "-f", "-e", "trace=connect,open,openat", "-o", traceFile,
+                "-p", "\(gate.daemon.pid)",
+            ])
         guard tracer.waitFor("Process \(gate.daemon.pid) attached", timeout: 5) else {
             // ptrace not permitted here (yama, a container's seccomp): test without the trace.
             tracer.stop()
@@ -61,13 +67,17 @@ import TestSupport
         for line in trace.connects {
             #expect(line.contains("inet_addr(\"127.0.0.1\")") || line.contains("\"::1\""), "only loopback: \(line)")
         }
-        #expect(!trace.opened.contains { $0.contains("/etc/resolv.conf") || $0.contains("nsswitch") || $0.contains("/etc/hosts") },
-                "no system resolver: \(trace.opened.filter { $0.contains("/etc/") })")
+        #expect(
+            !trace.opened.contains {
+                $0.contains("/etc/resolv.conf") || $0.contains("nsswitch") || $0.contains("/etc/hosts")
+            },
+            "no system resolver: \(trace.opened.filter { $0.contains("/etc/") })")
     }
 
     @Test func aTLSUpstreamWithTheTestCAAnswers() throws {
-        let gate = try fixture.start(PolicyDocuments.json(), upstream: unbound.spec(),
-                                     ["--ca-file", unbound.certificates.caFile])
+        let gate = try fixture.start(
+            PolicyDocuments.json(), upstream: unbound.spec(),
+            ["--ca-file", unbound.certificates.caFile])
         let answer = try gate.dig("www.example.test")
         #expect(answer.status == "NOERROR", "\(answer)\n\(gate.log)\n\(unbound.log)")
         #expect(answer.answerData == [UnboundDoT.answer])
@@ -77,12 +87,15 @@ import TestSupport
     }
 
     @Test func aCertificateWithTheWrongNameFails() throws {
-        let gate = try startTraced(upstream: unbound.spec(name: "other.test"), ["--ca-file", unbound.certificates.caFile])
+        let gate = try startTraced(
+            upstream: unbound.spec(name: "other.test"), ["--ca-file", unbound.certificates.caFile])
         let (answer, seconds) = try timed { try gate.dig("www.example.test") }
         #expect(answer.status == "SERVFAIL", "\(answer)")
         #expect(answer.answers.isEmpty)
         #expect(seconds < 2.5)
-        #expect(gate.gate.daemon.waitFor("hostname mismatch", timeout: 2), "the verification failure is logged: \(gate.log)")
+        #expect(
+            gate.gate.daemon.waitFor("hostname mismatch", timeout: 2), "the verification failure is logged: \(gate.log)"
+        )
         #expect(gate.log.contains("tls://127.0.0.1:\(unbound.port)#other.test"))
         expectLoopbackOnly(gate)
     }

@@ -1,7 +1,7 @@
 import EventLoop
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real daemon forwarding to real upstreams on loopback (docs/dns.md#forwarding): dnsmasq
 /// started by each test, whose query log shows what reached it.
@@ -21,8 +21,9 @@ import TestSupport
         #expect(first.extendedErrors.isEmpty)
 
         // The daemon's clock, not ours, ages the entry: ask until a second has passed for it.
-        let second = try #require(try waitForAnswer(gate, "www.example.test") { ($0.answerTTLs.first ?? 300) < 300 },
-                                  "from the cache the TTL counts down")
+        let second = try #require(
+            try waitForAnswer(gate, "www.example.test") { ($0.answerTTLs.first ?? 300) < 300 },
+            "from the cache the TTL counts down")
         #expect(second.answerData == ["192.0.2.1"])
         let ttl = try #require(second.answerTTLs.first)
         #expect(ttl < 300 && ttl >= 290, "from the cache the TTL counts down: \(ttl)")
@@ -32,7 +33,9 @@ import TestSupport
         #expect(mixedCase.answerData == ["192.0.2.1"])
         #expect(mixedCase.output.contains(";WWW.Example.TEST."), "the question as asked: \(mixedCase)")
 
-        #expect(try upstream.settledQueries(for: "www.example.test").count == 1, "one upstream query only: \(upstream.queries)")
+        #expect(
+            try upstream.settledQueries(for: "www.example.test").count == 1,
+            "one upstream query only: \(upstream.queries)")
     }
 
     @Test func anAnswerTooLargeForTheClientsUDPSizeIsTruncatedAndWholeOverTCP() throws {
@@ -60,7 +63,8 @@ import TestSupport
         // 10 × 200-octet TXT records: ~2,200 octets; dnsmasq truncates it over UDP even
         // with phosra-gate's EDNS size of 1232, and answers it whole over TCP.
         let upstream = try DnsmasqUpstream(txtRecords("big.example.test", count: 10), localTTL: 300)
-        let direct = try Dig.query("big.example.test", "TXT", port: upstream.port, options: ["+ignore", "+bufsize=1232"])
+        let direct = try Dig.query(
+            "big.example.test", "TXT", port: upstream.port, options: ["+ignore", "+bufsize=1232"])
         #expect(direct.flags.contains("tc"), "the premise: dnsmasq truncates over UDP: \(direct)")
         let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream.spec)
 
@@ -87,7 +91,9 @@ import TestSupport
 
     @Test func upstreamsAreTriedInOrderAndADeadOneIsSkipped() throws {
         let first = try DnsmasqUpstream(["--address=/example.test/192.0.2.1"])
-        let second = try DnsmasqUpstream(["--address=/example.test/192.0.2.2", "--address=/only-second.test/192.0.2.22"])
+        let second = try DnsmasqUpstream([
+            "--address=/example.test/192.0.2.2", "--address=/only-second.test/192.0.2.22",
+        ])
         let dead = FreePort.tcpAndUDP()
 
         // Both alive: the first one answers, the second is never asked.
@@ -124,8 +130,9 @@ import TestSupport
 
     @Test func allUpstreamsDeadIsSERVFAILWithinTheBudget() throws {
         // Closed ports: every attempt fails at once.
-        let closed = try fixture.start(PolicyDocuments.json(),
-                                       upstream: "127.0.0.1:\(FreePort.tcpAndUDP()),127.0.0.1:\(FreePort.tcpAndUDP())")
+        let closed = try fixture.start(
+            PolicyDocuments.json(),
+            upstream: "127.0.0.1:\(FreePort.tcpAndUDP()),127.0.0.1:\(FreePort.tcpAndUDP())")
         let (refused, refusedSeconds) = try timed { try closed.dig("www.example.test") }
         #expect(refused.status == "SERVFAIL", "\(refused)")
         #expect(refusedSeconds < 2.5)
@@ -152,8 +159,9 @@ import TestSupport
 
         // Fresh from the cache for up to a second more; once it has expired, stale at once
         // (the dead upstream's port refuses at once). Only that last dig is timed.
-        let (stale, seconds) = try #require(try waitForTimedAnswer(gate, "www.example.test") { !$0.extendedErrors.isEmpty },
-                                            "a stale answer once the TTL of 1 s has passed")
+        let (stale, seconds) = try #require(
+            try waitForTimedAnswer(gate, "www.example.test") { !$0.extendedErrors.isEmpty },
+            "a stale answer once the TTL of 1 s has passed")
         #expect(stale.status == "NOERROR", "\(stale)")
         #expect(stale.answerData == ["192.0.2.1"])
         #expect(stale.answerTTLs == [30], "RFC 8767's stale TTL")
@@ -166,8 +174,9 @@ import TestSupport
         #expect(try gate.dig("never-cached.example.test").status == "SERVFAIL")
 
         // serve_stale_max (2 s here) past its expiry (1 s), a stale copy is no longer served.
-        let tooOld = try #require(try waitForAnswer(gate, "www.example.test") { $0.status != "NOERROR" },
-                                  "no stale copy once serve_stale_max has passed")
+        let tooOld = try #require(
+            try waitForAnswer(gate, "www.example.test") { $0.status != "NOERROR" },
+            "no stale copy once serve_stale_max has passed")
         let served = TimeInterval(SystemClock().now() - cachedBy) / 1e9
         #expect(tooOld.status == "SERVFAIL", "\(tooOld)")
         #expect(tooOld.answers.isEmpty)
@@ -185,8 +194,9 @@ import TestSupport
         #expect(try gate.dig("www.example.test").answerData == ["192.0.2.5"])
         // From the cache at once until its TTL of 1 s has passed; then the upstream is
         // silent and the stale copy comes after 1.8 s. Only that last dig is timed.
-        let (stale, seconds) = try #require(try waitForTimedAnswer(gate, "www.example.test") { !$0.extendedErrors.isEmpty },
-                                            "a stale answer once the TTL has passed")
+        let (stale, seconds) = try #require(
+            try waitForTimedAnswer(gate, "www.example.test") { !$0.extendedErrors.isEmpty },
+            "a stale answer once the TTL has passed")
         #expect(stale.answerData == ["192.0.2.5"], "\(stale)")
         #expect(stale.answerTTLs == [30])
         #expect(stale.extendedErrors == ["3 (Stale Answer)"])
@@ -196,9 +206,11 @@ import TestSupport
     @Test func aForgedReplyWithAWrongIDIsIgnored() throws {
         let upstream = try FakeUDPUpstream { query in
             let id = FakeDNS.id(of: query)
-            return [.send(FakeDNS.reply(to: query, addresses: ["192.0.2.66"], id: id &+ 1)),
-                    .pause(milliseconds: 50),
-                    .send(FakeDNS.reply(to: query, addresses: ["192.0.2.7"]))]
+            return [
+                .send(FakeDNS.reply(to: query, addresses: ["192.0.2.66"], id: id &+ 1)),
+                .pause(milliseconds: 50),
+                .send(FakeDNS.reply(to: query, addresses: ["192.0.2.7"])),
+            ]
         }
         let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream.spec)
         let answer = try gate.dig("www.example.test")
@@ -212,12 +224,14 @@ import TestSupport
 
     @Test func otherForgedRepliesAreIgnoredToo() throws {
         let upstream = try FakeUDPUpstream { query in
-            [.send(FakeDNS.reply(to: query, addresses: ["192.0.2.66"], questionName: "evil.example.test")),
-             .sendFromOtherPort(FakeDNS.reply(to: query, addresses: ["192.0.2.67"])),
-             .send(FakeDNS.reply(to: query, addresses: ["192.0.2.68"], isResponse: false)),
-             .send(Array(FakeDNS.reply(to: query, addresses: ["192.0.2.69"]).prefix(11))),
-             .pause(milliseconds: 50),
-             .send(FakeDNS.reply(to: query, addresses: ["192.0.2.7"]))]
+            [
+                .send(FakeDNS.reply(to: query, addresses: ["192.0.2.66"], questionName: "evil.example.test")),
+                .sendFromOtherPort(FakeDNS.reply(to: query, addresses: ["192.0.2.67"])),
+                .send(FakeDNS.reply(to: query, addresses: ["192.0.2.68"], isResponse: false)),
+                .send(Array(FakeDNS.reply(to: query, addresses: ["192.0.2.69"]).prefix(11))),
+                .pause(milliseconds: 50),
+                .send(FakeDNS.reply(to: query, addresses: ["192.0.2.7"])),
+            ]
         }
         let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream.spec)
         let answer = try gate.dig("www.example.test")
@@ -226,8 +240,10 @@ import TestSupport
 
         // Only forgeries: nothing usable arrives, so after the timeout it is SERVFAIL.
         let forger = try FakeUDPUpstream { query in
-            [.send(FakeDNS.reply(to: query, addresses: ["192.0.2.66"], id: FakeDNS.id(of: query) ^ 0x5A5A)),
-             .sendFromOtherPort(FakeDNS.reply(to: query, addresses: ["192.0.2.67"]))]
+            [
+                .send(FakeDNS.reply(to: query, addresses: ["192.0.2.66"], id: FakeDNS.id(of: query) ^ 0x5A5A)),
+                .sendFromOtherPort(FakeDNS.reply(to: query, addresses: ["192.0.2.67"])),
+            ]
         }
         let fooled = try fixture.start(PolicyDocuments.json(), upstream: forger.spec)
         let failed = try fooled.dig("www.example.test")
@@ -236,11 +252,14 @@ import TestSupport
     }
 
     @Test func localForwardSendsItsZoneToItsServerAndOtherPrivateZonesStayLocal() throws {
-        let upstream = try DnsmasqUpstream(["--address=/lan/192.0.2.99", "--address=/home.arpa/192.0.2.98",
-                                            "--address=/example.test/192.0.2.1"])
+        let upstream = try DnsmasqUpstream([
+            "--address=/lan/192.0.2.99", "--address=/home.arpa/192.0.2.98",
+            "--address=/example.test/192.0.2.1",
+        ])
         let local = try DnsmasqUpstream(["--host-record=nas.lan,192.168.1.10", "--address=/home.arpa/192.0.2.97"])
-        let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream.spec,
-                                     ["--local-forward", "lan=\(local.spec)"])
+        let gate = try fixture.start(
+            PolicyDocuments.json(), upstream: upstream.spec,
+            ["--local-forward", "lan=\(local.spec)"])
 
         let nas = try gate.dig("nas.lan")
         #expect(nas.status == "NOERROR", "\(nas)")

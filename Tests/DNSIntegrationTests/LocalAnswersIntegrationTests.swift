@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real daemon answering what it answers itself: blocks, local zones, refusals. The
 /// upstream is a closed port, so any forwarding would show as SERVFAIL.
@@ -17,34 +17,44 @@ import TestSupport
 
     private func start(_ policy: String, _ extra: [String] = [], wallClock: String? = nil) throws -> GateRun {
         let path = try scratch.write("policy-\(UUID().uuidString).json", policy)
-        return try GateRun(["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9"] + extra, scratch: scratch,
-                           environment: wallClock.map(GateRun.wallClock) ?? [:])
+        return try GateRun(
+            ["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9"] + extra, scratch: scratch,
+            environment: wallClock.map(GateRun.wallClock) ?? [:])
     }
 
     @Test func aBlockForEachReasonWithItsEDEText() throws {
         let gate = try start(PolicyDocuments.json(level: "strict", blocked: ["parent.example"]))
-        for (name, text) in [("www.parent.example", "blocked_domain:parent.example"), ("x.adult.example", "category:adult"),
-                             ("dns.google", "circumvention:dns.google"), ("vpn.example", "circumvention:vpn.example")] {
+        for (name, text) in [
+            ("www.parent.example", "blocked_domain:parent.example"), ("x.adult.example", "category:adult"),
+            ("dns.google", "circumvention:dns.google"), ("vpn.example", "circumvention:vpn.example"),
+        ] {
             let answer = try gate.dig(name)
             #expect(answer.status == "NXDOMAIN", "\(name)")
             #expect(answer.extendedErrors == ["15 (Blocked): (\(text))"], "\(name)")
             #expect(answer.authority.first?.contains("SOA") == true)
         }
         // At noon (the daemon's test clock): inside the downtime, outside the allowed hours.
-        let downtime = try start(PolicyDocuments.json(screenTime: PolicyDocuments.downtime("11:57", "12:03")),
-                                 wallClock: PolicyDocuments.noon)
+        let downtime = try start(
+            PolicyDocuments.json(screenTime: PolicyDocuments.downtime("11:57", "12:03")),
+            wallClock: PolicyDocuments.noon)
         #expect(try downtime.dig("example.org").extendedErrors == ["15 (Blocked): (downtime)"])
-        let schedule = try start(PolicyDocuments.json(screenTime: #""schedule": {"weekday": {"start": "00:00", "end": "00:01"}, "weekend": {"start": "00:00", "end": "00:01"}}"#),
-                                 wallClock: PolicyDocuments.noon)
+        let schedule = try start(
+            PolicyDocuments.json(
+                screenTime:
+                    #""schedule": {"weekday": {"start": "00:00", "end": "00:01"}, "weekend": {"start": "00:00", "end": "00:01"}}"#
+            ),
+            wallClock: PolicyDocuments.noon)
         #expect(try schedule.dig("example.org").extendedErrors == ["15 (Blocked): (schedule)"])
     }
 
     @Test func eachBlockMode() throws {
         let policy = PolicyDocuments.json(blocked: ["blocked.example"])
         let cases: [(String, String, String, [String])] = [
-            ("nxdomain", "A", "NXDOMAIN", []), ("null", "A", "NOERROR", ["0.0.0.0"]), ("null", "AAAA", "NOERROR", ["::"]),
+            ("nxdomain", "A", "NXDOMAIN", []), ("null", "A", "NOERROR", ["0.0.0.0"]),
+            ("null", "AAAA", "NOERROR", ["::"]),
             ("null", "MX", "NOERROR", []), ("refused", "A", "REFUSED", []),
-            ("ip:192.0.2.7,2001:db8::7", "A", "NOERROR", ["192.0.2.7"]), ("ip:192.0.2.7,2001:db8::7", "AAAA", "NOERROR", ["2001:db8::7"]),
+            ("ip:192.0.2.7,2001:db8::7", "A", "NOERROR", ["192.0.2.7"]),
+            ("ip:192.0.2.7,2001:db8::7", "AAAA", "NOERROR", ["2001:db8::7"]),
         ]
         for (mode, type, status, data) in cases {
             let gate = try start(policy, ["--block-mode", mode, "--block-ttl", "42s"])
@@ -58,7 +68,9 @@ import TestSupport
 
     @Test func everyQueryTypeOfABlockedNameIsBlocked() throws {
         let gate = try start(PolicyDocuments.json(blocked: ["blocked.example"]))
-        for type in ["A", "AAAA", "MX", "TXT", "HTTPS", "SVCB", "CNAME", "NS", "SRV", "PTR", "SOA", "CAA", "ANY", "TYPE65534"] {
+        for type in [
+            "A", "AAAA", "MX", "TXT", "HTTPS", "SVCB", "CNAME", "NS", "SRV", "PTR", "SOA", "CAA", "ANY", "TYPE65534",
+        ] {
             let answer = try gate.dig("deep.sub.blocked.example", type)
             #expect(answer.status == "NXDOMAIN", "\(type): \(answer)")
         }
@@ -98,9 +110,13 @@ import TestSupport
     @Test func aSecondInstanceOnTheSameStateDirectoryIsRefused() throws {
         let gate = try start(PolicyDocuments.json())
         let path = try scratch.write("p2.json", PolicyDocuments.json())
-        let second = try ChildDaemon(GateRun.binary, ["run", "--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9",
-                                                      "--dns-listen", "127.0.0.1:\(FreePort.tcpAndUDP())",
-                                                      "--state-dir", gate.stateDirectory])
+        let second = try ChildDaemon(
+            GateRun.binary,
+            [
+                "run", "--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9",
+                "--dns-listen", "127.0.0.1:\(FreePort.tcpAndUDP())",
+                "--state-dir", gate.stateDirectory,
+            ])
         #expect(second.waitForExit() == 1)
         #expect(second.stderr.contains("is in use by another phosra-gate (pid \(gate.daemon.pid))"))
     }
@@ -111,10 +127,13 @@ import TestSupport
         let gate = try GateRun(["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9"], scratch: scratch)
         #expect(try gate.dig("newly.example").status == "SERVFAIL")
         let next = scratch.path("next.json")
-        try PolicyDocuments.json(blocked: ["newly.example"], version: 2).write(toFile: next, atomically: false, encoding: .utf8)
+        try PolicyDocuments.json(blocked: ["newly.example"], version: 2).write(
+            toFile: next, atomically: false, encoding: .utf8)
         #expect(rename(next, path) == 0)
         let (enforced, seconds) = timed {
-            waitUntil(timeout: 2_000_000_000, interval: digInterval) { (try? gate.dig("newly.example").status) == "NXDOMAIN" }
+            waitUntil(timeout: 2_000_000_000, interval: digInterval) {
+                (try? gate.dig("newly.example").status) == "NXDOMAIN"
+            }
         }
         #expect(enforced, "the renamed policy enforced within 2 s (waited \(seconds) s)")
         // A broken file keeps the last good policy.

@@ -23,7 +23,9 @@ enum RawSockets {
         defer { close(fd) }
         var address = loopback(port)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return [] }
         var timeoutValue = timeval(tv_sec: Int(timeout), tv_usec: 0)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// SIGHUP re-reads configuration and lists; a bad configuration keeps the running one.
 @Suite(.serialized) struct ReloadIntegrationTests {
@@ -9,7 +9,8 @@ import TestSupport
         let policy = try scratch.write("p.json", PolicyDocuments.json(level: "light"))
         try scratch.write("lists/adult/list.txt", "adult.example\n")
         let config = try scratch.write("gate.conf", "upstream = 127.0.0.1:9\nblock_mode = nxdomain\n")
-        let gate = try GateRun(["--config", config, "--policy", policy, "--lists", scratch.path("lists")], scratch: scratch)
+        let gate = try GateRun(
+            ["--config", config, "--policy", policy, "--lists", scratch.path("lists")], scratch: scratch)
         #expect(try gate.dig("x.adult.example").status == "NXDOMAIN")
         #expect(try gate.dig("new.adult-two.example").status == "SERVFAIL")
 
@@ -33,7 +34,8 @@ import TestSupport
         let scratch = try ScratchDirectory()
         let policy = try scratch.write("p.json", PolicyDocuments.json())
         let config = try scratch.write("bad.conf", "\nrate_limit = lots\n")
-        let daemon = try ChildDaemon(GateRun.binary, ["run", "--config", config, "--policy", policy, "--state-dir", scratch.path("s")])
+        let daemon = try ChildDaemon(
+            GateRun.binary, ["run", "--config", config, "--policy", policy, "--state-dir", scratch.path("s")])
         #expect(daemon.waitForExit() == 1)
         #expect(daemon.stderr == "phosra-gate run: \(config):2: rate_limit: \"lots\" is not a whole number ≥ 0\n")
     }

@@ -17,8 +17,9 @@ struct UpstreamFixture {
     /// flags; its wall clock starts at `wallClock` when given (the time rules' tests).
     func start(_ policy: String, upstream: String, _ extra: [String] = [], wallClock: String? = nil) throws -> GateRun {
         let path = try scratch.write("policy-\(UUID().uuidString).json", policy)
-        return try GateRun(["--policy", path, "--lists", lists, "--upstream", upstream] + extra, scratch: scratch,
-                           environment: wallClock.map(GateRun.wallClock) ?? [:])
+        return try GateRun(
+            ["--policy", path, "--lists", lists, "--upstream", upstream] + extra, scratch: scratch,
+            environment: wallClock.map(GateRun.wallClock) ?? [:])
     }
 }
 
@@ -35,8 +36,10 @@ let digInterval: Nanoseconds = 50_000_000
 
 /// Asks `gate` for `name` until `accept` takes the answer (nil after 10 s): for waiting
 /// on what the daemon's own clock decides, e.g. a cached TTL counting down.
-func waitForAnswer(_ gate: GateRun, _ name: String, _ type: String = "A", timeout: Nanoseconds = testTimeout,
-                   until accept: (DigAnswer) -> Bool) throws -> DigAnswer? {
+func waitForAnswer(
+    _ gate: GateRun, _ name: String, _ type: String = "A", timeout: Nanoseconds = testTimeout,
+    until accept: (DigAnswer) -> Bool
+) throws -> DigAnswer? {
     try waitFor(timeout: timeout, interval: digInterval) {
         let answer = try gate.dig(name, type)
         return accept(answer) ? answer : nil
@@ -44,8 +47,11 @@ func waitForAnswer(_ gate: GateRun, _ name: String, _ type: String = "A", timeou
 }
 
 /// `waitForAnswer`, with how long the accepted answer's own dig took.
-func waitForTimedAnswer(_ gate: GateRun, _ name: String, until accept: (DigAnswer) -> Bool) throws
-    -> (DigAnswer, TimeInterval)? {
+func waitForTimedAnswer(
+    _ gate: GateRun, _ name: String, until accept: (DigAnswer) -> Bool
+) throws
+    -> (DigAnswer, TimeInterval)?
+{
     try waitFor(interval: digInterval) { () throws -> (DigAnswer, TimeInterval)? in
         let (answer, seconds) = try timed { try gate.dig(name) }
         return accept(answer) ? (answer, seconds) : nil

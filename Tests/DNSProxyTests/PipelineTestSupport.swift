@@ -1,10 +1,11 @@
 import DNSUpstream
 import DNSWire
 import DomainMatch
-@testable import DNSProxy
 import Policy
 import Synchronization
 import Zoneinfo
+
+@testable import DNSProxy
 
 /// Collects hits for assertions.
 final class CollectingHits: HitRecorder {
@@ -21,20 +22,26 @@ struct PipelineFixture {
     /// 2026-11-30 12:00 UTC, a Monday.
     static let noon = Now(monotonicMilliseconds: 1_000_000, unixSeconds: 1_796_040_000)
 
-    init(policy: CompiledPolicy = CompiledPolicy(), options: DecisionOptions = DecisionOptions(), mode: BlockMode = .nxdomain,
-         blockTTL: UInt32 = 10, lists: [Category: [String]] = [.adult: ["adult.example"], .proxy: ["vpn.example"]],
-         localForward: [String] = [], rate: Int = 1000, cacheSize: Int = 1000, unfiltered: Bool = false) {
+    init(
+        policy: CompiledPolicy = CompiledPolicy(), options: DecisionOptions = DecisionOptions(),
+        mode: BlockMode = .nxdomain,
+        blockTTL: UInt32 = 10, lists: [Category: [String]] = [.adult: ["adult.example"], .proxy: ["vpn.example"]],
+        localForward: [String] = [], rate: Int = 1000, cacheSize: Int = 1000, unfiltered: Bool = false
+    ) {
         var trieLists = Array(repeating: [DomainName](), count: Category.allCases.count)
         for (category, names) in lists { trieLists[category.rawValue] = names.map { try! QueryName.parse($0) } }
         let trie = LabelTrie(lists: trieLists, listNames: Category.allCases.map(\.id))
         let rules = unfiltered ? PolicyRules.unfiltered : PolicyRules(policy)
-        let engine = DecisionEngine(system: SystemRules(options), categories: CategorySet(matcher: trie, present: Set(lists.keys)),
-                                    zone: .utc, profiles: ProfileTable(single: rules))
+        let engine = DecisionEngine(
+            system: SystemRules(options), categories: CategorySet(matcher: trie, present: Set(lists.keys)),
+            zone: .utc, profiles: ProfileTable(single: rules))
         let zones = LocalZones(forwarded: Set(localForward.map { try! QueryName.parse($0) }))
-        let snapshot = ProxySnapshot(engine: engine, answers: AnswerBuilder(mode: mode, blockTTL: blockTTL), localZones: zones,
-                                     rateLimiter: RateLimiter(rate: rate))
-        pipeline = QueryPipeline(snapshot: snapshot, cache: ResponseCache(capacity: cacheSize, serveStaleMax: 86_400_000),
-                                 hits: hits)
+        let snapshot = ProxySnapshot(
+            engine: engine, answers: AnswerBuilder(mode: mode, blockTTL: blockTTL), localZones: zones,
+            rateLimiter: RateLimiter(rate: rate))
+        pipeline = QueryPipeline(
+            snapshot: snapshot, cache: ResponseCache(capacity: cacheSize, serveStaleMax: 86_400_000),
+            hits: hits)
     }
 
     static func query(_ name: String, _ type: DNSType = .a, id: UInt16 = 0x1234, edns: Bool = true) -> [UInt8] {
@@ -46,8 +53,10 @@ struct PipelineFixture {
     }
 
     /// An upstream reply to `pending` with these answer records.
-    static func reply(to pending: PendingQuery, answers: [ResourceRecord], rcode: DNSRcode = .noError,
-                      authority: [ResourceRecord] = []) -> [UInt8] {
+    static func reply(
+        to pending: PendingQuery, answers: [ResourceRecord], rcode: DNSRcode = .noError,
+        authority: [ResourceRecord] = []
+    ) -> [UInt8] {
         var header = DNSHeader(id: 7)
         header.isResponse = true
         header.recursionAvailable = true
@@ -67,8 +76,11 @@ struct PipelineFixture {
         ResourceRecord(name: try! DNSName(name), ttl: ttl, rdata: .cname(try! DNSName(target)))
     }
 
-    func receive(_ packet: [UInt8], from client: IPAddress = PipelineFixture.client, now: Now = PipelineFixture.noon)
-        -> QueryPipeline.Step {
+    func receive(
+        _ packet: [UInt8], from client: IPAddress = PipelineFixture.client, now: Now = PipelineFixture.noon
+    )
+        -> QueryPipeline.Step
+    {
         pipeline.receive(packet, from: client, overUDP: true, now: now)
     }
 }

@@ -1,9 +1,10 @@
 import DNSUpstream
 import DNSWire
 import DomainMatch
-import Testing
-@testable import DNSProxy
 import Policy
+import Testing
+
+@testable import DNSProxy
 
 @Suite struct QueryPipelineTests {
     typealias F = PipelineFixture
@@ -56,7 +57,8 @@ import Policy
         #expect(fixture.receive(F.query("nas.local")).replyMessage?.rcode == .nxDomain)
         #expect(fixture.receive(F.query("nas.lan")).replyMessage?.rcode == .nxDomain)
         #expect(fixture.receive(F.query("host.corp.lan")).pending?.localZone?.description == "corp.lan")
-        #expect(fixture.receive(F.query("8.8.8.8.in-addr.arpa", .ptr)).pending != nil, "public reverse zones are forwarded")
+        #expect(
+            fixture.receive(F.query("8.8.8.8.in-addr.arpa", .ptr)).pending != nil, "public reverse zones are forwarded")
         #expect(fixture.hits.all.isEmpty)
     }
 
@@ -95,8 +97,10 @@ import Policy
         var policy = Self.policyBlocking(["parent.example"])
         policy.webFilter.level = "strict"
         let fixture = F(policy: policy)
-        for (name, text) in [("parent.example", "blocked_domain:parent.example"), ("x.adult.example", "category:adult"),
-                             ("dns.google", "circumvention:dns.google"), ("vpn.example", "circumvention:vpn.example")] {
+        for (name, text) in [
+            ("parent.example", "blocked_domain:parent.example"), ("x.adult.example", "category:adult"),
+            ("dns.google", "circumvention:dns.google"), ("vpn.example", "circumvention:vpn.example"),
+        ] {
             let reply = try #require(fixture.receive(F.query(name)).replyMessage)
             #expect(reply.extendedErrorTexts == [text], "\(name)")
         }

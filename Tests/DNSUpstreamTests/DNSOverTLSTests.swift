@@ -1,9 +1,9 @@
-import DomainMatch
 import DNSUpstream
 import DNSWire
-import Testing
+import DomainMatch
 import TLS
 import TestSupport
+import Testing
 
 /// DNS-over-TLS against a real unbound with a certificate from a test CA (RFC 7858).
 @Suite(.serialized) struct DNSOverTLSTests {
@@ -26,9 +26,10 @@ import TestSupport
         let wrong = spec(unbound, name: "other.test")
         try withHarness(upstreams: [wrong], tls: tls) { harness throws in
             #expect(try harness.resolve("www.example.test").reply == nil)
-            #expect(harness.events.value.map(\.description) == [
-                "upstream \(wrong) failed: certificate verify failed: hostname mismatch"
-            ])
+            #expect(
+                harness.events.value.map(\.description) == [
+                    "upstream \(wrong) failed: certificate verify failed: hostname mismatch"
+                ])
         }
     }
 
@@ -38,9 +39,12 @@ import TestSupport
         let tls = try otherCA ? TLSContext(caFile: unbound.certificates.otherCAFile) : TLSContext()
         try withHarness(upstreams: [spec(unbound)], tls: tls) { harness throws in
             #expect(try harness.resolve("www.example.test").reply == nil)
-            #expect(harness.events.value == [
-                .failed(spec(unbound), .tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate")))
-            ])
+            #expect(
+                harness.events.value == [
+                    .failed(
+                        spec(unbound),
+                        .tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate")))
+                ])
         }
     }
 

@@ -1,8 +1,8 @@
-import DomainMatch
 import DNSUpstream
 import DNSWire
-import Testing
+import DomainMatch
 import TestSupport
+import Testing
 
 /// What the test dnsmasq answers for `*.example.test` (it refuses every other name).
 private let dnsmasqAnswer = "192.0.2.1"

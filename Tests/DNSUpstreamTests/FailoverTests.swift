@@ -1,11 +1,11 @@
-import DomainMatch
 import DNSUpstream
 import DNSWire
+import DomainMatch
 import EventLoop
 import Glibc
 import SystemIO
-import Testing
 import TestSupport
+import Testing
 
 /// Ordered failover, timeouts, the total budget, truncation and forged replies, against
 /// fake upstreams on loopback (docs/dns.md#forwarding).
@@ -47,7 +47,8 @@ import TestSupport
     @Test func silentFirstUpstreamTimesOutThenTheSecondAnswers() throws {
         try withHarness(timeout: 200_000_000) { harness throws in
             let silent = try FakeUpstream(on: harness.serverLoop, behavior: .silent)
-            let fake = try FakeUpstream(on: harness.serverLoop, behavior: .answer(.noError), answer: RData.IPv4(192, 0, 2, 8))
+            let fake = try FakeUpstream(
+                on: harness.serverLoop, behavior: .answer(.noError), answer: RData.IPv4(192, 0, 2, 8))
             let outcome = try harness.resolve("example.test", upstreams: [upstream(silent.spec), upstream(fake.spec)])
             #expect(outcome.address == "192.0.2.8")
             #expect(outcome.elapsed >= 195_000_000 && outcome.elapsed < 1_000_000_000)
@@ -59,7 +60,8 @@ import TestSupport
     func servfailAndRefusedFailOver(rcode: DNSRcode) throws {
         try withHarness { harness throws in
             let failing = try FakeUpstream(on: harness.serverLoop, behavior: .answer(rcode))
-            let fake = try FakeUpstream(on: harness.serverLoop, behavior: .answer(.noError), answer: RData.IPv4(192, 0, 2, 9))
+            let fake = try FakeUpstream(
+                on: harness.serverLoop, behavior: .answer(.noError), answer: RData.IPv4(192, 0, 2, 9))
             let outcome = try harness.resolve("example.test", upstreams: [upstream(failing.spec), upstream(fake.spec)])
             #expect(outcome.address == "192.0.2.9")
             #expect(harness.events.value == [.failed(upstream(failing.spec), .rcode(rcode))])
@@ -91,8 +93,9 @@ import TestSupport
         try withHarness(timeout: 150_000_000) { harness throws in
             let first = try FakeUpstream(on: harness.serverLoop, behavior: .silent)
             let second = try FakeUpstream(on: harness.serverLoop, behavior: .answer(.noError))
-            _ = try harness.resolve("example.test", dnssecOK: true, checkingDisabled: true,
-                                    upstreams: [upstream(first.spec), upstream(second.spec)])
+            _ = try harness.resolve(
+                "example.test", dnssecOK: true, checkingDisabled: true,
+                upstreams: [upstream(first.spec), upstream(second.spec)])
             let ids = first.queryIDs.withLock { $0 } + second.queryIDs.withLock { $0 }
             #expect(ids.count == 2)
             let sent = try DNSMessage.parse(second.lastQuery.withLock { $0 })

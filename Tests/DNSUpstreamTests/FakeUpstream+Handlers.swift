@@ -59,7 +59,9 @@ final class FakeTCPListener: Selectable {
 
     func readable() {
         while let accepted = try? socket.accept() {
-            try? loop.register(accepted.descriptor, interest: .read, handler: FakeTCPConnection(server: server, socket: accepted, loop: loop))
+            try? loop.register(
+                accepted.descriptor, interest: .read,
+                handler: FakeTCPConnection(server: server, socket: accepted, loop: loop))
         }
     }
 

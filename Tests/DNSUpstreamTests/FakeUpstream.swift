@@ -47,8 +47,10 @@ final class FakeUpstream: Sendable {
         address = udp.address!
         let server = self
         try loop.runSync(timeout: 5_000_000_000) {
-            try loop.register(udp.descriptor, interest: .read, handler: FakeUDPHandler(server: server, socket: udp, loop: loop))
-            try loop.register(tcp.descriptor, interest: .read, handler: FakeTCPListener(server: server, socket: tcp, loop: loop))
+            try loop.register(
+                udp.descriptor, interest: .read, handler: FakeUDPHandler(server: server, socket: udp, loop: loop))
+            try loop.register(
+                tcp.descriptor, interest: .read, handler: FakeTCPListener(server: server, socket: tcp, loop: loop))
         }
     }
 
@@ -63,15 +65,18 @@ final class FakeUpstream: Sendable {
     }
 
     /// The reply to `query` with `rcode`, `id` and, unless `empty`, the A record.
-    func reply(to query: DNSQuery, id: UInt16? = nil, rcode: DNSRcode = .noError, truncated: Bool = false,
-               empty: Bool = false, address: RData.IPv4? = nil, name: DNSName? = nil) -> [UInt8] {
+    func reply(
+        to query: DNSQuery, id: UInt16? = nil, rcode: DNSRcode = .noError, truncated: Bool = false,
+        empty: Bool = false, address: RData.IPv4? = nil, name: DNSName? = nil
+    ) -> [UInt8] {
         var query = query
         if let id { query.header.id = id }
         if let name { query.question.name = name }
         var writer = DNSMessageWriter(responseTo: query, rcode: rcode, edns: query.edns.map { _ in EDNS() })
         writer.header.isTruncated = truncated
         if !empty {
-            writer.addRecord(ResourceRecord(name: query.question.name, ttl: 60, rdata: .a(address ?? answer)), to: .answer)
+            writer.addRecord(
+                ResourceRecord(name: query.question.name, ttl: 60, rdata: .a(address ?? answer)), to: .answer)
         }
         return writer.finish()
     }

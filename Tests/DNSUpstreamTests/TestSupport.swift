@@ -1,11 +1,11 @@
-import DomainMatch
 import DNSUpstream
 import DNSWire
+import DomainMatch
 import EventLoop
 import Glibc
 import Synchronization
-import TestSupport
 import TLS
+import TestSupport
 
 /// One resolution's outcome as the test sees it.
 struct Outcome: Sendable {
@@ -46,15 +46,20 @@ final class Harness: Sendable {
     }
 
     /// Resolves `name` and waits (bounded) for the completion.
-    func resolve(_ name: String, type: DNSType = .a, dnssecOK: Bool = false, checkingDisabled: Bool = false,
-                 upstreams: [UpstreamSpec]? = nil) throws -> Outcome {
-        try resolveAll([name], type: type, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, upstreams: upstreams)[0]
+    func resolve(
+        _ name: String, type: DNSType = .a, dnssecOK: Bool = false, checkingDisabled: Bool = false,
+        upstreams: [UpstreamSpec]? = nil
+    ) throws -> Outcome {
+        try resolveAll(
+            [name], type: type, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, upstreams: upstreams)[0]
     }
 
     /// Starts every resolution in one loop iteration (so they are all in flight together)
     /// and waits for all of them; outcomes in the order of `names`.
-    func resolveAll(_ names: [String], type: DNSType = .a, dnssecOK: Bool = false, checkingDisabled: Bool = false,
-                    upstreams: [UpstreamSpec]? = nil) throws -> [Outcome] {
+    func resolveAll(
+        _ names: [String], type: DNSType = .a, dnssecOK: Bool = false, checkingDisabled: Bool = false,
+        upstreams: [UpstreamSpec]? = nil
+    ) throws -> [Outcome] {
         let questions = try names.map { name throws in DNSQuestion(name: try DNSName(name), type: type) }
         let outcomes = Shared<[Int: Outcome]>([:])
         let client = client
@@ -62,7 +67,8 @@ final class Harness: Sendable {
         loop.execute {
             for (index, question) in questions.enumerated() {
                 let start = clock.now()
-                client.resolve(question, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, upstreams: upstreams) { reply in
+                client.resolve(question, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, upstreams: upstreams) {
+                    reply in
                     outcomes.update { $0[index] = Outcome(reply: reply, elapsed: clock.now() - start) }
                 }
             }

@@ -1,5 +1,5 @@
-import TestSupport
 import DNSWire
+import TestSupport
 import Testing
 
 /// Random and mutated packets through every entry point. A trap would kill the test

@@ -1,6 +1,6 @@
 import DNSWire
-import Testing
 import TestSupport
+import Testing
 
 // Helpers for building packets by hand, so every malformed case in the tests reads as
 // the bytes it is.
@@ -55,7 +55,6 @@ func optRR(payload: UInt16 = 1232, ttl: UInt32 = 0, options: [UInt8] = [], owner
 func sampleQuery(_ qname: String = "www.example.com", type: UInt16 = 1) -> [UInt8] {
     header(ar: 1) + question(wire(qname), type: type) + optRR()
 }
-
 
 /// Runs `body` and returns the `DNSWireError` it threw, or nil. (Closures in `#expect`
 /// are not inferred as typed-throwing, so this takes any error and records a foreign one.)

@@ -15,7 +15,8 @@ import Testing
 
     /// README.md, CONTRIBUTING.md and every page in docs/.
     static var pages: [String] {
-        let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
+        let docs =
+            (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
         return ["README.md", "CONTRIBUTING.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
     }
 
@@ -32,7 +33,10 @@ import Testing
     /// live outside the repository.
     @Test func codeCitesOnlyPagesInTheRepository() {
         // Spelt in pieces so that this file does not contain them.
-        let outside = ["SPEC" + " §", "SPEC" + ".md", "the SPEC" + " ", "phosra-api" + ".md", "STYLE" + " habit", "shared" + "/policies"]
+        let outside = [
+            "SPEC" + " §", "SPEC" + ".md", "the SPEC" + " ", "phosra-api" + ".md", "STYLE" + " habit",
+            "shared" + "/policies",
+        ]
         var checker = LinkChecker(Self.checkout)
         var filesChecked = 0
         for path in Self.files(under: ["Sources", "Tests"]) {
@@ -40,7 +44,9 @@ import Testing
             filesChecked += 1
             for phrase in outside {
                 let count = text.ranges(of: phrase).count
-                if count > 0 { Issue.record("\(path): cites \"\(phrase)\" \(count) time(s); cite a docs/ page instead") }
+                if count > 0 {
+                    Issue.record("\(path): cites \"\(phrase)\" \(count) time(s); cite a docs/ page instead")
+                }
             }
             guard path.hasSuffix(".swift") else { continue }
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -79,12 +85,15 @@ import Testing
     /// Every regular file under `folders`, as checkout-relative paths.
     static func files(under folders: [String]) -> [String] {
         folders.flatMap { folder -> [String] in
-            guard let walker = FileManager.default.enumerator(atPath: root.appendingPathComponent(folder).path) else { return [] }
+            guard let walker = FileManager.default.enumerator(atPath: root.appendingPathComponent(folder).path) else {
+                return []
+            }
             return walker.compactMap { entry -> String? in
                 guard let relative = entry as? String else { return nil }
                 var isDirectory: ObjCBool = false
                 let path = folder + "/" + relative
-                let exists = FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory)
+                let exists = FileManager.default.fileExists(
+                    atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory)
                 return exists && !isDirectory.boolValue ? path : nil
             }
         }
@@ -93,8 +102,9 @@ import Testing
     // MARK: The checker itself
 
     @Test func anchorsFollowGitHubsRule() {
-        #expect(MarkdownPage.anchor(for: "Set up (Debian 12 with the Swift 6.3 toolchain, as root or with sudo)")
-            == "set-up-debian-12-with-the-swift-63-toolchain-as-root-or-with-sudo")
+        #expect(
+            MarkdownPage.anchor(for: "Set up (Debian 12 with the Swift 6.3 toolchain, as root or with sudo)")
+                == "set-up-debian-12-with-the-swift-63-toolchain-as-root-or-with-sudo")
         #expect(MarkdownPage.anchor(for: "`phosra-gate run`") == "phosra-gate-run")
         #expect(MarkdownPage.anchor(for: "Downtime — and schedule") == "downtime--and-schedule")
         #expect(MarkdownPage.anchor(for: "SIGHUP, SIGTERM and SIGUSR1") == "sighup-sigterm-and-sigusr1")
@@ -104,26 +114,31 @@ import Testing
     @Test func theCheckerFindsWhatIsBroken() {
         let files = [
             "README.md": """
-                [fine](docs/a.md#two-words) [gone](docs/missing.md) [no anchor](docs/a.md#nope) `Sources/X.swift`
-                see Sources/Gone.swift and [outside](../notes.md), [web](https://example.org/nowhere)
-                `blocklists/<category>/` is a pattern, not a path
-                ```
-                [in a fence](nowhere.md) Sources/Nowhere.swift
-                ```
-                [ref]: docs/a.md#title
-                """,
+            [fine](docs/a.md#two-words) [gone](docs/missing.md) [no anchor](docs/a.md#nope) `Sources/X.swift`
+            see Sources/Gone.swift and [outside](../notes.md), [web](https://example.org/nowhere)
+            `blocklists/<category>/` is a pattern, not a path
+            ```
+            [in a fence](nowhere.md) Sources/Nowhere.swift
+            ```
+            [ref]: docs/a.md#title
+            """,
             "docs/a.md": "# Title\n## Two words\n[back](../README.md) and [here](#two-words), [there](#gone)\n",
         ]
         let existing: Set<String> = ["", "docs", "Sources", "Sources/X.swift", "blocklists"]
-        var checker = LinkChecker(LinkChecker.Tree(read: { files[$0] }, exists: { files[$0] != nil || existing.contains($0) }))
-        #expect(checker.problems(inPage: "README.md") == [
-            "README.md: docs/missing.md: no such file in the checkout",
-            "README.md: docs/a.md#nope: no heading with the anchor #nope in docs/a.md",
-            "README.md: ../notes.md: leads outside the checkout",
-            "README.md: Sources/Gone.swift: no such file in the checkout",
-        ])
-        #expect(checker.problems(inPage: "docs/a.md") == ["docs/a.md: #gone: no heading with the anchor #gone in docs/a.md"])
-        #expect(Self.citations(in: "see docs/dns.md#cache, docs/sync.md; not docs/*.md or docs/notes.txt")
-            == ["docs/dns.md#cache", "docs/sync.md"])
+        var checker = LinkChecker(
+            LinkChecker.Tree(read: { files[$0] }, exists: { files[$0] != nil || existing.contains($0) }))
+        #expect(
+            checker.problems(inPage: "README.md") == [
+                "README.md: docs/missing.md: no such file in the checkout",
+                "README.md: docs/a.md#nope: no heading with the anchor #nope in docs/a.md",
+                "README.md: ../notes.md: leads outside the checkout",
+                "README.md: Sources/Gone.swift: no such file in the checkout",
+            ])
+        #expect(
+            checker.problems(inPage: "docs/a.md") == ["docs/a.md: #gone: no heading with the anchor #gone in docs/a.md"]
+        )
+        #expect(
+            Self.citations(in: "see docs/dns.md#cache, docs/sync.md; not docs/*.md or docs/notes.txt")
+                == ["docs/dns.md#cache", "docs/sync.md"])
     }
 }

@@ -30,10 +30,14 @@ struct LinkChecker {
         for line in MarkdownPage(text).prose {
             let references = MarkdownPage.references(in: line)
             for link in references.links where !Self.isExternal(link) {
-                if let problem = check(link, relativeTo: directory, page: path) { problems.append("\(path): \(link): \(problem)") }
+                if let problem = check(link, relativeTo: directory, page: path) {
+                    problems.append("\(path): \(link): \(problem)")
+                }
             }
             for word in references.words where Self.isPathWord(word) {
-                if let problem = check(word, relativeTo: "", page: path) { problems.append("\(path): \(word): \(problem)") }
+                if let problem = check(word, relativeTo: "", page: path) {
+                    problems.append("\(path): \(word): \(problem)")
+                }
             }
         }
         return problems
@@ -45,7 +49,9 @@ struct LinkChecker {
         let path = word.split(separator: "#", maxSplits: 1).first.map(String.init) ?? word
         guard files.contains(path) || folders.contains(where: { path.hasPrefix($0 + "/") }) else { return false }
         return word.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil || "._-+/#".unicodeScalars.contains(scalar))
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                    || "._-+/#".unicodeScalars.contains(scalar))
         }
     }
 

@@ -48,7 +48,9 @@ struct MarkdownPage {
         for scalar in heading.lowercased().unicodeScalars {
             if scalar == " " {
                 slug.append("-")
-            } else if scalar == "-" || scalar == "_" || scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+            } else if scalar == "-" || scalar == "_" || scalar.properties.isAlphabetic
+                || scalar.properties.numericType != nil
+            {
                 slug.unicodeScalars.append(scalar)
             }
         }
@@ -95,7 +97,8 @@ struct MarkdownPage {
     /// The target at the start of `text`: up to white space or `)`, angle brackets removed.
     static func target(at text: Substring) -> String {
         let start = text.drop { $0 == " " }
-        let target = start.hasPrefix("<") ? start.dropFirst().prefix { $0 != ">" } : start.prefix { $0 != ")" && $0 != " " }
+        let target =
+            start.hasPrefix("<") ? start.dropFirst().prefix { $0 != ">" } : start.prefix { $0 != ")" && $0 != " " }
         return String(target)
     }
 

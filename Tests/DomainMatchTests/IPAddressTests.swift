@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DomainMatch
 
 @Suite struct IPAddressTests {
@@ -13,8 +14,10 @@ import Testing
         #expect(IPAddress(input)?.description == expected)
     }
 
-    @Test(arguments: ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4 ", "a.b.c.d", ":::",
-                      "1::2::3", "1:2:3:4:5:6:7:8:9", "12345::", ":1::", "1:", "::1.2.3", "[::1]", "1.2.3.-4"])
+    @Test(arguments: [
+        "", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4 ", "a.b.c.d", ":::",
+        "1::2::3", "1:2:3:4:5:6:7:8:9", "12345::", ":1::", "1:", "::1.2.3", "[::1]", "1.2.3.-4",
+    ])
     func rejects(input: String) {
         #expect(IPAddress(input) == nil)
     }

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import DomainMatch
 
 typealias SeededRandom = SeededGenerator
@@ -12,7 +13,8 @@ typealias SeededRandom = SeededGenerator
         var parts: [String] = []
         for _ in 0..<Int.random(in: labels, using: &random) {
             let length = [1, 2, 3, 4, 5, 8, 9, 16, 63].randomElement(using: &random)!
-            parts.append(String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self))
+            parts.append(
+                String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self))
         }
         parts.append(tlds.randomElement(using: &random)!)
         while parts.joined(separator: ".").utf8.count > 253 { parts.removeFirst() }
@@ -55,8 +57,10 @@ typealias SeededRandom = SeededGenerator
 
     @Test func mostSpecificPerListAndLabelBoundaries() throws {
         let names = { (list: [String]) in list.map { try! QueryName.parse($0) } }
-        let trie = LabelTrie(lists: [names(["example.com", "a.b.example.com", "com.example.com"]), names(["b.example.com"]),
-                                     names(["x.y"])])
+        let trie = LabelTrie(lists: [
+            names(["example.com", "a.b.example.com", "com.example.com"]), names(["b.example.com"]),
+            names(["x.y"]),
+        ])
         let depths = trie.match(try QueryName.parse("z.a.b.example.com"))
         #expect(depths[0] == 4 && depths[1] == 3 && depths[2] == 0)
         #expect(trie.match(try QueryName.parse("badexample.com")) == MatchDepths())

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import DomainMatch
 
 @Suite struct ListFileTests {
@@ -10,7 +11,8 @@ import Testing
     }
 
     @Test func readsEveryFormat() {
-        let (entries, stats) = parse("""
+        let (entries, stats) = parse(
+            """
             # a comment
             ! an adblock comment
 
@@ -31,8 +33,11 @@ import Testing
             1.2.3.4
             two names.example
             """)
-        #expect(entries == ["plain.example.com", "upper.example.org", "a.example", "b.example", "v6host.example",
-                            "ads.example.net", "tracker.example.net", "url.example.com", "1.2.3.4"])
+        #expect(
+            entries == [
+                "plain.example.com", "upper.example.org", "a.example", "b.example", "v6host.example",
+                "ads.example.net", "tracker.example.net", "url.example.com", "1.2.3.4",
+            ])
         #expect(stats.lines == 19)
         #expect(stats.comments == 3)
         #expect(stats.names == 8)
@@ -55,7 +60,7 @@ import Testing
         var bytes: [UInt8] = []
         var seed: UInt64 = 42
         for _ in 0..<20_000 {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             bytes.append(UInt8(truncatingIfNeeded: seed >> 33))
         }
         let stats = ListFile.parse(bytes) { _ in }
@@ -93,13 +98,17 @@ import Testing
 
     /// Lines cut anywhere by chunk boundaries read the same as the whole file.
     @Test func chunkBoundariesDoNotMatter() {
-        let text = Array("""
-            a.example\n0.0.0.0 b.example c.example # hosts\n||d.example^\r\nBücher.de\nbad..x\n!c\n
-            """.utf8) + Array("e.example".utf8)
+        let text =
+            Array(
+                """
+                a.example\n0.0.0.0 b.example c.example # hosts\n||d.example^\r\nBücher.de\nbad..x\n!c\n
+                """.utf8) + Array("e.example".utf8)
         func read(chunk: Int) -> ([String], ListStats) {
             var scanner = ListFileScanner()
             var names: [String] = []
-            let sink: (ListItem) -> Void = { if case .name(let name) = $0 { names.append(String(decoding: name, as: UTF8.self)) } }
+            let sink: (ListItem) -> Void = {
+                if case .name(let name) = $0 { names.append(String(decoding: name, as: UTF8.self)) }
+            }
             var start = 0
             while start < text.count {
                 let end = min(text.count, start + chunk)
@@ -122,7 +131,9 @@ import Testing
 extension ListFileScannerTests {
     @Test func aByteOrderMarkIsNotPartOfTheFirstEntry() {
         var names: [String] = []
-        let stats = ListFile.parse([0xEF, 0xBB, 0xBF] + Array("first.example\nsecond.example\n".utf8)) { names.append($0.description) }
+        let stats = ListFile.parse([0xEF, 0xBB, 0xBF] + Array("first.example\nsecond.example\n".utf8)) {
+            names.append($0.description)
+        }
         #expect(names == ["first.example", "second.example"])
         #expect(stats.skipped == 0)
     }

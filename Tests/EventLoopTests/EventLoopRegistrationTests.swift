@@ -2,8 +2,8 @@ import CSystem
 import EventLoop
 import Glibc
 import SystemIO
-import Testing
 import TestSupport
+import Testing
 
 /// Records what the loop reports for one descriptor. Loop-confined; read via `sync`.
 private final class Recorder: Selectable, @unchecked Sendable {
@@ -48,10 +48,11 @@ private func makePipe() -> (read: Int32, write: Int32) {
             }
             close(writeEnd)  // EPOLLHUP on the read end, whatever the interest
             #expect(waitUntil { (try? loop.sync { recorder.calls.contains("hangup") }) == true })
-            #expect(try loop.sync { () -> Interest? in
-                try loop.deregister(readEnd)
-                return loop.interest(for: readEnd)
-            } == nil)
+            #expect(
+                try loop.sync { () -> Interest? in
+                    try loop.deregister(readEnd)
+                    return loop.interest(for: readEnd)
+                } == nil)
             #expect(throws: SystemError("epoll_ctl(DEL)", errno: ENOENT, subject: "fd \(readEnd)")) {
                 try loop.sync { try loop.deregister(readEnd) }
             }

@@ -2,8 +2,8 @@ import EventLoop
 import Foundation
 import Glibc
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// State touched only by tasks on one loop; the test reads it through `runSync`.
 private final class LoopTally: @unchecked Sendable {
@@ -22,16 +22,17 @@ private final class LoopTally: @unchecked Sendable {
             let tally = LoopTally(producers: 4)
             var producers: [SystemThread] = []
             for producer in 0..<4 {
-                producers.append(try SystemThread.spawn(name: "producer-\(producer)") {
-                    for sequence in 0..<10_000 {
-                        loop.execute {
-                            if !loop.inEventLoop { tally.offLoop += 1 }
-                            if tally.lastSequence[producer] != sequence - 1 { tally.outOfOrder += 1 }
-                            tally.lastSequence[producer] = sequence
-                            tally.count += 1
+                producers.append(
+                    try SystemThread.spawn(name: "producer-\(producer)") {
+                        for sequence in 0..<10_000 {
+                            loop.execute {
+                                if !loop.inEventLoop { tally.offLoop += 1 }
+                                if tally.lastSequence[producer] != sequence - 1 { tally.outOfOrder += 1 }
+                                tally.lastSequence[producer] = sequence
+                                tally.count += 1
+                            }
                         }
-                    }
-                })
+                    })
             }
             for thread in producers { thread.join() }
             #expect(waitUntil { (try? loop.sync { tally.count }) == 40_000 })
@@ -101,9 +102,10 @@ func threadsAsleep(named prefix: String, count: Int) -> Bool {
     guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
     let asleep = tasks.filter { task in
         guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-              name.hasPrefix(prefix),
-              let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-              let afterName = stat.range(of: ") ", options: .backwards) else { return false }
+            name.hasPrefix(prefix),
+            let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+            let afterName = stat.range(of: ") ", options: .backwards)
+        else { return false }
         return stat[afterName.upperBound...].hasPrefix("S")
     }
     return asleep.count == count

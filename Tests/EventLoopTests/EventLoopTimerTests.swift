@@ -1,6 +1,7 @@
-@testable import EventLoop
 import TestSupport
 import Testing
+
+@testable import EventLoop
 
 /// Timers on a running loop. Most use a `ManualClock`: the test moves time and then nudges
 /// the loop with an empty task, so nothing depends on the machine's speed.

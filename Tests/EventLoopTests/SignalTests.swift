@@ -1,7 +1,7 @@
 import EventLoop
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// Signals through a `SignalSource`.
 ///

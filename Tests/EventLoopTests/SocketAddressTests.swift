@@ -3,7 +3,9 @@ import Glibc
 import Testing
 
 @Suite struct SocketAddressTests {
-    @Test(arguments: ["127.0.0.1:5300", "0.0.0.0:53", "[::1]:53", "[::]:0", "[2001:db8::1]:853", "10.1.2.3:65535", "[fe80::1%1]:53"])
+    @Test(arguments: [
+        "127.0.0.1:5300", "0.0.0.0:53", "[::1]:53", "[::]:0", "[2001:db8::1]:853", "10.1.2.3:65535", "[fe80::1%1]:53",
+    ])
     func roundTrips(text: String) throws {
         let address = try SocketAddress(text)
         #expect(address.description == text)

@@ -1,8 +1,8 @@
 import EventLoop
 import Glibc
 import SystemIO
-import Testing
 import TestSupport
+import Testing
 
 /// A two-way relay between two TCP sockets through two `SplicePipe`s, driven by a loop —
 /// the primitive a CONNECT tunnel is built on, in its simplest form. Loop-confined.
@@ -107,12 +107,17 @@ private final class RelayEnd: Selectable {
 
             let clients = [left, right]
             let size = 2 << 20
-            var sent = [0, 0], received = [0, 0], mismatches = 0, eof = [false, false]
+            var sent = [0, 0]
+            var received = [0, 0]
+            var mismatches = 0
+            var eof = [false, false]
             var chunk = ByteBuffer(capacity: 65_536)
             let deadline = SystemClock().now() + testTimeout
             while !(eof[0] && eof[1]), SystemClock().now() < deadline {
                 var entries = clients.indices.map { side in
-                    pollfd(fd: clients[side].descriptor, events: Int16(POLLIN | (sent[side] < size ? POLLOUT : 0)), revents: 0)
+                    pollfd(
+                        fd: clients[side].descriptor, events: Int16(POLLIN | (sent[side] < size ? POLLOUT : 0)),
+                        revents: 0)
                 }
                 guard poll(&entries, 2, 100) > 0 else { continue }
                 for side in 0..<2 {

@@ -133,7 +133,9 @@ final class EchoClient: Selectable {
     var outgoing = ByteBuffer(capacity: 64 * 1024)
     var incoming = ByteBuffer(capacity: 64 * 1024)
 
-    init(loop: EventLoop, to server: SocketAddress, size: Int, seed: Int, done: @escaping @Sendable (EchoResult) -> Void) throws(SystemError) {
+    init(
+        loop: EventLoop, to server: SocketAddress, size: Int, seed: Int, done: @escaping @Sendable (EchoResult) -> Void
+    ) throws(SystemError) {
         self.loop = loop
         socket = try Socket.connect(to: server)
         self.size = size
@@ -180,7 +182,8 @@ final class EchoClient: Selectable {
                     return
                 case .processed(let count):
                     incoming.withUnsafeReadableBytes { bytes in
-                        for (index, byte) in bytes.enumerated() where byte != patternByte(result.received + index, seed: seed) {
+                        for (index, byte) in bytes.enumerated()
+                        where byte != patternByte(result.received + index, seed: seed) {
                             result.mismatches += 1
                         }
                     }

@@ -2,13 +2,15 @@ import EventLoop
 import Glibc
 import Synchronization
 import SystemIO
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct TCPTests {
     /// Starts an echo listener on `loop` and returns its address.
-    private func startEchoServer(on loop: EventLoop, family: SocketAddress.Family = .ipv4, stats: EchoServerStats,
-                                 sendBufferSize: Int32? = nil) throws -> SocketAddress {
+    private func startEchoServer(
+        on loop: EventLoop, family: SocketAddress.Family = .ipv4, stats: EchoServerStats,
+        sendBufferSize: Int32? = nil
+    ) throws -> SocketAddress {
         try loop.sync {
             let listener = try Socket.listen(on: loopback(family), backlog: 512)
             let handler = EchoListener(socket: listener, loop: loop, stats: stats, sendBufferSize: sendBufferSize)
@@ -51,7 +53,9 @@ import TestSupport
             let outcome = Shared<EchoResult?>(nil)
             let size = 8 << 20
             try clients.sync {
-                _ = try EchoClient(loop: clients, to: server, size: size, seed: 99) { result in outcome.update { $0 = result } }
+                _ = try EchoClient(loop: clients, to: server, size: size, seed: 99) { result in
+                    outcome.update { $0 = result }
+                }
             }
             #expect(waitUntil(timeout: 60_000_000_000) { outcome.value != nil })
             let result = try #require(outcome.value)
@@ -109,7 +113,9 @@ import TestSupport
             let outcome = Shared<EchoResult?>(nil)
             let immediate = try loop.sync { () -> SystemError? in
                 do {
-                    _ = try EchoClient(loop: loop, to: address, size: 1, seed: 0) { result in outcome.update { $0 = result } }
+                    _ = try EchoClient(loop: loop, to: address, size: 1, seed: 0) { result in
+                        outcome.update { $0 = result }
+                    }
                     return nil
                 } catch let error as SystemError { return error }
             }
@@ -117,7 +123,8 @@ import TestSupport
                 #expect(immediate.errno == ECONNREFUSED && immediate.call == "connect")
             } else {
                 #expect(waitUntil { outcome.value != nil })
-                #expect(outcome.value?.error == SystemError("connect", errno: ECONNREFUSED, subject: address.description))
+                #expect(
+                    outcome.value?.error == SystemError("connect", errno: ECONNREFUSED, subject: address.description))
             }
         }
     }

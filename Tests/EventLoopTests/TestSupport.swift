@@ -4,7 +4,8 @@ import Synchronization
 import TestSupport
 
 /// Runs `body` with a started group and always shuts it down.
-func withLoops<R>(_ count: Int = 1, clock: any Clock = SystemClock(), _ body: (EventLoopGroup) throws -> R) throws -> R {
+func withLoops<R>(_ count: Int = 1, clock: any Clock = SystemClock(), _ body: (EventLoopGroup) throws -> R) throws -> R
+{
     // SIGPIPE is deliberately not ignored here (that would leak into every process the
     // shared test runner spawns): sends use MSG_NOSIGNAL and loop threads block it.
     let group = try EventLoopGroup(loopCount: count, name: "test-loop", clock: clock)

@@ -1,6 +1,7 @@
-@testable import EventLoop
-import Testing
 import TestSupport
+import Testing
+
+@testable import EventLoop
 
 /// The heap alone: pure, so ordering and cancellation are checked exhaustively here and
 /// the loop tests only need to show it is wired in.

@@ -2,8 +2,8 @@ import EventLoop
 import Glibc
 import Synchronization
 import SystemIO
-import Testing
 import TestSupport
+import Testing
 
 /// Counters a UDP server on a loop publishes to the test thread.
 private final class UDPStats: Sendable {
@@ -51,7 +51,8 @@ private final class UDPEchoServer: Selectable {
             let stats = UDPStats()
             let server = try loop.sync { () -> SocketAddress in
                 let socket = try Socket.udp(bindingTo: loopback(family))
-                try loop.register(socket.descriptor, interest: .read, handler: UDPEchoServer(socket: socket, stats: stats))
+                try loop.register(
+                    socket.descriptor, interest: .read, handler: UDPEchoServer(socket: socket, stats: stats))
                 return socket.address!
             }
             #expect(server.port != 0)
@@ -119,12 +120,13 @@ private final class UDPEchoServer: Selectable {
                 while try socket.receive(into: &buffer) != nil { received[index] += 1 }
             }
         }
-        #expect(waitUntil(timeout: 1_000_000_000) {
-            for (index, socket) in [first, second].enumerated() {
-                while (try? socket.receive(into: &buffer)) ?? nil != nil { received[index] += 1 }
-            }
-            return !received.contains(0)
-        })
+        #expect(
+            waitUntil(timeout: 1_000_000_000) {
+                for (index, socket) in [first, second].enumerated() {
+                    while (try? socket.receive(into: &buffer)) ?? nil != nil { received[index] += 1 }
+                }
+                return !received.contains(0)
+            })
     }
 
     @Test func withoutReusePortTheSecondBindFails() throws {

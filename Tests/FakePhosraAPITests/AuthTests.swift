@@ -1,8 +1,8 @@
 import EventLoop
 import Glibc
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// docs/sync.md: the device key, exactly as sent, looked up by its SHA-256 among
 /// active devices; every failure a 401; revocation; last_seen_at.
@@ -49,7 +49,9 @@ import TestSupport
         #expect(try harness.policy().status == 200)
         let deleted = try harness.revoke(harness.deviceID)
         #expect(deleted.status == 204 && deleted.body.isEmpty && deleted.header("Content-Length") == nil)
-        for response in [try harness.policy(), try harness.report(#"{"report_type":"x","payload":{}}"#), try harness.ack("{}")] {
+        for response in [
+            try harness.policy(), try harness.report(#"{"report_type":"x","payload":{}}"#), try harness.ack("{}"),
+        ] {
             #expect(response.status == 401 && response.bodyText == errorBody(401, "invalid or revoked device key"))
         }
         #expect(harness.fake.device(harness.deviceID)?.status == "revoked")  // the row is kept

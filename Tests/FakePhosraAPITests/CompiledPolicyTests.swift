@@ -1,8 +1,8 @@
 import EventLoop
 import Foundation
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// docs/sync.md#compiledpolicy-documents: the CompiledPolicy exactly as the server emits it: Go key order, omitempty keys
 /// absent, web arrays always present, a fresh `generated_at` with 0–9 fractional digits,
@@ -18,8 +18,9 @@ import TestSupport
         let text = try fixture(name)
         let expected = try TestJSON.parse(text)
         let harness = try Harness()
-        let childID = harness.fake.addChild(age: try #require(expected["child_age"]?.int),
-                                            id: try #require(expected["child_id"]?.string))
+        let childID = harness.fake.addChild(
+            age: try #require(expected["child_age"]?.int),
+            id: try #require(expected["child_id"]?.string))
         let policy = try FakePolicy(compiledPolicyJSON: text)
         harness.fake.addPolicy(policy, to: childID)
         let key = harness.fake.registerDevice(childID: childID).apiKey
@@ -36,28 +37,37 @@ import TestSupport
         harness.fake.addPolicy(bare, to: childID)
         let key = harness.fake.registerDevice(childID: childID).apiKey
         let json = try #require(try harness.policy(key: .some(key)).json)
-        #expect(json.keys == ["version", "child_id", "child_age", "age_group", "policy_id", "status", "generated_at",
-                              "content_filter", "screen_time", "purchases", "privacy", "social", "notifications", "web_filter"])
+        #expect(
+            json.keys == [
+                "version", "child_id", "child_age", "age_group", "policy_id", "status", "generated_at",
+                "content_filter", "screen_time", "purchases", "privacy", "social", "notifications", "web_filter",
+            ])
         #expect(json["screen_time"]?.keys == ["daily_limit_minutes", "always_allowed_apps"])
         #expect(json["purchases"]?.keys == ["require_approval", "block_iap"])
         #expect(json["notifications"] == .emptyObject)
-        #expect(json["web_filter"]?.description
-                == #"{"level":"","safe_search":false,"blocked_domains":[],"allowed_domains":[],"blocked_categories":[]}"#)
+        #expect(
+            json["web_filter"]?.description
+                == #"{"level":"","safe_search":false,"blocked_domains":[],"allowed_domains":[],"blocked_categories":[]}"#
+        )
         #expect(json["content_filter"]?["blocked_apps"] == [] && json["content_filter"]?["allowed_apps"] == [])
         #expect(json["age_group"] == "Young Child" && json["status"] == "active")
         // Filled in, the optional keys appear in struct order.
         harness.fake.updatePolicy(bare.policyID) {
             $0.screenTime.perAppLimits = [.init(bundleID: "com.example", dailyMinutes: 30)]
             $0.screenTime.downtimeWindows = [.init(daysOfWeek: ["mon"], startTime: "21:30", endTime: "06:30")]
-            $0.screenTime.schedule = .init(weekday: .init(start: "7:00", end: "20:00"), weekend: .init(start: "", end: ""))
+            $0.screenTime.schedule = .init(
+                weekday: .init(start: "7:00", end: "20:00"), weekend: .init(start: "", end: ""))
             $0.purchases.spendingCapUSD = 12.5
             $0.notifications.usageTimerMinutes = 15
             $0.webFilter.blockedDomains = ["Discord.gg", "a&b<c>.test"]
         }
         let filled = try harness.policy(key: .some(key))
         let full = try #require(filled.json)
-        #expect(full["screen_time"]?.keys == ["daily_limit_minutes", "per_app_limits", "downtime_windows", "always_allowed_apps",
-                                              "schedule"])
+        #expect(
+            full["screen_time"]?.keys == [
+                "daily_limit_minutes", "per_app_limits", "downtime_windows", "always_allowed_apps",
+                "schedule",
+            ])
         #expect(full["screen_time"]?["schedule"]?["weekend"]?.description == #"{"start":"","end":""}"#)
         #expect(full["purchases"]?["spending_cap_usd"] == .number("12.5"))
         #expect(full["notifications"]?.keys == ["usage_timer_minutes"])
@@ -91,7 +101,9 @@ import TestSupport
         let harness = try Harness()
         harness.fake.updatePolicy(harness.policyID, versionBump: 4) {
             $0.webFilter.blockedCategories = ["adult", "gambling", "social_media", "dating"]
-            $0.webFilter.blockedDomains = ["reddit.com", "*.4chan.org", "https://www.TikTok.com/foryou", "Discord.gg", "reddit.com"]
+            $0.webFilter.blockedDomains = [
+                "reddit.com", "*.4chan.org", "https://www.TikTok.com/foryou", "Discord.gg", "reddit.com",
+            ]
             $0.webFilter.allowedDomains = ["khanacademy.org"]
         }
         let json = try #require(try harness.policy(since: "42").json)
@@ -102,7 +114,9 @@ import TestSupport
 
     @Test func quickSetupWritesHoursLikeTheAgeGenerator() throws {
         let teen = FakePolicy.quickSetup(age: 17)
-        #expect(teen.screenTime.schedule == .init(weekday: .init(start: "7:00", end: "23:00"), weekend: .init(start: "8:00", end: "24:00")))
+        #expect(
+            teen.screenTime.schedule
+                == .init(weekday: .init(start: "7:00", end: "23:00"), weekend: .init(start: "8:00", end: "24:00")))
         #expect(teen.webFilter.level == "light" && teen.version == 38)
         #expect(FakePolicy.quickSetup(age: 8).webFilter.level == "strict")
         #expect(FakePolicy.quickSetup(age: 11).screenTime.dailyLimitMinutes == 120)

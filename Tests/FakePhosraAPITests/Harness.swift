@@ -1,7 +1,7 @@
 import EventLoop
 import HTTPClient
-import TestSupport
 import TLS
+import TestSupport
 
 /// A fake API with one child (age 10), its quick-setup policy (version 42) and one
 /// registered device, and an HTTPClient to talk to it.
@@ -14,12 +14,15 @@ struct Harness {
     let key: String
 
     /// `clock`: the fake's (its timestamps); the client always runs on the system clock.
-    init(basePath: String = "/api/v1", certificates: TestCertificates? = nil, requestTimeout: Duration = .seconds(5),
-         clock: any Clock = SystemClock()) throws {
+    init(
+        basePath: String = "/api/v1", certificates: TestCertificates? = nil, requestTimeout: Duration = .seconds(5),
+        clock: any Clock = SystemClock()
+    ) throws {
         fake = try FakePhosraAPI(basePath: basePath, certificates: certificates, clock: clock)
         let context = try certificates.map { try TLSContext(caFile: $0.caFile) }
-        http = HTTPClient(tls: context, connectTimeout: .seconds(2), requestTimeout: requestTimeout,
-                          userAgent: "phosra-gate/test", resolver: .fixed(["dot.test": ["127.0.0.1"]]), clock: SystemClock())
+        http = HTTPClient(
+            tls: context, connectTimeout: .seconds(2), requestTimeout: requestTimeout,
+            userAgent: "phosra-gate/test", resolver: .fixed(["dot.test": ["127.0.0.1"]]), clock: SystemClock())
         childID = fake.addChild(age: 10)
         policyID = fake.addPolicy(.quickSetup(age: 10), to: childID)
         (deviceID, key) = fake.registerDevice(childID: childID)
@@ -35,11 +38,15 @@ struct Harness {
     }
 
     func post(_ path: String, _ body: String, key: String?? = .none) throws -> HTTPResponse {
-        try http.send(HTTPRequest(method: "POST", url: try url(path),
-                                  headers: headers(key) + [("Content-Type", "application/json")], body: Array(body.utf8)))
+        try http.send(
+            HTTPRequest(
+                method: "POST", url: try url(path),
+                headers: headers(key) + [("Content-Type", "application/json")], body: Array(body.utf8)))
     }
 
-    func report(_ body: String, key: String?? = .none) throws -> HTTPResponse { try post("device/report", body, key: key) }
+    func report(_ body: String, key: String?? = .none) throws -> HTTPResponse {
+        try post("device/report", body, key: key)
+    }
 
     func ack(_ body: String, key: String?? = .none) throws -> HTTPResponse { try post("device/ack", body, key: key) }
 
@@ -53,16 +60,21 @@ struct Harness {
     }
 
     /// The parent's registration call.
-    func register(child: String, body: String, token: String? = FakePhosraAPI.defaultParentToken) throws -> HTTPResponse {
+    func register(child: String, body: String, token: String? = FakePhosraAPI.defaultParentToken) throws -> HTTPResponse
+    {
         var headers = [("Content-Type", "application/json")]
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
-        return try http.send(HTTPRequest(method: "POST", url: try url("children/\(child)/devices"), headers: headers,
-                                         body: Array(body.utf8)))
+        return try http.send(
+            HTTPRequest(
+                method: "POST", url: try url("children/\(child)/devices"), headers: headers,
+                body: Array(body.utf8)))
     }
 
     func revoke(_ deviceID: String, token: String = FakePhosraAPI.defaultParentToken) throws -> HTTPResponse {
-        try http.send(HTTPRequest(method: "DELETE", url: try url("devices/\(deviceID)"),
-                                  headers: [("Authorization", "Bearer \(token)")]))
+        try http.send(
+            HTTPRequest(
+                method: "DELETE", url: try url("devices/\(deviceID)"),
+                headers: [("Authorization", "Bearer \(token)")]))
     }
 }
 

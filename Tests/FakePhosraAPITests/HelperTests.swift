@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The fake's building blocks: JSON as Go reads and writes it, RFC 3339 as Go accepts it.
 @Suite struct HelperTests {
@@ -37,10 +37,18 @@ import TestSupport
     }
 
     @Test func timesAreFormattedLikeRFC3339Nano() {
-        #expect(FakeTime.format(seconds: 1_774_966_029, nanoseconds: 482_913_337, fractionDigits: 9) == "2026-03-31T14:07:09.482913337Z")
-        #expect(FakeTime.format(seconds: 1_774_966_029, nanoseconds: 90_000_000, fractionDigits: 9) == "2026-03-31T14:07:09.09Z")
-        #expect(FakeTime.format(seconds: 1_774_966_029, nanoseconds: 482_913_337, fractionDigits: 0) == "2026-03-31T14:07:09Z")
-        #expect(FakeTime.format(seconds: 1_774_966_029, nanoseconds: 400_000_000, fractionDigits: 3) == "2026-03-31T14:07:09.4Z")
+        #expect(
+            FakeTime.format(seconds: 1_774_966_029, nanoseconds: 482_913_337, fractionDigits: 9)
+                == "2026-03-31T14:07:09.482913337Z")
+        #expect(
+            FakeTime.format(seconds: 1_774_966_029, nanoseconds: 90_000_000, fractionDigits: 9)
+                == "2026-03-31T14:07:09.09Z")
+        #expect(
+            FakeTime.format(seconds: 1_774_966_029, nanoseconds: 482_913_337, fractionDigits: 0)
+                == "2026-03-31T14:07:09Z")
+        #expect(
+            FakeTime.format(seconds: 1_774_966_029, nanoseconds: 400_000_000, fractionDigits: 3)
+                == "2026-03-31T14:07:09.4Z")
     }
 
     @Test func uuidsInGosAcceptedForms() {
@@ -48,7 +56,10 @@ import TestSupport
         for text in [id, id.uppercased(), "urn:uuid:\(id)", "{\(id)}", id.filter { $0 != "-" }] {
             #expect(FakeIDs.canonicalUUID(text) == id, "\(text)")
         }
-        for text in ["", "84220de2", id + "0", id.replacingOccurrences(of: "-", with: "_"), "g4220de2-18cf-4ec8-aeca-1129e0cfde03"] {
+        for text in [
+            "", "84220de2", id + "0", id.replacingOccurrences(of: "-", with: "_"),
+            "g4220de2-18cf-4ec8-aeca-1129e0cfde03",
+        ] {
             #expect(FakeIDs.canonicalUUID(text) == nil, "\(text)")
         }
         let made = FakeIDs.uuid()

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// docs/sync.md: `since_version`, 304 with no body, 404 for no active policy, and the policy
 /// modelled apart from its active state: pause, a switch to a lower version, a birthday.

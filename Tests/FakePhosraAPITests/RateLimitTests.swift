@@ -1,6 +1,6 @@
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// docs/sync.md: rate-limit headers on every response; 429 is plain text with Retry-After.
 @Suite struct RateLimitTests {
@@ -27,7 +27,10 @@ import TestSupport
     @Test func fact3_theSwitchForces429WithRetryAfterAndAPlainTextBody() throws {
         let harness = try Harness()
         harness.fake.rateLimitEveryRequest = true
-        for response in [try harness.policy(), try harness.report("{}"), try harness.http.send(HTTPRequest(url: try harness.url("x")))] {
+        for response in [
+            try harness.policy(), try harness.report("{}"),
+            try harness.http.send(HTTPRequest(url: try harness.url("x"))),
+        ] {
             #expect(response.status == 429)
             #expect(response.bodyText == "Too Many Requests\n")
             #expect(response.header("Retry-After") == "60")

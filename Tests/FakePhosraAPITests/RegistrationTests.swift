@@ -1,24 +1,29 @@
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// docs/sync.md: registration with a parent token: the exact 201, the key format, and the
 /// errors — including the 500 for fields longer than their columns.
 @Suite struct RegistrationTests {
     @Test func fact5_registrationAnswers201WithTheServersExactShape() throws {
         let harness = try Harness()
-        let response = try harness.register(child: harness.childID, body: """
-            {"device_name":"Living-room gateway","device_model":"RaspberryPi4B","os_version":"12","app_version":"0.1.0",
-             "capabilities":["dns_filter","http_connect_proxy"],"apns_token":null,"unknown_field":1}
-            """)
+        let response = try harness.register(
+            child: harness.childID,
+            body: """
+                {"device_name":"Living-room gateway","device_model":"RaspberryPi4B","os_version":"12","app_version":"0.1.0",
+                 "capabilities":["dns_filter","http_connect_proxy"],"apns_token":null,"unknown_field":1}
+                """)
         #expect(response.status == 201)
         #expect(response.header("Content-Type") == "application/json" && response.bodyText.hasSuffix("}\n"))
         let json = try #require(response.json)
         #expect(json.keys == ["device", "api_key"])
         let device = try #require(json["device"])
-        #expect(device.keys == ["id", "child_id", "family_id", "platform_id", "device_name", "device_model", "os_version",
-                                "app_version", "last_policy_version", "status", "capabilities", "enforcement_summary",
-                                "created_at", "updated_at"])
+        #expect(
+            device.keys == [
+                "id", "child_id", "family_id", "platform_id", "device_name", "device_model", "os_version",
+                "app_version", "last_policy_version", "status", "capabilities", "enforcement_summary",
+                "created_at", "updated_at",
+            ])
         #expect(device["platform_id"] == "apple")
         #expect(device["status"] == "active")
         #expect(device["last_policy_version"] == 0)
@@ -41,7 +46,8 @@ import TestSupport
         #expect(plain["apns_token"] == nil && plain["last_seen_at"] == nil)
         #expect(plain["capabilities"] == [])
         #expect(plain["device_name"] == "")
-        let withToken = try #require(try harness.register(child: harness.childID, body: #"{"apns_token":"t"}"#).json?["device"])
+        let withToken = try #require(
+            try harness.register(child: harness.childID, body: #"{"apns_token":"t"}"#).json?["device"])
         #expect(withToken.keys?.contains("apns_token") == true && withToken["apns_token"] == "t")
     }
 
@@ -50,9 +56,11 @@ import TestSupport
     ])
     func fact5_fieldsLongerThanTheirColumnGet500(field: String, fits: Int, tooLong: Int) throws {
         let harness = try Harness()
-        let ok = try harness.register(child: harness.childID, body: "{\"\(field)\":\"\(String(repeating: "é", count: fits))\"}")
+        let ok = try harness.register(
+            child: harness.childID, body: "{\"\(field)\":\"\(String(repeating: "é", count: fits))\"}")
         #expect(ok.status == 201)
-        let long = try harness.register(child: harness.childID, body: "{\"\(field)\":\"\(String(repeating: "x", count: tooLong))\"}")
+        let long = try harness.register(
+            child: harness.childID, body: "{\"\(field)\":\"\(String(repeating: "x", count: tooLong))\"}")
         #expect(long.status == 500 && long.bodyText == errorBody(500, "internal server error"))
         #expect(harness.fake.devices.count == 2)  // the harness's and the one that fit
     }
@@ -60,18 +68,23 @@ import TestSupport
     @Test func fact5_registrationErrors() throws {
         let harness = try Harness()
         #expect(try harness.register(child: "abc", body: "{}").bodyText == errorBody(400, "invalid child ID"))
-        #expect(try harness.register(child: harness.childID, body: "").bodyText == errorBody(400, "invalid request body"))
-        #expect(try harness.register(child: harness.childID, body: "{\"device_name\":3}").bodyText
+        #expect(
+            try harness.register(child: harness.childID, body: "").bodyText == errorBody(400, "invalid request body"))
+        #expect(
+            try harness.register(child: harness.childID, body: "{\"device_name\":3}").bodyText
                 == errorBody(400, "invalid request body"))
-        #expect(try harness.register(child: harness.childID, body: "[]").bodyText == errorBody(400, "invalid request body"))
+        #expect(
+            try harness.register(child: harness.childID, body: "[]").bodyText == errorBody(400, "invalid request body"))
         #expect(try harness.register(child: FakeIDs.uuid(), body: "{}").bodyText == errorBody(404, "child not found"))
         #expect(try harness.register(child: harness.childID, body: "{}", token: nil).status == 401)
         #expect(try harness.register(child: harness.childID, body: "{}", token: "wrong").status == 401)
         harness.fake.addParentToken("guardian", role: .guardian)
         harness.fake.addParentToken("stranger", role: .outsider)
-        #expect(try harness.register(child: harness.childID, body: "{}", token: "guardian").bodyText
+        #expect(
+            try harness.register(child: harness.childID, body: "{}", token: "guardian").bodyText
                 == errorBody(403, "insufficient role for this action"))
-        #expect(try harness.register(child: harness.childID, body: "{}", token: "stranger").bodyText
+        #expect(
+            try harness.register(child: harness.childID, body: "{}", token: "stranger").bodyText
                 == errorBody(403, "not a member of this family"))
         // Go's uuid.Parse forms are accepted.
         #expect(try harness.register(child: harness.childID.uppercased(), body: "{}").status == 201)
@@ -90,8 +103,10 @@ import TestSupport
         let harness = try Harness()
         let other = harness.fake.addChild(age: 7)
         let list = { (child: String) in
-            try harness.http.send(HTTPRequest(url: try harness.url("children/\(child)/devices"),
-                                              headers: [("Authorization", "Bearer \(FakePhosraAPI.defaultParentToken)")]))
+            try harness.http.send(
+                HTTPRequest(
+                    url: try harness.url("children/\(child)/devices"),
+                    headers: [("Authorization", "Bearer \(FakePhosraAPI.defaultParentToken)")]))
         }
         #expect(try list(other).bodyText == "null\n")
         #expect(try list(harness.childID).bodyText == errorBody(500, "internal server error"))

@@ -1,17 +1,20 @@
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// docs/sync.md: reports (any type up to 50 characters, a payload, an RFC 3339 time)
 /// and acks, with the server's status codes and side effects, and the fault switches.
 @Suite struct ReportAndAckTests {
     @Test func fact9_aReportIsAcceptedWith202AndKept() throws {
         let harness = try Harness()
-        let body = #"{"report_type":"blocked_attempt","reported_at":"2026-03-31T14:20:00.123+02:00","payload":{"batch_id":"b1","events":[]},"extra":true}"#
+        let body =
+            #"{"report_type":"blocked_attempt","reported_at":"2026-03-31T14:20:00.123+02:00","payload":{"batch_id":"b1","events":[]},"extra":true}"#
         let response = try harness.report(body)
         #expect(response.status == 202 && response.bodyText == "{\"status\":\"accepted\"}\n")
         let report = try #require(harness.fake.reports.first)
-        #expect(report.reportType == "blocked_attempt" && report.deviceID == harness.deviceID && report.childID == harness.childID)
+        #expect(
+            report.reportType == "blocked_attempt" && report.deviceID == harness.deviceID
+                && report.childID == harness.childID)
         #expect(report.payload["batch_id"] == "b1")
         #expect(report.reportedAt == "2026-03-31T14:20:00.123+02:00")
         #expect(report.body == Array(body.utf8))
@@ -63,13 +66,16 @@ import TestSupport
 
     @Test func fact9_enforcementStatusRecordsThePolicyVersion() throws {
         let harness = try Harness()
-        let payload = #"{"policy_version":46,"results":[{"category":"web_filter_level","status":"enforced","framework":"phosra-gate","detail":""}]}"#
+        let payload =
+            #"{"policy_version":46,"results":[{"category":"web_filter_level","status":"enforced","framework":"phosra-gate","detail":""}]}"#
         #expect(try harness.report("{\"report_type\":\"enforcement_status\",\"payload\":\(payload)}").status == 202)
         let device = try #require(harness.fake.device(harness.deviceID))
         #expect(device.lastPolicyVersion == 46)
         #expect(device.enforcementSummary == (try TestJSON.parse(payload)))
         // A payload that does not fit the struct is stored but changes nothing.
-        #expect(try harness.report(#"{"report_type":"enforcement_status","payload":{"policy_version":"47"}}"#).status == 202)
+        #expect(
+            try harness.report(#"{"report_type":"enforcement_status","payload":{"policy_version":"47"}}"#).status == 202
+        )
         #expect(harness.fake.device(harness.deviceID)?.lastPolicyVersion == 46)
         // Other report types never touch it.
         #expect(try harness.report(#"{"report_type":"blocked_attempt","payload":{"policy_version":99}}"#).status == 202)
@@ -103,15 +109,21 @@ import TestSupport
         let response = try harness.ack(#"{"version":46}"#)
         #expect(response.status == 200 && response.bodyText == "{\"acknowledged_version\":46}\n")
         #expect(harness.fake.device(harness.deviceID)?.lastPolicyVersion == 46)
-        #expect(try harness.ack(#"{"version":-3}"#).json?["acknowledged_version"] == -3)  // not checked against anything
+        // Not checked against anything.
+        #expect(try harness.ack(#"{"version":-3}"#).json?["acknowledged_version"] == -3)
         #expect(try harness.ack("{}").bodyText == "{\"acknowledged_version\":0}\n")
         #expect(try harness.ack("null").json?["acknowledged_version"] == 0)
-        #expect(harness.fake.acks == [.init(deviceID: harness.deviceID, version: 46), .init(deviceID: harness.deviceID, version: -3),
-                                      .init(deviceID: harness.deviceID, version: 0), .init(deviceID: harness.deviceID, version: 0)])
+        #expect(
+            harness.fake.acks == [
+                .init(deviceID: harness.deviceID, version: 46), .init(deviceID: harness.deviceID, version: -3),
+                .init(deviceID: harness.deviceID, version: 0), .init(deviceID: harness.deviceID, version: 0),
+            ])
     }
 
-    @Test(arguments: [#"{"version":"3"}"#, #"{"version":3.0}"#, #"{"version":1e2}"#, #"{"version":true}"#, "", "{",
-                      #"{"version":99999999999999999999}"#])
+    @Test(arguments: [
+        #"{"version":"3"}"#, #"{"version":3.0}"#, #"{"version":1e2}"#, #"{"version":true}"#, "", "{",
+        #"{"version":99999999999999999999}"#,
+    ])
     func fact10_aNonIntegerVersionIs400(body: String) throws {
         let harness = try Harness()
         #expect(try harness.ack(body).bodyText == errorBody(400, "invalid request body"))

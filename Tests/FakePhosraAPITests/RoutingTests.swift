@@ -1,6 +1,6 @@
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// docs/sync.md: routes under a configurable base path, JSON with a trailing
 /// newline, one error shape, 404 in plain text and 405 empty — neither authenticated.
@@ -22,17 +22,22 @@ import TestSupport
         let harness = try Harness(basePath: "/gateway/api/v2/")
         #expect(harness.fake.baseURL.hasSuffix("/gateway/api/v2"))
         #expect(try harness.policy().status == 200)
-        let outside = try harness.http.send(HTTPRequest(url: try HTTPURL("http://127.0.0.1:\(harness.fake.port)/api/v1/device/policy"),
-                                                        headers: [("X-Device-Key", harness.key)]))
+        let outside = try harness.http.send(
+            HTTPRequest(
+                url: try HTTPURL("http://127.0.0.1:\(harness.fake.port)/api/v1/device/policy"),
+                headers: [("X-Device-Key", harness.key)]))
         #expect(outside.status == 404)
-        let health = try harness.http.send(HTTPRequest(url: try HTTPURL("http://127.0.0.1:\(harness.fake.port)/health")))
+        let health = try harness.http.send(
+            HTTPRequest(url: try HTTPURL("http://127.0.0.1:\(harness.fake.port)/health")))
         #expect(health.status == 200 && health.bodyText == "{\"status\":\"ok\"}\n")
     }
 
     @Test func fact2_jsonRepliesHaveTheContentTypeAndATrailingNewline() throws {
         let harness = try Harness()
-        for response in [try harness.policy(), try harness.report(#"{"report_type":"x","payload":{}}"#),
-                         try harness.ack(#"{"version":1}"#), try harness.policy(key: .some("nope"))] {
+        for response in [
+            try harness.policy(), try harness.report(#"{"report_type":"x","payload":{}}"#),
+            try harness.ack(#"{"version":1}"#), try harness.policy(key: .some("nope")),
+        ] {
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.body.last == UInt8(ascii: "\n"))
             #expect(response.body.dropLast().last == UInt8(ascii: "}"))
@@ -56,7 +61,9 @@ import TestSupport
             #expect(json["error"]?.string == TestHTTPServer.statusText(response.status))
         }
         harness.fake.injectFault(.serverError, on: .report)
-        #expect(try harness.report(#"{"report_type":"x","payload":{}}"#).bodyText == errorBody(500, "failed to process report"))
+        #expect(
+            try harness.report(#"{"report_type":"x","payload":{}}"#).bodyText
+                == errorBody(500, "failed to process report"))
         harness.fake.injectFault(.serverError, on: .ack)
         #expect(try harness.ack(#"{"version":1}"#).bodyText == errorBody(500, "failed to acknowledge version"))
         harness.fake.injectFault(.panic, on: .ack)
@@ -72,9 +79,11 @@ import TestSupport
             #expect(response.bodyText == "404 page not found\n")
             #expect(response.header("Content-Type") == "text/plain; charset=utf-8")
         }
-        for (method, path) in [("POST", "device/policy"), ("GET", "device/report"), ("PUT", "device/ack"),
-                               ("HEAD", "device/policy"), ("DELETE", "children/\(harness.childID)/devices"),
-                               ("GET", "devices/\(harness.deviceID)")] {
+        for (method, path) in [
+            ("POST", "device/policy"), ("GET", "device/report"), ("PUT", "device/ack"),
+            ("HEAD", "device/policy"), ("DELETE", "children/\(harness.childID)/devices"),
+            ("GET", "devices/\(harness.deviceID)"),
+        ] {
             let response = try harness.http.send(HTTPRequest(method: method, url: try harness.url(path)))
             #expect(response.status == 405, "\(method) \(path)")
             #expect(response.body.isEmpty && response.header("Content-Type") == nil)

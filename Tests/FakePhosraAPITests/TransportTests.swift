@@ -1,10 +1,10 @@
-import Foundation
 import EventLoop
+import Foundation
 import Glibc
 import HTTPClient
 import SystemIO
-import Testing
 import TestSupport
+import Testing
 
 /// The fake as a server: HTTPS with the test CA, keep-alive, going down and coming back
 /// on the same port, a cold start.
@@ -18,7 +18,9 @@ import TestSupport
         #expect(try harness.http.send(HTTPRequest(url: named, headers: [("X-Device-Key", harness.key)])).status == 200)
         // Untrusted without the test CA.
         let system = HTTPClient(userAgent: "t", clock: SystemClock())
-        #expect(throws: HTTPError.tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate"))) {
+        #expect(
+            throws: HTTPError.tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate"))
+        ) {
             try system.send(HTTPRequest(url: try harness.url("device/policy")))
         }
     }
@@ -38,11 +40,12 @@ import TestSupport
                 let http = HTTPClient(userAgent: "t", clock: SystemClock())
                 for _ in 0..<5 {
                     let url = try! HTTPURL(harness.fake.baseURL).appending(path: "device/policy")
-                    results.append((try? http.send(HTTPRequest(url: url, headers: [("X-Device-Key", harness.key)])).status) ?? -1)
+                    results.append(
+                        (try? http.send(HTTPRequest(url: url, headers: [("X-Device-Key", harness.key)])).status) ?? -1)
                 }
             }
         }
-        threads.forEach { $0.start() }
+        for thread in threads { thread.start() }
         #expect(waitUntil { results.values.count == 20 }, "all 20 concurrent requests answered")
         #expect(results.values.allSatisfy { $0 == 200 })
     }
@@ -69,7 +72,9 @@ import TestSupport
         let patient = HTTPClient(requestTimeout: .seconds(5), userAgent: "t", clock: SystemClock())
         harness.fake.delayNextRequests(1, by: .milliseconds(200))
         let url = try harness.url("device/policy")
-        let elapsed = try milliseconds { _ = try patient.send(HTTPRequest(url: url, headers: [("X-Device-Key", harness.key)])) }
+        let elapsed = try milliseconds {
+            _ = try patient.send(HTTPRequest(url: url, headers: [("X-Device-Key", harness.key)]))
+        }
         #expect(elapsed >= 190)
         harness.fake.responseDelay = .milliseconds(50)
         let slow = milliseconds { #expect((try? harness.policy().status) == 200) }
@@ -82,7 +87,8 @@ import TestSupport
         fake.addPolicy(.quickSetup(age: 9), to: child)
         let key = fake.registerDevice(childID: child).apiKey
         let http = HTTPClient(userAgent: "t", clock: SystemClock())
-        let request = HTTPRequest(url: try HTTPURL(fake.baseURL).appending(path: "device/policy"), headers: [("X-Device-Key", key)])
+        let request = HTTPRequest(
+            url: try HTTPURL(fake.baseURL).appending(path: "device/policy"), headers: [("X-Device-Key", key)])
         #expect(try http.send(request).status == 200)
         #expect(waitUntil { fake.openConnections == 0 }, "the fake closed the idle connection")
         #expect(try http.send(request).status == 200)
@@ -93,8 +99,16 @@ import TestSupport
 final class Recorder<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [Value] = []
-    func append(_ value: Value) { lock.lock(); items.append(value); lock.unlock() }
-    var values: [Value] { lock.lock(); defer { lock.unlock() }; return items }
+    func append(_ value: Value) {
+        lock.lock()
+        items.append(value)
+        lock.unlock()
+    }
+    var values: [Value] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
 }
 
 func milliseconds(_ body: () throws -> Void) rethrows -> Int {

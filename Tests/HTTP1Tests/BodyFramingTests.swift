@@ -17,13 +17,16 @@ import Testing
         #expect(try request("Content-Length: 000000000000000007\r\n") == .length(7), "18 digits")
         #expect(try request("Transfer-Encoding: gzip, chunked\r\n") == .chunked)
         #expect(try request("Transfer-Encoding: gzip\r\nTransfer-Encoding: Chunked\r\n") == .chunked, "across fields")
-        #expect(try request("Transfer-Encoding: ,\r\nContent-Length: 2\r\n") == .length(2), "an empty list is no coding")
+        #expect(
+            try request("Transfer-Encoding: ,\r\nContent-Length: 2\r\n") == .length(2), "an empty list is no coding")
     }
 
     @Test(arguments: ["5, 6", "-1", "+1", "12x", "", "5,", "0x10", "1 2", "1234567890123456789"])
     func badContentLengths(_ value: String) {
         #expect(throws: HTTP1Error.badContentLength) { try request("Content-Length: \(value)\r\n") }
-        #expect(throws: HTTP1Error.badContentLength) { try response("HTTP/1.1 200 OK\r\nContent-Length: \(value)\r\n\r\n") }
+        #expect(throws: HTTP1Error.badContentLength) {
+            try response("HTTP/1.1 200 OK\r\nContent-Length: \(value)\r\n\r\n")
+        }
     }
 
     @Test func disagreeingContentLengthFieldsAreRefused() {
@@ -56,7 +59,8 @@ import Testing
     }
 
     @Test func aResponseWithBothFramingsIsReadChunkedAndFlagged() throws {
-        let both = try ResponseHead(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n".utf8))
+        let both = try ResponseHead(
+            Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n".utf8))
         #expect(try both.bodyFraming(requestMethod: "GET") == .chunked)
         #expect(both.hasConflictingFraming)
         let one = try ResponseHead(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n".utf8))

@@ -4,12 +4,16 @@ import Testing
 @Suite struct BodyTrackerTests {
     /// Feeds `text` in pieces of `step` bytes; returns how many bytes belonged to the body,
     /// the tracker, and the content it handed over.
-    private func run(_ framing: BodyFraming, _ text: String, step: Int = .max,
-                     limits: BodyTracker.Limits? = nil) throws -> (Int, BodyTracker, String) {
-        var tracker = try limits.map { limits throws(HTTP1Error) in try BodyTracker(framing, limits: limits) }
+    private func run(
+        _ framing: BodyFraming, _ text: String, step: Int = .max,
+        limits: BodyTracker.Limits? = nil
+    ) throws -> (Int, BodyTracker, String) {
+        var tracker =
+            try limits.map { limits throws(HTTP1Error) in try BodyTracker(framing, limits: limits) }
             ?? BodyTracker(framing)
         let bytes = Array(text.utf8)
-        var used = 0, offset = 0
+        var used = 0
+        var offset = 0
         var content: [UInt8] = []
         while offset < bytes.count {
             let end = min(bytes.count, offset + min(step, bytes.count))
@@ -55,7 +59,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("x\r\n", HTTP1Error.badChunkSize), ("\r\n", .badChunkSize), (" 3\r\n", .badChunkSize), ("+3\r\n", .badChunkSize),
+        ("x\r\n", HTTP1Error.badChunkSize), ("\r\n", .badChunkSize), (" 3\r\n", .badChunkSize),
+        ("+3\r\n", .badChunkSize),
         ("1234567890abcdef0\r\n", .badChunkSize), ("3\rx", .badChunkSize), ("1\r\nab", .chunkDataOverrun),
         ("1\r\nax\r\n", .chunkDataOverrun), ("1\r\na\rb", .chunkDataOverrun), ("0\r\n\rx", .malformedTrailers),
     ])
@@ -68,8 +73,10 @@ import Testing
         #expect(throws: HTTP1Error.chunkLineTooLong(limit: 16)) {
             try run(.chunked, "1;" + String(repeating: "e", count: 100), step: 3, limits: limits)
         }
-        #expect(try run(.chunked, "1;" + String(repeating: "e", count: 12) + "\r\nx\r\n0\r\n\r\n", limits: limits).1.isComplete,
-                "16 bytes with the line end")
+        #expect(
+            try run(.chunked, "1;" + String(repeating: "e", count: 12) + "\r\nx\r\n0\r\n\r\n", limits: limits).1
+                .isComplete,
+            "16 bytes with the line end")
         #expect(throws: HTTP1Error.trailersTooLarge(limit: 20)) {
             try run(.chunked, "0\r\nA: 1\r\nB: " + String(repeating: "b", count: 30) + "\r\n\r\n", limits: limits)
         }
@@ -86,8 +93,12 @@ import Testing
         let limits = BodyTracker.Limits(contentBytes: 10)
         #expect(throws: HTTP1Error.bodyTooLarge(limit: 10)) { try BodyTracker(.length(11), limits: limits) }
         #expect(try run(.length(10), "0123456789", limits: limits).1.isComplete)
-        #expect(throws: HTTP1Error.bodyTooLarge(limit: 10)) { try run(.chunked, "6\r\nabcdef\r\n5\r\n", limits: limits) }
-        #expect(throws: HTTP1Error.bodyTooLarge(limit: 10)) { try run(.untilClose, "0123456789x", step: 4, limits: limits) }
+        #expect(throws: HTTP1Error.bodyTooLarge(limit: 10)) {
+            try run(.chunked, "6\r\nabcdef\r\n5\r\n", limits: limits)
+        }
+        #expect(throws: HTTP1Error.bodyTooLarge(limit: 10)) {
+            try run(.untilClose, "0123456789x", step: 4, limits: limits)
+        }
     }
 
     @Test func untilCloseTakesEverything() throws {

@@ -49,7 +49,8 @@ import Testing
     }
 
     @Test func listsAreSplitTrimmedAndLowercased() throws {
-        let parsed = try fields("Connection: keep-alive , ,X-Private\r\nConnection: Upgrade\r\nX-Private: 1\r\nX-Pri: 2\r\n")
+        let parsed = try fields(
+            "Connection: keep-alive , ,X-Private\r\nConnection: Upgrade\r\nX-Private: 1\r\nX-Pri: 2\r\n")
         #expect(parsed.tokens("connection") == ["keep-alive", "x-private", "upgrade"], "empty members skipped")
         #expect(parsed.containsToken("UPGRADE", in: "connection"))
         #expect(!parsed.containsToken("close", in: "connection"))

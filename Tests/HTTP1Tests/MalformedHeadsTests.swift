@@ -17,7 +17,8 @@ import Testing
     private func readResponse(_ bytes: [UInt8], limit: Int) throws {
         var scanner = HeadScanner(limit: limit)
         let length = try bytes.withUnsafeBytes { raw in try scanner.scan(raw) }
-        _ = try ResponseHead(Array(bytes.prefix(length ?? bytes.count))).bodyFraming(requestMethod: "GET", chunkedOnly: true)
+        _ = try ResponseHead(Array(bytes.prefix(length ?? bytes.count))).bodyFraming(
+            requestMethod: "GET", chunkedOnly: true)
     }
 
     @Test(arguments: MalformedHeads.requests)

@@ -5,7 +5,8 @@ import Testing
     private func parse(_ text: String) throws(HTTP1Error) -> RequestHead { try RequestHead(Array(text.utf8)) }
 
     @Test func readsTheRequestLineAndFields() throws {
-        let head = try parse("GET http://example.org/a?b=1 HTTP/1.1\r\nHost: example.org\r\nX-Two:  spaced value \t\r\n\r\n")
+        let head = try parse(
+            "GET http://example.org/a?b=1 HTTP/1.1\r\nHost: example.org\r\nX-Two:  spaced value \t\r\n\r\n")
         #expect(head.method == "GET")
         #expect(head.target == "http://example.org/a?b=1")
         #expect(head.minorVersion == 1)
@@ -28,8 +29,10 @@ import Testing
     }
 
     @Test(arguments: [
-        "GET  / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1 \r\n\r\n", "GET /\r\n\r\n", "G(T / HTTP/1.1\r\n\r\n", "GET / HTTP/2.0\r\n\r\n",
-        "GET / http/1.1\r\n\r\n", " GET / HTTP/1.1\r\n\r\n", "GET /a b HTTP/1.1\r\n\r\n", "\r\n\r\n", "GET \u{7f} HTTP/1.1\r\n\r\n",
+        "GET  / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1 \r\n\r\n", "GET /\r\n\r\n", "G(T / HTTP/1.1\r\n\r\n",
+        "GET / HTTP/2.0\r\n\r\n",
+        "GET / http/1.1\r\n\r\n", " GET / HTTP/1.1\r\n\r\n", "GET /a b HTTP/1.1\r\n\r\n", "\r\n\r\n",
+        "GET \u{7f} HTTP/1.1\r\n\r\n",
         "GET / HTTP/1.1\r\r\n\r\n", "GET /\u{0} HTTP/1.1\r\n\r\n", "GET / HTTP/1.\r\n\r\n", "GET / HTTP/1.10\r\n\r\n",
     ])
     func malformedRequestLines(_ text: String) {

@@ -24,7 +24,8 @@ import Testing
 
     @Test(arguments: [
         ("HTTP/1.1 20 OK\r\n\r\n", "HTTP/1.1 20 OK"), ("HTTP/1.1 2000 OK\r\n\r\n", "HTTP/1.1 2000 OK"),
-        ("HTTP/1.1 abc OK\r\n\r\n", "HTTP/1.1 abc OK"), ("ICY 200 OK\r\n\r\n", "ICY 200 OK"), ("garbage\r\n\r\n", "garbage"),
+        ("HTTP/1.1 abc OK\r\n\r\n", "HTTP/1.1 abc OK"), ("ICY 200 OK\r\n\r\n", "ICY 200 OK"),
+        ("garbage\r\n\r\n", "garbage"),
         ("HTTP/2 200\r\n\r\n", "HTTP/2 200"), ("SSH-2.0-OpenSSH_9.2\r\n\r\n", "SSH-2.0-OpenSSH_9.2"),
         ("HTTP/1.1 200 O\u{1}K\r\n\r\n", "HTTP/1.1 200 O?K"), ("HTTP/1.1 200 OK\r\r\n\r\n", "HTTP/1.1 200 OK?"),
         ("HTTP/1.1  200 OK\r\n\r\n", "HTTP/1.1  200 OK"),
@@ -35,7 +36,9 @@ import Testing
 
     @Test func aStatusLineIsQuotedAtMost60Bytes() {
         let long = String(repeating: "x", count: 100)
-        #expect(throws: HTTP1Error.malformedStatusLine(String(repeating: "x", count: 60))) { try parse(long + "\r\n\r\n") }
+        #expect(throws: HTTP1Error.malformedStatusLine(String(repeating: "x", count: 60))) {
+            try parse(long + "\r\n\r\n")
+        }
     }
 
     @Test func statusCodesBelow100AreOutOfRange() {
@@ -49,6 +52,8 @@ import Testing
         #expect(try !parse("HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\n\r\n").keepAlive)
         #expect(try !parse("HTTP/1.0 200 OK\r\n\r\n").keepAlive)
         #expect(try parse("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\n\r\n").keepAlive)
-        #expect(try parse("HTTP/1.1 200 OK\r\nProxy-Connection: close\r\n\r\n").keepAlive, "only requests read Proxy-Connection")
+        #expect(
+            try parse("HTTP/1.1 200 OK\r\nProxy-Connection: close\r\n\r\n").keepAlive,
+            "only requests read Proxy-Connection")
     }
 }

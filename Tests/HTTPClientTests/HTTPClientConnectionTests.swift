@@ -2,8 +2,8 @@ import EventLoop
 import Glibc
 import HTTPClient
 import SystemIO
-import Testing
 import TestSupport
+import Testing
 
 /// Connections: keep-alive reuse, stale connections, refusals and deadlines.
 @Suite struct HTTPClientConnectionTests {
@@ -24,7 +24,9 @@ import TestSupport
     }
 
     @Test func aResponseWithConnectionCloseIsNotReused() throws {
-        let server = try TestHTTPServer { _ in .respond(.init(status: 200, headers: [("Connection", "close")], text: "ok")) }
+        let server = try TestHTTPServer { _ in
+            .respond(.init(status: 200, headers: [("Connection", "close")], text: "ok"))
+        }
         let http = client()
         _ = try http.send(try get(server.origin))
         _ = try http.send(try get(server.origin))
@@ -147,11 +149,13 @@ import TestSupport
         address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
         address.sin_port = port.bigEndian
         var fillers: [Int32] = []
-        defer { fillers.forEach { close($0) } }
+        defer { for filler in fillers { close(filler) } }
         for _ in 0..<3 {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             fillers.append(filler)
         }
@@ -181,7 +185,9 @@ import TestSupport
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }

@@ -1,11 +1,12 @@
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// Every way a response body can be delimited (RFC 9112 §6.3), against hand-made servers.
 @Suite struct HTTPClientFramingTests {
     @Test func contentLengthBody() throws {
-        let server = try rawServer("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"a\":\"bcd\"}\n")
+        let server = try rawServer(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"a\":\"bcd\"}\n")
         let response = try client().send(try get("\(server.origin)/x"))
         #expect(response.status == 200)
         #expect(response.reason == "OK")
@@ -17,7 +18,8 @@ import TestSupport
 
     @Test func chunkedBodyWithExtensionsAndTrailersSplitAcrossWrites() throws {
         let parts = [
-            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhel", "lo\r\n", "1", "0\r\n, chunked world!\r\n",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhel", "lo\r\n", "1",
+            "0\r\n, chunked world!\r\n",
             "0\r\nX-Trailer: yes\r\n", "\r\n",
         ]
         let server = try TestHTTPServer { _ in .rawParts(parts.map(bytes), pause: .milliseconds(5), close: false) }
@@ -67,7 +69,8 @@ import TestSupport
 
     @Test func interimContinueIsSkipped() throws {
         let server = try rawServer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 202 Accepted\r\nContent-Length: 2\r\n\r\nok")
-        let response = try client().send(HTTPRequest(method: "POST", url: try HTTPURL(server.origin), body: bytes("{}")))
+        let response = try client().send(
+            HTTPRequest(method: "POST", url: try HTTPURL(server.origin), body: bytes("{}")))
         #expect(response.status == 202 && response.bodyText == "ok")
     }
 
@@ -86,14 +89,21 @@ import TestSupport
             return .respond(.init(status: 200, text: "ok"))
         }
         let url = try HTTPURL("\(server.origin)/api/v1/device/report")
-        _ = try client().send(HTTPRequest(method: "POST", url: url,
-                                          headers: [("X-Device-Key", "k"), ("Content-Length", "999"), ("Host", "evil"),
-                                                    ("Connection", "close"), ("Content-Type", "application/json")],
-                                          body: bytes("{\"a\":1}")))
+        _ = try client().send(
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: [
+                    ("X-Device-Key", "k"), ("Content-Length", "999"), ("Host", "evil"),
+                    ("Connection", "close"), ("Content-Type", "application/json"),
+                ],
+                body: bytes("{\"a\":1}")))
         let request = try #require(seen.values.first)
         #expect(request.method == "POST" && request.target == "/api/v1/device/report" && request.version == "HTTP/1.1")
-        #expect(request.headers.map(\.0) == ["Host", "User-Agent", "X-Device-Key", "Content-Type", "Accept-Encoding",
-                                             "Connection", "Content-Length"])
+        #expect(
+            request.headers.map(\.0) == [
+                "Host", "User-Agent", "X-Device-Key", "Content-Type", "Accept-Encoding",
+                "Connection", "Content-Length",
+            ])
         #expect(request.header("Host") == "127.0.0.1:\(server.port)")
         #expect(request.header("User-Agent") == "phosra-gate-test/1.0")
         #expect(request.header("Content-Length") == "7")

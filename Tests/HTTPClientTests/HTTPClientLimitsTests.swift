@@ -1,6 +1,6 @@
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// Hostile or broken responses: too large, malformed; and requests the client refuses.
 @Suite struct HTTPClientLimitsTests {
@@ -11,7 +11,9 @@ import TestSupport
 
     @Test func aChunkedBodyGrowingOverTheLimitFails() throws {
         let body = [UInt8](repeating: UInt8(ascii: "a"), count: 3000)
-        let server = try TestHTTPServer { _ in .respond(.init(status: 200, body: body, framing: .chunked(chunkSize: 1000))) }
+        let server = try TestHTTPServer { _ in
+            .respond(.init(status: 200, body: body, framing: .chunked(chunkSize: 1000)))
+        }
         #expect(throws: HTTPError.responseTooLarge(limit: 2500)) {
             try client(maxResponseBytes: 2500).send(try get(server.origin))
         }
@@ -55,7 +57,9 @@ import TestSupport
 
     @Test func anEndlessHeaderSectionIsCutAt64KiB() throws {
         let server = try rawServer("HTTP/1.1 200 OK\r\n" + String(repeating: "X-Filler: 0123456789\r\n", count: 4000))
-        #expect(throws: HTTPError.malformedResponse("header section over 64 KiB")) { try client().send(try get(server.origin)) }
+        #expect(throws: HTTPError.malformedResponse("header section over 64 KiB")) {
+            try client().send(try get(server.origin))
+        }
     }
 
     @Test func aTruncatedResponseIsClosed() throws {
@@ -64,7 +68,8 @@ import TestSupport
     }
 
     @Test func headerValuesWithLineBreaksAreRefusedWithoutShowingTheValue() throws {
-        let request = HTTPRequest(url: try HTTPURL("http://127.0.0.1:9/"), headers: [("X-Device-Key", "secret\r\nX-Evil: 1")])
+        let request = HTTPRequest(
+            url: try HTTPURL("http://127.0.0.1:9/"), headers: [("X-Device-Key", "secret\r\nX-Evil: 1")])
         #expect(throws: HTTPError.invalidRequest("the value of header X-Device-Key holds a line break or NUL")) {
             try client().send(request)
         }
@@ -78,14 +83,16 @@ import TestSupport
 
     @Test func aRequestPrintsWithoutItsHeaderValues() throws {
         let key = String(repeating: "ab", count: 32)
-        let request = HTTPRequest(method: "POST", url: try HTTPURL("https://h/api/v1/device/ack"),
-                                  headers: [("X-Device-Key", key)], body: bytes("{\"version\":3}"))
+        let request = HTTPRequest(
+            method: "POST", url: try HTTPURL("https://h/api/v1/device/ack"),
+            headers: [("X-Device-Key", key)], body: bytes("{\"version\":3}"))
         var dumped = ""
         dump(request, to: &dumped)
         for text in [String(describing: request), String(reflecting: request), dumped, "\(request)"] {
             #expect(!text.contains(key))
             #expect(text.contains("X-Device-Key") || text.contains("headerNames"))
         }
-        #expect(String(describing: request) == "POST https://h/api/v1/device/ack [headers: X-Device-Key] (13 body bytes)")
+        #expect(
+            String(describing: request) == "POST https://h/api/v1/device/ack [headers: X-Device-Key] (13 body bytes)")
     }
 }

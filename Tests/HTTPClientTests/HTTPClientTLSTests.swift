@@ -1,7 +1,7 @@
 import HTTPClient
-import Testing
-import TestSupport
 import TLS
+import TestSupport
+import Testing
 
 /// HTTPS against a test server with the test CA's certificate for `dot.test` and 127.0.0.1:
 /// verification is always on, and every failure names its reason.
@@ -32,7 +32,8 @@ import TLS
     }
 
     @Test func theSystemStoreAloneRejectsTheTestCA() throws {
-        let expected = HTTPError.tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate"))
+        let expected = HTTPError.tls(
+            .handshakeFailed("certificate verify failed: unable to get local issuer certificate"))
         #expect(throws: expected) { try client(tls: try .init(nil)).send(try get("https://127.0.0.1:\(server.port)/")) }
         // No context at all means the system store too, never "no verification".
         #expect(throws: expected) { try client().send(try get("https://127.0.0.1:\(server.port)/")) }
@@ -40,7 +41,9 @@ import TLS
     }
 
     @Test func anotherCAIsRejected() throws {
-        #expect(throws: HTTPError.tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate"))) {
+        #expect(
+            throws: HTTPError.tls(.handshakeFailed("certificate verify failed: unable to get local issuer certificate"))
+        ) {
             try client(tls: try .init(certificates.otherCAFile)).send(try get("https://127.0.0.1:\(server.port)/"))
         }
     }
@@ -52,7 +55,8 @@ import TLS
         }
         let resolver = HostResolver.fixed(["other.test": ["127.0.0.1"]])
         #expect(throws: HTTPError.tls(.handshakeFailed("certificate verify failed: hostname mismatch"))) {
-            try client(tls: try .init(certificates.caFile), resolver: resolver).send(try get("https://other.test:\(server.port)/"))
+            try client(tls: try .init(certificates.caFile), resolver: resolver).send(
+                try get("https://other.test:\(server.port)/"))
         }
     }
 
@@ -60,7 +64,8 @@ import TLS
         // The TLS server cannot read a plain request as a ClientHello and hangs up.
         #expect(throws: HTTPError.closed) { try client().send(try get("http://127.0.0.1:\(server.port)/")) }
         // A plain server waits for a request head that never comes, then closes.
-        let plain = try TestHTTPServer(idleTimeout: .milliseconds(200)) { _ in .respond(.init(status: 200, text: "ok")) }
+        let plain = try TestHTTPServer(idleTimeout: .milliseconds(200)) { _ in .respond(.init(status: 200, text: "ok"))
+        }
         #expect(throws: HTTPError.tls(.peerClosed)) {
             try client(tls: try .init(certificates.caFile)).send(try get("https://127.0.0.1:\(plain.port)/"))
         }
@@ -81,7 +86,9 @@ import TLS
     @Test func aServerThatNeverSpeaksTLSTimesOutInTheHandshake() throws {
         let silent = try TestHTTPServer { _ in .hang }
         let http = client(tls: try .init(certificates.caFile), connectTimeout: .milliseconds(300))
-        #expect(throws: HTTPError.timeout(.tlsHandshake)) { try http.send(try get("https://127.0.0.1:\(silent.port)/")) }
+        #expect(throws: HTTPError.timeout(.tlsHandshake)) {
+            try http.send(try get("https://127.0.0.1:\(silent.port)/"))
+        }
     }
 
     @Test func aLargeChunkedBodyOverTLS() throws {

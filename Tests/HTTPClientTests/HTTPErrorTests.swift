@@ -1,18 +1,30 @@
 import Glibc
 import HTTPClient
 import SystemIO
-import Testing
 import TLS
+import Testing
 
 /// What an error reads like in a log line.
 @Suite struct HTTPErrorTests {
     @Test func descriptionsNameTheProblem() {
         let cases: [(HTTPError, String)] = [
             (.invalidURL("\"x\": no host"), "invalid URL \"x\": no host"),
-            (.resolve(host: "api.test", reason: "Name or service not known"), "cannot resolve api.test: Name or service not known"),
-            (.connect(SystemError("connect", errno: ECONNREFUSED, subject: "127.0.0.1:1")), "connect(127.0.0.1:1): Connection refused"),
-            (.tls(.handshakeFailed("certificate verify failed: hostname mismatch")), "TLS: certificate verify failed: hostname mismatch"),
-            (.io(SystemError("recv", errno: ECONNRESET, subject: "127.0.0.1:1")), "recv(127.0.0.1:1): Connection reset by peer"),
+            (
+                .resolve(host: "api.test", reason: "Name or service not known"),
+                "cannot resolve api.test: Name or service not known"
+            ),
+            (
+                .connect(SystemError("connect", errno: ECONNREFUSED, subject: "127.0.0.1:1")),
+                "connect(127.0.0.1:1): Connection refused"
+            ),
+            (
+                .tls(.handshakeFailed("certificate verify failed: hostname mismatch")),
+                "TLS: certificate verify failed: hostname mismatch"
+            ),
+            (
+                .io(SystemError("recv", errno: ECONNRESET, subject: "127.0.0.1:1")),
+                "recv(127.0.0.1:1): Connection reset by peer"
+            ),
             (.timeout(.connect), "timed out connecting"),
             (.timeout(.tlsHandshake), "timed out in the TLS handshake"),
             (.timeout(.send), "timed out sending the request"),

@@ -1,6 +1,6 @@
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// The shared table of malformed heads through the real client: a raw server on loopback
 /// answers the request with one malformed response head and keeps the connection open,

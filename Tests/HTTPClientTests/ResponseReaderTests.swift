@@ -1,11 +1,14 @@
 import EventLoop
-@testable import HTTPClient
 import Testing
+
+@testable import HTTPClient
 
 /// The I/O-free response reader, fed the way a slow network would: one byte at a time.
 @Suite struct ResponseReaderTests {
     /// Feeds `text` in pieces of `step` bytes; returns the response and what was left over.
-    private func parse(_ text: String, method: String = "GET", step: Int, limit: Int = 1 << 20)
+    private func parse(
+        _ text: String, method: String = "GET", step: Int, limit: Int = 1 << 20
+    )
         throws(HTTPError) -> (HTTPResponse?, ResponseReader, ByteBuffer)
     {
         var parser = ResponseReader(method: method, maxBodyBytes: limit)
@@ -23,7 +26,8 @@ import Testing
 
     @Test(arguments: [1, 2, 7, 1000])
     func aChunkedResponseFedInPiecesParsesTheSame(step: Int) throws {
-        let text = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nT: v\r\n\r\n"
+        let text =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nT: v\r\n\r\n"
         let (response, parser, rest) = try parse(text, step: step)
         #expect(response?.bodyText == "Wikipedia in\r\n\r\nchunks.")
         #expect(response?.headers.map(\.0) == ["Transfer-Encoding", "X-A"])
@@ -74,7 +78,8 @@ import Testing
 
     @Test func manySmallChunksDoNotCountAgainstTheHeaderLimit() throws {
         let chunks = String(repeating: "1\r\nx\r\n", count: 20_000)  // 120 KB of chunk lines
-        let (response, _, _) = try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(chunks)0\r\n\r\n", step: 4096)
+        let (response, _, _) = try parse(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(chunks)0\r\n\r\n", step: 4096)
         #expect(response?.body.count == 20_000)
     }
 

@@ -1,16 +1,19 @@
 import EventLoop
 import Glibc
 import HTTPClient
-import TestSupport
 import TLS
+import TestSupport
 
 /// A client with short timeouts for loopback tests.
-func client(tls: TLSContextHolder? = nil, requestTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2),
-            maxResponseBytes: Int = 4 << 20, idleTimeout: Duration = .seconds(30),
-            resolver: HostResolver = .system, clock: any Clock = SystemClock()) -> HTTPClient {
-    HTTPClient(tls: tls?.context, connectTimeout: connectTimeout, requestTimeout: requestTimeout,
-               maxResponseBytes: maxResponseBytes, userAgent: "phosra-gate-test/1.0", idleTimeout: idleTimeout,
-               resolver: resolver, clock: clock)
+func client(
+    tls: TLSContextHolder? = nil, requestTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2),
+    maxResponseBytes: Int = 4 << 20, idleTimeout: Duration = .seconds(30),
+    resolver: HostResolver = .system, clock: any Clock = SystemClock()
+) -> HTTPClient {
+    HTTPClient(
+        tls: tls?.context, connectTimeout: connectTimeout, requestTimeout: requestTimeout,
+        maxResponseBytes: maxResponseBytes, userAgent: "phosra-gate-test/1.0", idleTimeout: idleTimeout,
+        resolver: resolver, clock: clock)
 }
 
 /// Wraps a context so call sites read `tls: .init(caFile)`.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The block page as a child sees it: real headless Chromium pointed at the proxy
 /// (`--proxy-server`), its rendered DOM checked, and a screenshot kept in
@@ -30,15 +30,17 @@ struct BlockPageBrowserTests {
     }
 
     @Test func inDowntimeThePageSaysWhenTheSiteIsAllowedAgain() throws {
-        let gate = try fixture.start(ProxyFixture.policy(screenTime: PolicyDocuments.downtime("11:57", "12:03")),
-                                     wallClock: PolicyDocuments.noon)
+        let gate = try fixture.start(
+            ProxyFixture.policy(screenTime: PolicyDocuments.downtime("11:57", "12:03")),
+            wallClock: PolicyDocuments.noon)
         let browser = Chromium(proxyPort: fixture.proxyPort, profile: fixture.scratch.path("chromium"))
         let dom = try browser.dumpDOM("http://origin.test:\(fixture.origin.port)/homework")
         #expect(dom.contains("It is downtime: the internet is paused for now."), "\(dom)")
         #expect(dom.contains("<code>downtime</code>"))
         // The daemon's clock started at noon (UTC); the window ends at 12:03.
         #expect(dom.contains("<tr><th>Allowed again</th><td>") && dom.contains("12:03"), "\(dom)")
-        try browser.screenshot("http://origin.test:\(fixture.origin.port)/homework", to: try Chromium.artefact("downtime-page.png"))
+        try browser.screenshot(
+            "http://origin.test:\(fixture.origin.port)/homework", to: try Chromium.artefact("downtime-page.png"))
         #expect(fixture.origin.connectionsAccepted == 0)
         _ = gate
     }
@@ -77,9 +79,12 @@ struct Chromium {
     private func run(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.path)
-        process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-                             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                             "--user-data-dir=\(profile)", "--proxy-server=http://127.0.0.1:\(proxyPort)"] + arguments
+        process.arguments =
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--user-data-dir=\(profile)", "--proxy-server=http://127.0.0.1:\(proxyPort)",
+            ] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

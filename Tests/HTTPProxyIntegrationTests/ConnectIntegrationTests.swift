@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// CONNECT with real curl against the real binary (docs/proxy.md#connect): the decision, 403 with
 /// `X-Phosra-Block` before any upstream contact, safe-search re-targeting, the port and
@@ -12,7 +12,9 @@ import TestSupport
 
     @Test func anAllowedConnectCarriesTLSEndToEnd() throws {
         let certificates = try TestCertificates()
-        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in .respond(.init(status: 200, text: "secret page\n")) }
+        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in
+            .respond(.init(status: 200, text: "secret page\n"))
+        }
         let gate = try fixture.start(connectPorts: [https.port])
         let result = try fixture.curl(["--cacert", certificates.caFile, "https://dot.test:\(https.port)/page"])
         #expect(result.exitCode == 0, "\(result)")
@@ -37,16 +39,25 @@ import TestSupport
         raw.send("CONNECT x.adult.example:\(fixture.origin.port) HTTP/1.1\r\n\r\n")
         let answer = String(decoding: raw.readToEnd() ?? [], as: UTF8.self)
         #expect(answer.contains("\r\nX-Phosra-Block: category:adult\r\n"), "\(answer)")
-        #expect(answer.hasSuffix("\r\n\r\nblocked by phosra-gate: x.adult.example (category:adult)\n"), "a one-line body")
-        let looked = try fixture.dns.settledQueries().filter { $0.name.hasSuffix("adult.example") || $0.name.hasSuffix("reddit.com") }
+        #expect(
+            answer.hasSuffix("\r\n\r\nblocked by phosra-gate: x.adult.example (category:adult)\n"), "a one-line body")
+        let looked = try fixture.dns.settledQueries().filter {
+            $0.name.hasSuffix("adult.example") || $0.name.hasSuffix("reddit.com")
+        }
         #expect(looked.isEmpty, "not even looked up: \(looked)")
         gate.daemon.stop()
         // After the daemon has exited, anything it had started would have reached the origin.
         #expect(fixture.origin.connectionsAccepted == 0, "the upstream is never contacted")
         let hits = try fixture.storedHits(gate)
-        #expect(hits.contains(HitSummary(domain: "adult.example", reason: "category:adult", source: "proxy", client: "127.0.0.1",
-                                         count: 1)), "\(hits)")
-        #expect(hits.contains { $0.domain == "www.reddit.com" && $0.reason == "blocked_domain:reddit.com" && $0.source == "proxy" })
+        #expect(
+            hits.contains(
+                HitSummary(
+                    domain: "adult.example", reason: "category:adult", source: "proxy", client: "127.0.0.1",
+                    count: 1)), "\(hits)")
+        #expect(
+            hits.contains {
+                $0.domain == "www.reddit.com" && $0.reason == "blocked_domain:reddit.com" && $0.source == "proxy"
+            })
         #expect(hits.allSatisfy { $0.source == "proxy" })
     }
 
@@ -56,7 +67,9 @@ import TestSupport
         #expect(result.connectStatus == 200, "\(result)")
         #expect(result.status == 200)
         #expect(result.body.contains("origin saw GET /search?q=x"), "the origin at the target's address answered")
-        #expect(result.body.contains("Host: www.google.com:\(fixture.origin.port)"), "the tunnel carries the original request")
+        #expect(
+            result.body.contains("Host: www.google.com:\(fixture.origin.port)"),
+            "the tunnel carries the original request")
         #expect(fixture.origin.connectionsAccepted == 1)
         #expect(fixture.dns.waitForQueries("forcesafesearch.google.com", type: "A").count == 1)
         #expect(fixture.dns.queries(for: "www.google.com").isEmpty, "the original name is never resolved")
@@ -80,12 +93,14 @@ import TestSupport
         #expect(fixture.origin.connectionsAccepted == 0)
         gate.daemon.stop()
 
-        let allowing = try fixture.start(ProxyFixture.policy(blocked: ["reddit.com", "127.0.0.2"]), ["--allow-ip-connect"])
+        let allowing = try fixture.start(
+            ProxyFixture.policy(blocked: ["reddit.com", "127.0.0.2"]), ["--allow-ip-connect"])
         let allowed = try fixture.curl(["-p", "http://127.0.0.1:\(fixture.origin.port)/ip"])
         #expect(allowed.connectStatus == 200, "\(allowed)")
         #expect(allowed.body.hasPrefix("origin saw GET /ip"))
         let entry = try fixture.curl(["-p", "http://127.0.0.2:\(fixture.origin.port)/"])
-        #expect(entry.output.contains("\r\nX-Phosra-Block: ip_literal\r\n"), "a blocked IP entry is refused all the same")
+        #expect(
+            entry.output.contains("\r\nX-Phosra-Block: ip_literal\r\n"), "a blocked IP entry is refused all the same")
         _ = allowing
     }
 
@@ -105,9 +120,13 @@ import TestSupport
     /// download with curl, and an upload after a small first write, half-closed.
     @Test func largeTransfersCrossTheTunnelIntactBothWays() throws {
         let certificates = try TestCertificates()
-        let letters: [UInt8] = (0..<4_000_000).map { (index: Int) -> UInt8 in UInt8(97 + (index * 7 + index / 4096) % 26) }
+        let letters: [UInt8] = (0..<4_000_000).map { (index: Int) -> UInt8 in
+            UInt8(97 + (index * 7 + index / 4096) % 26)
+        }
         let page = String(decoding: letters, as: UTF8.self)
-        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in .respond(.init(status: 200, text: page)) }
+        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in
+            .respond(.init(status: 200, text: page))
+        }
         let origin = try RawOrigin(replyAfterEOF: true)
         let gate = try fixture.start(connectPorts: [https.port, origin.port])
 
@@ -118,7 +137,9 @@ import TestSupport
 
         let client = try fixture.tunnel(to: "origin.test", port: origin.port)
         let first = Array("small first\n".utf8)
-        let payload: [UInt8] = (0..<3_000_000).map { (index: Int) -> UInt8 in UInt8(truncatingIfNeeded: (index &* 2_654_435_761) >> 13) }
+        let payload: [UInt8] = (0..<3_000_000).map { (index: Int) -> UInt8 in
+            UInt8(truncatingIfNeeded: (index &* 2_654_435_761) >> 13)
+        }
         client.send(first)
         _ = origin.waitForBytes(first.count)
         client.send(payload)

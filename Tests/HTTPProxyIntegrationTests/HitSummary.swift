@@ -15,8 +15,11 @@ struct HitSummary: Equatable, CustomStringConvertible {
     static func read(stateDirectory: String) throws -> [HitSummary] {
         let store = try Store.open(directory: stateDirectory, now: Int64(Date().timeIntervalSince1970))
         defer { store.close() }
-        guard let batch = try store.nextBatch(profile: "default", maxEvents: 10_000, maxBytes: 1 << 24,
-                                              now: Int64(Date().timeIntervalSince1970)) else { return [] }
+        guard
+            let batch = try store.nextBatch(
+                profile: "default", maxEvents: 10_000, maxBytes: 1 << 24,
+                now: Int64(Date().timeIntervalSince1970))
+        else { return [] }
         return batch.events.map {
             HitSummary(domain: $0.domain, reason: $0.reason, source: $0.source, client: $0.client, count: $0.count)
         }

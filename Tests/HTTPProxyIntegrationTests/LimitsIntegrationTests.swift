@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Who may use the proxy and what it puts up with (docs/proxy.md#who-is-served).
 @Suite(.serialized) struct LimitsIntegrationTests {
@@ -47,8 +47,10 @@ import TestSupport
         #expect(answer.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"), "\(answer)")
         #expect(fixture.origin.connectionsAccepted == 0)
         // Just under the limit is fine.
-        let fits = try fixture.curl(["-H", "X-Big: \(String(repeating: "b", count: 15_000))",
-                                     "http://origin.test:\(fixture.origin.port)/"])
+        let fits = try fixture.curl([
+            "-H", "X-Big: \(String(repeating: "b", count: 15_000))",
+            "http://origin.test:\(fixture.origin.port)/",
+        ])
         #expect(fits.status == 200, "\(fits)")
         _ = gate
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The shared table of malformed heads through the real proxy: each request, sent raw on
 /// its own connection, is answered 400 (431 for a head too large) naming what HTTP1 found,

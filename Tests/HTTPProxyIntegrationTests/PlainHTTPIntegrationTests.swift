@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Plain HTTP through the proxy (docs/proxy.md#plain-http) and the PAC file (docs/proxy.md#the-pac-file), with real curl.
 @Suite(.serialized) struct PlainHTTPIntegrationTests {
@@ -10,8 +10,10 @@ import TestSupport
 
     @Test func anAllowedRequestIsForwardedWithoutHopByHopFieldsAndWithVia() throws {
         let gate = try fixture.start()
-        let result = try fixture.curl(["-H", "Connection: X-Private", "-H", "X-Private: secret", "-H", "Keep-Alive: 5",
-                                       "-H", "Host: elsewhere.example", "http://origin.test:\(fixture.origin.port)/a?b=c"])
+        let result = try fixture.curl([
+            "-H", "Connection: X-Private", "-H", "X-Private: secret", "-H", "Keep-Alive: 5",
+            "-H", "Host: elsewhere.example", "http://origin.test:\(fixture.origin.port)/a?b=c",
+        ])
         #expect(result.status == 200, "\(result)")
         #expect(result.body.hasPrefix("origin saw GET /a?b=c\n"), "origin-form to the origin")
         #expect(result.body.contains("Host: origin.test:\(fixture.origin.port)\n"), "the absolute URI wins over Host")
@@ -27,8 +29,11 @@ import TestSupport
     /// chunks' content, ended by the close; an HTTP/1.1 client gets the chunks as they came.
     @Test func aChunkedResponseReachesAnHTTP10ClientDechunked() throws {
         let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n".utf8)
-        let origin = try TestHTTPServer { _ in .rawParts([chunked, Array("5\r\nworld\r\n0\r\n\r\n".utf8)],
-                                                          pause: .milliseconds(50), close: false) }
+        let origin = try TestHTTPServer { _ in
+            .rawParts(
+                [chunked, Array("5\r\nworld\r\n0\r\n\r\n".utf8)],
+                pause: .milliseconds(50), close: false)
+        }
         let gate = try fixture.start()
         let old = try fixture.curl(["--http1.0", "http://origin.test:\(origin.port)/"])
         #expect(old.exitCode == 0, "\(old)")
@@ -82,13 +87,15 @@ import TestSupport
     }
 
     @Test func theBlockPageInDowntimeSaysWhenItEnds() throws {
-        let gate = try fixture.start(ProxyFixture.policy(screenTime: PolicyDocuments.downtime("11:57", "12:03")),
-                                     wallClock: PolicyDocuments.noon)
+        let gate = try fixture.start(
+            ProxyFixture.policy(screenTime: PolicyDocuments.downtime("11:57", "12:03")),
+            wallClock: PolicyDocuments.noon)
         let result = try fixture.curl(["http://origin.test:\(fixture.origin.port)/"])
         #expect(result.status == 403, "\(result)")
         #expect(result.output.contains("X-Phosra-Block: downtime\r\n"))
         #expect(result.body.contains("It is downtime"))
-        #expect(result.body.contains("<tr><th>Allowed again</th><td>") && result.body.contains("12:03"), "\(result.body)")
+        #expect(
+            result.body.contains("<tr><th>Allowed again</th><td>") && result.body.contains("12:03"), "\(result.body)")
         #expect(fixture.origin.connectionsAccepted == 0)
         _ = gate
     }
@@ -99,7 +106,9 @@ import TestSupport
             let result = try Curl.run(["http://127.0.0.1:\(fixture.proxyPort)\(path)"])
             #expect(result.status == 200, "\(result)")
             #expect(result.output.contains("Content-Type: application/x-ns-proxy-autoconfig\r\n"))
-            #expect(result.body == "function FindProxyForURL(url, host) { return \"PROXY 127.0.0.1:\(fixture.proxyPort)\"; }\n")
+            #expect(
+                result.body
+                    == "function FindProxyForURL(url, host) { return \"PROXY 127.0.0.1:\(fixture.proxyPort)\"; }\n")
         }
         #expect(try Curl.run(["http://127.0.0.1:\(fixture.proxyPort)/other"]).status == 404)
         _ = gate

@@ -13,7 +13,9 @@ final class ProxyClient {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             close(fd)
@@ -34,7 +36,9 @@ final class ProxyClient {
     func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { return }
             offset += sent
         }
@@ -65,8 +69,11 @@ final class ProxyClient {
     func readResponse() -> String {
         var text = read(until: "\r\n\r\n")
         if let range = text.range(of: "\r\n\r\n"),
-           let line = text[..<range.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
-           let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) {
+            let line = text[..<range.lowerBound].split(separator: "\r\n").first(where: {
+                $0.lowercased().hasPrefix("content-length:")
+            }),
+            let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
+        {
             while text.utf8.count - text.distance(from: text.startIndex, to: range.upperBound) < length {
                 guard let chunk = readSome(), !chunk.isEmpty else { break }
                 text += String(decoding: chunk, as: UTF8.self)

@@ -20,10 +20,12 @@ final class ProxyFixture: @unchecked Sendable {
     init() throws {
         scratch = try ScratchDirectory("pg-proxy")
         try scratch.write("lists/adult/list.txt", "adult.example\n")
-        dns = try DnsmasqUpstream(["--host-record=origin.test,127.0.0.1", "--host-record=dot.test,127.0.0.1",
-                                   "--host-record=open.test,127.0.0.1", "--host-record=forcesafesearch.google.com,127.0.0.1",
-                                   "--host-record=www.google.com,192.0.2.66", "--address=/adult.example/127.0.0.1",
-                                   "--host-record=www.reddit.com,127.0.0.1", "--local=/v6only.test/", "--host-record=v6only.test,::1"])
+        dns = try DnsmasqUpstream([
+            "--host-record=origin.test,127.0.0.1", "--host-record=dot.test,127.0.0.1",
+            "--host-record=open.test,127.0.0.1", "--host-record=forcesafesearch.google.com,127.0.0.1",
+            "--host-record=www.google.com,192.0.2.66", "--address=/adult.example/127.0.0.1",
+            "--host-record=www.reddit.com,127.0.0.1", "--local=/v6only.test/", "--host-record=v6only.test,::1",
+        ])
         origin = try TestHTTPServer { request in
             let headers = request.headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
             return .respond(.init(status: 200, text: "origin saw \(request.method) \(request.target)\n\(headers)\n"))
@@ -35,11 +37,15 @@ final class ProxyFixture: @unchecked Sendable {
 
     /// `run` with `policy`, the proxy on `proxyPort`, CONNECT allowed to the origin's port;
     /// its wall clock starts at `wallClock` when given (the time rules' tests).
-    func start(_ policy: String = ProxyFixture.policy(), _ extra: [String] = [], connectPorts: [UInt16] = [],
-               wallClock: String? = nil) throws -> GateRun {
+    func start(
+        _ policy: String = ProxyFixture.policy(), _ extra: [String] = [], connectPorts: [UInt16] = [],
+        wallClock: String? = nil
+    ) throws -> GateRun {
         let path = try scratch.write("policy.json", policy)
         let ports = ([origin.port] + connectPorts).map(String.init).joined(separator: ",")
-        var words = ["--policy", path, "--lists", lists, "--upstream", dns.spec, "--proxy-listen", "127.0.0.1:\(proxyPort)"]
+        var words = [
+            "--policy", path, "--lists", lists, "--upstream", dns.spec, "--proxy-listen", "127.0.0.1:\(proxyPort)",
+        ]
         if !extra.contains("--connect-ports") { words += ["--connect-ports", ports] }
         let gate = try GateRun(words + extra, scratch: scratch, environment: wallClock.map(GateRun.wallClock) ?? [:])
         guard gate.daemon.waitFor("event=listening service=proxy tcp=127.0.0.1:\(proxyPort)", timeout: 5) else {
@@ -49,9 +55,12 @@ final class ProxyFixture: @unchecked Sendable {
     }
 
     /// Safe search on, `reddit.com` blocked, the adult category selected.
-    static func policy(blocked: [String] = ["reddit.com"], screenTime: String = #""daily_limit_minutes": 0"#,
-                       version: Int = 3) -> String {
-        PolicyDocuments.json(safeSearch: true, blocked: blocked, categories: ["adult"], screenTime: screenTime, version: version)
+    static func policy(
+        blocked: [String] = ["reddit.com"], screenTime: String = #""daily_limit_minutes": 0"#,
+        version: Int = 3
+    ) -> String {
+        PolicyDocuments.json(
+            safeSearch: true, blocked: blocked, categories: ["adult"], screenTime: screenTime, version: version)
     }
 
     /// Replaces the watched policy file by rename, as an editor or the sync would.

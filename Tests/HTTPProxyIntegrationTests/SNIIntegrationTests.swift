@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The SNI check inside allowed tunnels (docs/proxy.md#the-sni-check), with real openssl and hand-made
 /// ClientHellos written whole or in parts.
@@ -10,12 +10,16 @@ import TestSupport
     init() throws { fixture = try ProxyFixture() }
 
     /// `openssl s_client -proxy` through the gateway to `connect`, naming `serverName`.
-    private func sClient(connect: String, serverName: String, caFile: String) throws -> (status: Int32, output: String) {
+    private func sClient(connect: String, serverName: String, caFile: String) throws -> (status: Int32, output: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["s_client", "-proxy", "127.0.0.1:\(fixture.proxyPort)", "-connect", connect,
-                             "-servername", serverName, "-CAfile", caFile, "-verify_return_error", "-brief"]
-        let output = Pipe(), input = Pipe()
+        process.arguments = [
+            "s_client", "-proxy", "127.0.0.1:\(fixture.proxyPort)", "-connect", connect,
+            "-servername", serverName, "-CAfile", caFile, "-verify_return_error", "-brief",
+        ]
+        let output = Pipe()
+        let input = Pipe()
         process.standardOutput = output
         process.standardError = output
         process.standardInput = input
@@ -24,22 +28,33 @@ import TestSupport
         if !waitUntil(timeout: 8_000_000_000, interval: 20_000_000, { !process.isRunning }) { process.terminate() }
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        return (
+            process.terminationStatus,
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        )
     }
 
     @Test func anSNINamingABlockedHostClosesTheTunnel() throws {
         let certificates = try TestCertificates()
-        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in .respond(.init(status: 200, text: "x")) }
+        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in
+            .respond(.init(status: 200, text: "x"))
+        }
         let gate = try fixture.start(connectPorts: [https.port])
         let good = try sClient(connect: "dot.test:\(https.port)", serverName: "dot.test", caFile: certificates.caFile)
-        #expect(good.output.contains("Verification: OK") || good.output.contains("CONNECTION ESTABLISHED"), "\(good.output)")
-        let bad = try sClient(connect: "dot.test:\(https.port)", serverName: "www.adult.example", caFile: certificates.caFile)
+        #expect(
+            good.output.contains("Verification: OK") || good.output.contains("CONNECTION ESTABLISHED"), "\(good.output)"
+        )
+        let bad = try sClient(
+            connect: "dot.test:\(https.port)", serverName: "www.adult.example", caFile: certificates.caFile)
         #expect(bad.status != 0, "\(bad.output)")
         #expect(!bad.output.contains("CONNECTION ESTABLISHED"))
         gate.daemon.stop()
         let hits = try fixture.storedHits(gate)
-        #expect(hits.contains { $0.domain == "www.adult.example" && $0.reason == "sni:www.adult.example" && $0.source == "proxy" },
-                "\(hits)")
+        #expect(
+            hits.contains {
+                $0.domain == "www.adult.example" && $0.reason == "sni:www.adult.example" && $0.source == "proxy"
+            },
+            "\(hits)")
     }
 
     @Test func aHandMadeClientHelloForABlockedNameNeverReachesTheOrigin() throws {
@@ -55,8 +70,9 @@ import TestSupport
     @Test func aSplitClientHelloIsReassembledAndJudged() throws {
         let listener = try RawOrigin()
         let gate = try fixture.start(connectPorts: [listener.port])
-        let blocked = TLSClientHello.records(TLSClientHello.handshake(serverName: "adult.example", padding: 200),
-                                             fragmentSize: 100)
+        let blocked = TLSClientHello.records(
+            TLSClientHello.handshake(serverName: "adult.example", padding: 200),
+            fragmentSize: 100)
         let client = try fixture.tunnel(to: "origin.test", port: listener.port)
         client.send(Array(blocked[..<60]))
         // A client pausing mid-hello, so the proxy reads it in two parts (the scenario).
@@ -66,7 +82,8 @@ import TestSupport
         #expect(listener.received().isEmpty)
 
         // The same for an allowed name: every byte arrives, in order.
-        let allowed = TLSClientHello.records(TLSClientHello.handshake(serverName: "origin.test", padding: 200), fragmentSize: 100)
+        let allowed = TLSClientHello.records(
+            TLSClientHello.handshake(serverName: "origin.test", padding: 200), fragmentSize: 100)
         let second = try fixture.tunnel(to: "origin.test", port: listener.port)
         second.send(Array(allowed[..<60]))
         pause(200_000_000)  // as above

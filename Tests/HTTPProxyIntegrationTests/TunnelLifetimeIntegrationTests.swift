@@ -1,7 +1,7 @@
 import EventLoop
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// How long a tunnel lives (docs/proxy.md#connect): half-close both ways, `tunnel_idle`, and
 /// open tunnels closed within a second when a cutoff begins or a new policy blocks their
@@ -28,8 +28,11 @@ import TestSupport
     /// would stall a response written in two parts by a delayed ACK (~40 ms): both tunnel
     /// sockets are TCP_NODELAY.
     @Test func aResponseInTwoSmallWritesIsNotHeldBack() throws {
-        let origin = try TestHTTPServer { _ in .rawParts([Array("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n".utf8), [0x41]],
-                                                          pause: .milliseconds(2), close: false) }
+        let origin = try TestHTTPServer { _ in
+            .rawParts(
+                [Array("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n".utf8), [0x41]],
+                pause: .milliseconds(2), close: false)
+        }
         let gate = try fixture.start(connectPorts: [origin.port])
         let client = try fixture.tunnel(to: "origin.test", port: origin.port)
         var times: [TimeInterval] = []
@@ -67,8 +70,11 @@ import TestSupport
         #expect(seconds < 2.5, "closed \(seconds) s after the new policy")
         gate.daemon.stop()
         let hits = try fixture.storedHits(gate)
-        #expect(hits.contains(HitSummary(domain: "open.test", reason: "blocked_domain:open.test", source: "proxy",
-                                         client: "127.0.0.1", count: 1)), "\(hits)")
+        #expect(
+            hits.contains(
+                HitSummary(
+                    domain: "open.test", reason: "blocked_domain:open.test", source: "proxy",
+                    client: "127.0.0.1", count: 1)), "\(hits)")
         let listed = try GateCommand.run(["hits", "--json", "--state-dir", gate.stateDirectory])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains(#""domain":"open.test""#), "\(listed.stdout)")
@@ -81,8 +87,9 @@ import TestSupport
         let origin = try RawOrigin()
         let clock = SystemClock()
         let started = clock.now()
-        let gate = try fixture.start(ProxyFixture.policy(screenTime: PolicyDocuments.downtime("12:00", "12:30")),
-                                     connectPorts: [origin.port], wallClock: "2026-12-01T11:59:55Z")
+        let gate = try fixture.start(
+            ProxyFixture.policy(screenTime: PolicyDocuments.downtime("12:00", "12:30")),
+            connectPorts: [origin.port], wallClock: "2026-12-01T11:59:55Z")
         defer { gate.daemon.stop() }
         let ready = clock.now()
         let client = try fixture.tunnel(to: "open.test", port: origin.port, timeout: 9)
@@ -94,6 +101,7 @@ import TestSupport
         #expect(after.0 >= -0.2 && after.1 < 1.6, "closed between \(after.1) and \(after.0) s after the cutoff began")
         gate.daemon.stop()
         let hits = try fixture.storedHits(gate)
-        #expect(hits.contains { $0.domain == "open.test" && $0.reason == "downtime" && $0.source == "proxy" }, "\(hits)")
+        #expect(
+            hits.contains { $0.domain == "open.test" && $0.reason == "downtime" && $0.source == "proxy" }, "\(hits)")
     }
 }

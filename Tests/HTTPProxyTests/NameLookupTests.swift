@@ -1,12 +1,15 @@
 import DNSProxy
 import DNSWire
 import DomainMatch
-@testable import HTTPProxy
 import ProxyCore
 import Testing
 
+@testable import HTTPProxy
+
 @Suite struct NameLookupTests {
-    private func reply(_ rcode: DNSRcode = .noError, answers: [ResourceRecord] = [], ede: ExtendedDNSError? = nil) -> [UInt8] {
+    private func reply(
+        _ rcode: DNSRcode = .noError, answers: [ResourceRecord] = [], ede: ExtendedDNSError? = nil
+    ) -> [UInt8] {
         var header = DNSHeader(id: 1)
         header.isResponse = true
         header.rcode = rcode
@@ -28,18 +31,22 @@ import Testing
     }
 
     @Test func addressesFromTheEndOfACNAMEChain() {
-        let answers = [ResourceRecord(name: try! DNSName("example.org"), ttl: 60, rdata: .cname(try! DNSName("edge.example"))),
-                       ResourceRecord(name: try! DNSName("edge.example"), ttl: 60, rdata: .a(.init(192, 0, 2, 7))),
-                       ResourceRecord(name: try! DNSName("edge.example"), ttl: 60, rdata: .aaaa(.init(high: 1, low: 2)))]
-        #expect(NameLookup.interpret(reply(answers: answers))
+        let answers = [
+            ResourceRecord(name: try! DNSName("example.org"), ttl: 60, rdata: .cname(try! DNSName("edge.example"))),
+            ResourceRecord(name: try! DNSName("edge.example"), ttl: 60, rdata: .a(.init(192, 0, 2, 7))),
+            ResourceRecord(name: try! DNSName("edge.example"), ttl: 60, rdata: .aaaa(.init(high: 1, low: 2))),
+        ]
+        #expect(
+            NameLookup.interpret(reply(answers: answers))
                 == .addresses([IPAddress("192.0.2.7")!, .v6(high: 1, low: 2)]))
     }
 
     @Test func aBlockIsRecognisedByItsExtendedError() {
         let blocked = reply(.nxDomain, ede: ExtendedDNSError(code: .blocked, text: "category:adult"))
         #expect(NameLookup.interpret(blocked) == .blocked(BlockReason(text: "category:adult")))
-        let null = reply(answers: [ResourceRecord(name: try! DNSName("example.org"), ttl: 10, rdata: .a(.init(0)))],
-                         ede: ExtendedDNSError(code: .blocked, text: "downtime"))
+        let null = reply(
+            answers: [ResourceRecord(name: try! DNSName("example.org"), ttl: 10, rdata: .a(.init(0)))],
+            ede: ExtendedDNSError(code: .blocked, text: "downtime"))
         #expect(NameLookup.interpret(null) == .blocked(BlockReason(text: "downtime")), "block_mode null too")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Policy
 
 @Suite struct CompiledPolicyDecodingTests {
@@ -16,7 +17,8 @@ import Testing
     }
 
     @Test func unknownKeysIgnoredAndNullsEmpty() throws {
-        let policy = try decode("""
+        let policy = try decode(
+            """
             {"version": 7, "future_section": {"x": [1, 2]}, "screen_time": {"downtime_windows": null, "schedule": null,
              "daily_limit_minutes": 30, "per_app_limits": [{"bundle_id": "a", "daily_minutes": 5}]},
              "web_filter": {"level": null, "safe_search": null, "blocked_domains": null, "allowed_domains": ["a.example", null],
@@ -30,7 +32,8 @@ import Testing
     }
 
     @Test func missingScheduleHalvesAndWindowKeys() throws {
-        let policy = try decode("""
+        let policy = try decode(
+            """
             {"screen_time": {"schedule": {"weekday": {"start": "07:00"}}, "downtime_windows": [{"start_time": "21:00", "end_time": "06:00"}]}}
             """)
         #expect(policy.screenTime.schedule == .init(weekday: .init(start: "07:00", end: ""), weekend: .init()))
@@ -43,8 +46,10 @@ import Testing
         (#"{"web_filter": "strict"}"#, "web_filter: expected an object"),
         (#"{"version": "42"}"#, "version: expected an integer"),
         (#"{"web_filter": {"safe_search": "yes"}}"#, "web_filter.safe_search: expected true or false"),
-        (#"{"screen_time": {"downtime_windows": [{"days_of_week": "mon"}]}}"#,
-         "screen_time.downtime_windows[0].days_of_week: expected an array"),
+        (
+            #"{"screen_time": {"downtime_windows": [{"days_of_week": "mon"}]}}"#,
+            "screen_time.downtime_windows[0].days_of_week: expected an array"
+        ),
         (#"[]"#, "(top level): expected an object"),
     ])
     func wrongTypesNameTheirPath(json: String, message: String) {

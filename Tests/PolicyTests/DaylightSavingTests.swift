@@ -1,7 +1,8 @@
 import DomainMatch
 import Testing
-@testable import Policy
 import Zoneinfo
+
+@testable import Policy
 
 /// Decisions across a DST change, in two zones, through instants (not wall times).
 @Suite struct DaylightSavingTests {
@@ -9,7 +10,9 @@ import Zoneinfo
         Int64(CivilCalendar.days(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60)
     }
 
-    private func decide(_ zoneName: String, _ window: CompiledPolicy.DowntimeWindow, atUTC instant: Int64) throws -> Reason {
+    private func decide(
+        _ zoneName: String, _ window: CompiledPolicy.DowntimeWindow, atUTC instant: Int64
+    ) throws -> Reason {
         let zone = try ZoneRules.load(named: zoneName)
         let (engine, _) = Fixture.engine(zone: zone, policy: Fixture.policy(windows: [window]))
         return engine.decide(try QueryName.parse("example.org"), client: .anonymous, at: instant).reason
@@ -30,10 +33,14 @@ import Zoneinfo
     @Test func newYorkFallBack() throws {
         // Sunday 2026-11-01: 02:00 EDT becomes 01:00 EST at 06:00 UTC; 01:00–01:59 occurs twice.
         let window = CompiledPolicy.DowntimeWindow(daysOfWeek: ["Sunday"], startTime: "1:00", endTime: "1:30")
-        #expect(try decide("America/New_York", window, atUTC: Self.instant(2026, 11, 1, 5, 15)) == .downtime, "01:15 EDT")
-        #expect(try decide("America/New_York", window, atUTC: Self.instant(2026, 11, 1, 5, 45)) == .default, "01:45 EDT")
-        #expect(try decide("America/New_York", window, atUTC: Self.instant(2026, 11, 1, 6, 15)) == .downtime, "01:15 EST")
-        #expect(try decide("America/New_York", window, atUTC: Self.instant(2026, 11, 1, 6, 30)) == .default, "01:30 EST")
+        #expect(
+            try decide("America/New_York", window, atUTC: Self.instant(2026, 11, 1, 5, 15)) == .downtime, "01:15 EDT")
+        #expect(
+            try decide("America/New_York", window, atUTC: Self.instant(2026, 11, 1, 5, 45)) == .default, "01:45 EDT")
+        #expect(
+            try decide("America/New_York", window, atUTC: Self.instant(2026, 11, 1, 6, 15)) == .downtime, "01:15 EST")
+        #expect(
+            try decide("America/New_York", window, atUTC: Self.instant(2026, 11, 1, 6, 30)) == .default, "01:30 EST")
     }
 
     @Test func cutoffEndCountsWallClockNotElapsedTime() throws {
@@ -50,6 +57,7 @@ import Zoneinfo
         screenTime.downtimeWindows = [.init(daysOfWeek: ["sat"], startTime: "22:00", endTime: "06:00")]
         let fall = TimeRules.compile(screenTime, notes: &notes)
         // Saturday 2026-10-31 23:00 EDT → Sunday 06:00 EST, eight hours later.
-        #expect(fall.cutoffEnd(from: Self.instant(2026, 11, 1, 3, 0), zone: newYork) == Self.instant(2026, 11, 1, 11, 0))
+        #expect(
+            fall.cutoffEnd(from: Self.instant(2026, 11, 1, 3, 0), zone: newYork) == Self.instant(2026, 11, 1, 11, 0))
     }
 }

@@ -1,6 +1,7 @@
 import DomainMatch
-@testable import Policy
 import Zoneinfo
+
+@testable import Policy
 
 /// Builds engines from inline lists and policies, and names wall-clock times.
 enum Fixture {
@@ -22,18 +23,23 @@ enum Fixture {
         .ads: ["doubleclick.net"],
     ]
 
-    static func engine(lists: [Category: [String]] = Fixture.lists, options: DecisionOptions = DecisionOptions(),
-                       zone: ZoneRules = .utc, policy: CompiledPolicy) -> (DecisionEngine<SetMatcher>, PolicyRules) {
+    static func engine(
+        lists: [Category: [String]] = Fixture.lists, options: DecisionOptions = DecisionOptions(),
+        zone: ZoneRules = .utc, policy: CompiledPolicy
+    ) -> (DecisionEngine<SetMatcher>, PolicyRules) {
         let rules = PolicyRules(policy)
         let categories = CategorySet(lists: lists.mapValues(names))
-        let engine = DecisionEngine(system: SystemRules(options), categories: categories, zone: zone,
-                                    profiles: ProfileTable(single: rules))
+        let engine = DecisionEngine(
+            system: SystemRules(options), categories: categories, zone: zone,
+            profiles: ProfileTable(single: rules))
         return (engine, rules)
     }
 
-    static func policy(level: String = "", safeSearch: Bool = false, blocked: [String] = [], allowed: [String] = [],
-                       categories: [String] = [], windows: [CompiledPolicy.DowntimeWindow] = [],
-                       schedule: CompiledPolicy.Schedule? = nil) -> CompiledPolicy {
+    static func policy(
+        level: String = "", safeSearch: Bool = false, blocked: [String] = [], allowed: [String] = [],
+        categories: [String] = [], windows: [CompiledPolicy.DowntimeWindow] = [],
+        schedule: CompiledPolicy.Schedule? = nil
+    ) -> CompiledPolicy {
         var policy = CompiledPolicy()
         policy.version = 1
         policy.webFilter.level = level

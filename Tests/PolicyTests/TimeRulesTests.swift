@@ -1,6 +1,7 @@
 import Testing
-@testable import Policy
 import Zoneinfo
+
+@testable import Policy
 
 /// Every time case of docs/decisions.md#time-rules, on the wall clock.
 @Suite struct TimeRulesTests {
@@ -25,7 +26,9 @@ import Zoneinfo
         #expect(ClockTime(" 23:59 ", role: .end)?.minutes == 1439)
         #expect(ClockTime("24:00", role: .end)?.minutes == 1440)
         #expect(ClockTime("24:00", role: .start) == nil)
-        for bad in ["", "7", "7:5", "07:60", "25:00", "24:01", "007:00", "07:00:00", "7h00", "-1:00", "+7:00", "ab:cd", "12::0"] {
+        for bad in [
+            "", "7", "7:5", "07:60", "25:00", "24:01", "007:00", "07:00:00", "7h00", "-1:00", "+7:00", "ab:cd", "12::0",
+        ] {
             #expect(ClockTime(bad, role: .end) == nil, "\(bad)")
         }
     }
@@ -82,7 +85,9 @@ import Zoneinfo
     }
 
     @Test func unknownDayNamesAreSkippedAndReported() {
-        let (time, notes) = rules([Window(daysOfWeek: ["Tues", "funday", "thurs"], startTime: "9:00", endTime: "10:00")])
+        let (time, notes) = rules([
+            Window(daysOfWeek: ["Tues", "funday", "thurs"], startTime: "9:00", endTime: "10:00")
+        ])
         #expect(cutoff(time, .tuesday, 9, 30) == .downtime)
         #expect(cutoff(time, .thursday, 9, 30) == .downtime)
         #expect(cutoff(time, .wednesday, 9, 30) == nil)
@@ -99,7 +104,8 @@ import Zoneinfo
     }
 
     @Test func scheduleLimitsEachHalfToItsDays() {
-        let (time, _) = rules(schedule: .init(weekday: Span(start: "07:00", end: "21:00"), weekend: Span(start: "8:00", end: "22:00")))
+        let (time, _) = rules(
+            schedule: .init(weekday: Span(start: "07:00", end: "21:00"), weekend: Span(start: "8:00", end: "22:00")))
         #expect(cutoff(time, .wednesday, 6, 59) == .schedule)
         #expect(cutoff(time, .wednesday, 7, 0) == nil)
         #expect(cutoff(time, .wednesday, 20, 59) == nil)
@@ -110,7 +116,8 @@ import Zoneinfo
     }
 
     @Test func wrappingWeekdayHalfSeenFromSaturdayAndMonday() {
-        let (time, _) = rules(schedule: .init(weekday: Span(start: "18:00", end: "02:00"), weekend: Span(start: "08:00", end: "22:00")))
+        let (time, _) = rules(
+            schedule: .init(weekday: Span(start: "18:00", end: "02:00"), weekend: Span(start: "08:00", end: "22:00")))
         #expect(cutoff(time, .saturday, 1, 0) == nil, "Friday's interval runs past midnight into Saturday")
         #expect(cutoff(time, .saturday, 2, 0) == .schedule)
         #expect(cutoff(time, .saturday, 9, 0) == nil)
@@ -121,7 +128,8 @@ import Zoneinfo
     }
 
     @Test func wrappingWeekendHalfReachesMondayMorning() {
-        let (time, _) = rules(schedule: .init(weekday: Span(start: "07:00", end: "21:00"), weekend: Span(start: "10:00", end: "01:00")))
+        let (time, _) = rules(
+            schedule: .init(weekday: Span(start: "07:00", end: "21:00"), weekend: Span(start: "10:00", end: "01:00")))
         #expect(cutoff(time, .monday, 0, 30) == nil, "Sunday's interval runs into Monday")
         #expect(cutoff(time, .monday, 1, 0) == .schedule)
         #expect(cutoff(time, .saturday, 0, 30) == .schedule, "Friday's weekday interval does not wrap")
@@ -135,7 +143,8 @@ import Zoneinfo
     }
 
     @Test func unparsableHalfIsIgnoredAndReported() {
-        let (time, notes) = rules(schedule: .init(weekday: Span(start: "07:00", end: "late"), weekend: Span(start: "", end: "20:00")))
+        let (time, notes) = rules(
+            schedule: .init(weekday: Span(start: "07:00", end: "late"), weekend: Span(start: "", end: "20:00")))
         #expect(time.weekday == nil)
         #expect(time.weekend == nil)
         #expect(notes.ignoredHalves.count == 2)
@@ -143,7 +152,8 @@ import Zoneinfo
     }
 
     @Test func scheduleWithEqualEndsAllowsTheWholeDay() {
-        let (time, _) = rules(schedule: .init(weekday: Span(start: "00:00", end: "00:00"), weekend: Span(start: "08:00", end: "24:00")))
+        let (time, _) = rules(
+            schedule: .init(weekday: Span(start: "00:00", end: "00:00"), weekend: Span(start: "08:00", end: "24:00")))
         #expect(cutoff(time, .tuesday, 3, 0) == nil)
         #expect(cutoff(time, .sunday, 23, 59) == nil)
         #expect(cutoff(time, .sunday, 7, 59) == .schedule)
@@ -158,7 +168,8 @@ import Zoneinfo
         #expect(time.nextBoundary(after: monday22, zone: .utc) == end)
         let tuesdayNoon = monday22 + 14 * 3600
         #expect(time.cutoffEnd(from: tuesdayNoon, zone: .utc) == tuesdayNoon)
-        #expect(time.nextBoundary(after: tuesdayNoon, zone: .utc) == monday22 + 7 * 86_400 - 30 * 60, "next Monday 21:30")
+        #expect(
+            time.nextBoundary(after: tuesdayNoon, zone: .utc) == monday22 + 7 * 86_400 - 30 * 60, "next Monday 21:30")
         let (always, _) = rules([Window(daysOfWeek: nil, startTime: "", endTime: "")])
         #expect(always.cutoffEnd(from: monday22, zone: .utc) == nil)
         #expect(TimeRules.none.nextBoundary(after: monday22, zone: .utc) == nil)

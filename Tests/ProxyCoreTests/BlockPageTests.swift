@@ -1,17 +1,21 @@
 import Policy
-@testable import ProxyCore
 import Testing
 import Zoneinfo
+
+@testable import ProxyCore
 
 @Suite struct BlockPageTests {
     private let now = LocalDateTime(year: 2026, month: 12, day: 1, hour: 22, minute: 5)
 
     @Test func escapesEverythingFromTheRequest() {
-        #expect(BlockPage.escape(#"<script>alert("x&y")</script>'"#)
+        #expect(
+            BlockPage.escape(#"<script>alert("x&y")</script>'"#)
                 == "&lt;script&gt;alert(&quot;x&amp;y&quot;)&lt;/script&gt;&#39;")
-        let page = BlockPage(site: "<b>evil</b>.example", url: "http://x/<img src=x onerror=alert(1)>",
-                             block: BlockReason(text: "blocked_domain:<i>x</i>"), now: now, zoneName: "UTC",
-                             gatewayName: "home<gw>").html
+        let page = BlockPage(
+            site: "<b>evil</b>.example", url: "http://x/<img src=x onerror=alert(1)>",
+            block: BlockReason(text: "blocked_domain:<i>x</i>"), now: now, zoneName: "UTC",
+            gatewayName: "home<gw>"
+        ).html
         #expect(!page.contains("<b>evil"))
         #expect(!page.contains("<img"))
         #expect(!page.contains("<i>x"))
@@ -23,8 +27,10 @@ import Zoneinfo
 
     @Test func saysWhatWhyWhenAndWhere() {
         let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
-        let page = BlockPage(site: "adult.example", url: "http://adult.example/", block: BlockReason(decision), now: now,
-                             zoneName: "CET", gatewayName: "living-room").html
+        let page = BlockPage(
+            site: "adult.example", url: "http://adult.example/", block: BlockReason(decision), now: now,
+            zoneName: "CET", gatewayName: "living-room"
+        ).html
         #expect(page.contains("<title>Blocked: adult.example</title>"))
         #expect(page.contains("This site is in a category that is blocked: adult content."))
         #expect(page.contains("<code>category:adult</code>"))
@@ -36,12 +42,16 @@ import Zoneinfo
 
     @Test func aCutoffSaysWhenItEnds() {
         let end = LocalDateTime(year: 2026, month: 12, day: 2, hour: 6, minute: 30)
-        let page = BlockPage(site: "khanacademy.org", url: "http://khanacademy.org/", block: BlockReason(text: "downtime"),
-                             now: now, cutoffEnd: .some(end), zoneName: "UTC", gatewayName: "gw").html
+        let page = BlockPage(
+            site: "khanacademy.org", url: "http://khanacademy.org/", block: BlockReason(text: "downtime"),
+            now: now, cutoffEnd: .some(end), zoneName: "UTC", gatewayName: "gw"
+        ).html
         #expect(page.contains("It is downtime"))
         #expect(page.contains("<tr><th>Allowed again</th><td>Wed 2026-12-02 06:30</td></tr>"))
-        let forever = BlockPage(site: "x.org", url: "http://x.org/", block: BlockReason(text: "schedule"), now: now,
-                                cutoffEnd: .some(nil), zoneName: "UTC", gatewayName: "gw").html
+        let forever = BlockPage(
+            site: "x.org", url: "http://x.org/", block: BlockReason(text: "schedule"), now: now,
+            cutoffEnd: .some(nil), zoneName: "UTC", gatewayName: "gw"
+        ).html
         #expect(forever.contains("not within the coming week"))
     }
 

@@ -1,6 +1,7 @@
-@testable import ProxyCore
 import TestFixtures
 import Testing
+
+@testable import ProxyCore
 
 @Suite struct ClientHelloTests {
     private func scan(_ bytes: [UInt8]) -> ClientHelloScan { bytes.withUnsafeBytes { ClientHello.scan($0) } }

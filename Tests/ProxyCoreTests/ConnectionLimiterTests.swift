@@ -1,11 +1,13 @@
 import DomainMatch
-@testable import ProxyCore
 import Testing
+
+@testable import ProxyCore
 
 @Suite struct ConnectionLimiterTests {
     @Test func countsPerClientUpToTheLimit() {
         let limiter = ConnectionLimiter()
-        let one = IPAddress("10.0.0.1")!, two = IPAddress("10.0.0.2")!
+        let one = IPAddress("10.0.0.1")!
+        let two = IPAddress("10.0.0.2")!
         #expect(limiter.acquire(one, limit: 2))
         #expect(limiter.acquire(one, limit: 2))
         #expect(!limiter.acquire(one, limit: 2))

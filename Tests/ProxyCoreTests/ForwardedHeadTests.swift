@@ -1,42 +1,53 @@
 import Bytes
 import HTTP1
-@testable import ProxyCore
 import Testing
+
+@testable import ProxyCore
 
 @Suite struct ForwardedHeadTests {
     @Test func theRequestGoesOutInOriginFormWithoutHopByHopFields() throws {
-        let head = try RequestHead(Array("""
-            GET http://Example.org:8080/p?q=1 HTTP/1.1\r\nHost: other.example\r\nConnection: keep-alive, X-Private\r\n\
-            Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eA==\r\nTE: trailers\r\nTrailer: X\r\nUpgrade: h2c\r\n\
-            Keep-Alive: 5\r\nX-Private: 1\r\nAccept: */*\r\nVia: 1.1 other\r\nContent-Length: 0\r\n\r\n
-            """.utf8))
+        let head = try RequestHead(
+            Array(
+                """
+                GET http://Example.org:8080/p?q=1 HTTP/1.1\r\nHost: other.example\r\nConnection: keep-alive, X-Private\r\n\
+                Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eA==\r\nTE: trailers\r\nTrailer: X\r\nUpgrade: h2c\r\n\
+                Keep-Alive: 5\r\nX-Private: 1\r\nAccept: */*\r\nVia: 1.1 other\r\nContent-Length: 0\r\n\r\n
+                """.utf8))
         let target = try ProxyTarget.absolute(head.target)
         var out = ForwardedHead.request(head, target: target)
-        #expect(out.readString(length: out.readableBytes) == """
-            GET /p?q=1 HTTP/1.1\r\nHost: Example.org:8080\r\nAccept: */*\r\nVia: 1.1 other\r\nContent-Length: 0\r\n\
-            Via: 1.1 phosra-gate\r\n\r\n
-            """)
+        #expect(
+            out.readString(length: out.readableBytes) == """
+                GET /p?q=1 HTTP/1.1\r\nHost: Example.org:8080\r\nAccept: */*\r\nVia: 1.1 other\r\nContent-Length: 0\r\n\
+                Via: 1.1 phosra-gate\r\n\r\n
+                """)
     }
 
     @Test func theForwardedResponseLosesHopByHopFieldsAndGainsVia() throws {
-        let head = try ResponseHead(Array("""
-            HTTP/1.1 200 OK\r\nConnection: close, X-Secret\r\nKeep-Alive: timeout=5\r\nX-Secret: 1\r\nContent-Length: 2\r\n\
-            Proxy-Authenticate: Basic\r\nUpgrade: h2c\r\nX-Kept: yes\r\n\r\n
-            """.utf8))
+        let head = try ResponseHead(
+            Array(
+                """
+                HTTP/1.1 200 OK\r\nConnection: close, X-Secret\r\nKeep-Alive: timeout=5\r\nX-Secret: 1\r\nContent-Length: 2\r\n\
+                Proxy-Authenticate: Basic\r\nUpgrade: h2c\r\nX-Kept: yes\r\n\r\n
+                """.utf8))
         var out = ByteBuffer()
         ForwardedHead.response(head, close: true, keepAliveFor10: false, dropTransferEncoding: false, to: &out)
         let text = out.readString(length: out.readableBytes) ?? ""
-        #expect(text == "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Kept: yes\r\nVia: 1.1 phosra-gate\r\nConnection: close\r\n\r\n")
+        #expect(
+            text
+                == "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Kept: yes\r\nVia: 1.1 phosra-gate\r\nConnection: close\r\n\r\n"
+        )
     }
 
     /// RFC 9112 §6.3 rule 3: an intermediary removes Content-Length from a message that
     /// also has Transfer-Encoding before passing it on.
     @Test func aContentLengthBesideTransferEncodingIsNotPassedOn() throws {
-        let head = try ResponseHead(Array(
-            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nX-Kept: yes\r\n\r\n".utf8))
+        let head = try ResponseHead(
+            Array(
+                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nX-Kept: yes\r\n\r\n".utf8))
         var out = ByteBuffer()
         ForwardedHead.response(head, close: false, keepAliveFor10: false, dropTransferEncoding: false, to: &out)
-        #expect(out.readString(length: out.readableBytes)
+        #expect(
+            out.readString(length: out.readableBytes)
                 == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Kept: yes\r\nVia: 1.1 phosra-gate\r\n\r\n")
     }
 

@@ -1,10 +1,12 @@
 import Bytes
-@testable import ProxyCore
 import Testing
+
+@testable import ProxyCore
 
 @Suite struct PACTests {
     @Test func sendsEverythingToTheAddressTheRequestArrivedOn() {
-        #expect(PAC.script(for: Endpoint(.v4(0xC0A8_0101), port: 3128))
+        #expect(
+            PAC.script(for: Endpoint(.v4(0xC0A8_0101), port: 3128))
                 == "function FindProxyForURL(url, host) { return \"PROXY 192.168.1.1:3128\"; }\n")
         #expect(PAC.script(for: Endpoint(.v6(high: 0, low: 1), port: 8080)).contains("PROXY [::1]:8080\""))
         #expect(!PAC.script(for: Endpoint(.v4(1), port: 1)).contains("DIRECT"))

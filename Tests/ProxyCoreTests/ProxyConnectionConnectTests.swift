@@ -1,9 +1,10 @@
 import Bytes
 import DomainMatch
 import Policy
-@testable import ProxyCore
 import TestFixtures
 import Testing
+
+@testable import ProxyCore
 
 /// The state machine's CONNECT path (docs/proxy.md#connect), driven by hand with manual time.
 @Suite struct ProxyConnectionConnectTests {
@@ -15,7 +16,8 @@ import Testing
     private func established(_ host: String = "example.org", _ fixture: ProxyFixture? = nil) -> ProxyConnection {
         let fixture = fixture ?? self.fixture
         var connection = fixture.connection()
-        #expect(connection.receive("CONNECT \(host):443 HTTP/1.1\r\nHost: \(host):443\r\n\r\n", fixture.env())
+        #expect(
+            connection.receive("CONNECT \(host):443 HTTP/1.1\r\nHost: \(host):443\r\n\r\n", fixture.env())
                 .contains { if case .lookup = $0 { return true } else { return false } })
         #expect(connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env()) == [.connect(origin)])
         #expect(connection.connected(fixture.env()) == [])
@@ -25,7 +27,8 @@ import Testing
 
     @Test func anAllowedConnectResolvesConnectsAndRelays() throws {
         var connection = fixture.connection()
-        let actions = connection.receive("CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n", fixture.env())
+        let actions = connection.receive(
+            "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n", fixture.env())
         #expect(actions == [.lookup(try QueryName.parse("example.org"))])
         #expect(connection.deadline == second + fixture.settings.connectTimeout)
         #expect(!connection.wantsClientBytes)
@@ -62,7 +65,9 @@ import Testing
         #expect(port.receive("CONNECT example.org:25 HTTP/1.1\r\n\r\n", fixture.env()).hits.first?.reasonText == "port")
         #expect(port.takeClientOutput().contains("X-Phosra-Block: port\r\n"))
         var literal = fixture.connection()
-        #expect(literal.receive("CONNECT 192.0.2.7:443 HTTP/1.1\r\n\r\n", fixture.env()).hits.first?.reasonText == "ip_literal")
+        #expect(
+            literal.receive("CONNECT 192.0.2.7:443 HTTP/1.1\r\n\r\n", fixture.env()).hits.first?.reasonText
+                == "ip_literal")
         #expect(literal.takeClientOutput().contains("X-Phosra-Block: ip_literal\r\n"))
         var allowed = fixture
         allowed.settings.allowIPConnect = true
@@ -92,7 +97,8 @@ import Testing
         #expect(connection.upstreamOut.readableBytes == 0, "not one byte reached the origin")
         // A rewrite to somewhere the tunnel is not going closes it too.
         var elsewhere = established()
-        #expect(elsewhere.receive(TLSClientHello.record(serverName: "www.google.com"), fixture.env()).hits.first?.reasonText
+        #expect(
+            elsewhere.receive(TLSClientHello.record(serverName: "www.google.com"), fixture.env()).hits.first?.reasonText
                 == "sni:www.google.com")
     }
 
@@ -115,8 +121,10 @@ import Testing
         #expect(silent.deadlinePassed(fixture.env(now: second + ProxyLimits.inspectTimeout - 1)) == [])
         #expect(silent.deadlinePassed(fixture.env(now: second + ProxyLimits.inspectTimeout)) == [.relay], "2 s: relay")
         var huge = established()
-        #expect(huge.receive(Array(TLSClientHello.record(serverName: "x.example", padding: 20_000).prefix(16_384)),
-                             fixture.env()) == [.relay], "16 KiB without a whole hello: relay")
+        #expect(
+            huge.receive(
+                Array(TLSClientHello.record(serverName: "x.example", padding: 20_000).prefix(16_384)),
+                fixture.env()) == [.relay], "16 KiB without a whole hello: relay")
     }
 
     @Test func connectFailuresTryTheNextAddressThen502AndTimeoutsAre504() {

@@ -1,8 +1,9 @@
 import Bytes
 import DomainMatch
-@testable import ProxyCore
 import TestFixtures
 import Testing
+
+@testable import ProxyCore
 
 /// Nothing a client or an origin sends can trap the state machine (docs/proxy.md#bad-input-and-limits): seeded
 /// random mutations of real requests and responses, fed in random pieces, in every state.
@@ -27,7 +28,9 @@ import Testing
             switch Int.random(in: 0...3, using: &random) {
             case 0: bytes[index] = UInt8.random(in: 0...255, using: &random)
             case 1: bytes.remove(at: index)
-            case 2: bytes.insert(contentsOf: [0x0D, 0x0A, 0x3A, 0x20, 0x00, 0xFF].shuffled(using: &random).prefix(2), at: index)
+            case 2:
+                bytes.insert(
+                    contentsOf: [0x0D, 0x0A, 0x3A, 0x20, 0x00, 0xFF].shuffled(using: &random).prefix(2), at: index)
             default: bytes.insert(contentsOf: bytes[index...].prefix(40), at: index)
             }
         }
@@ -50,10 +53,13 @@ import Testing
                 now += UInt64.random(in: 0...3_000_000_000, using: &random)
                 switch connection.state {
                 case .resolving:
-                    _ = connection.lookupFinished(round % 5 == 0 ? .failed : .addresses([IPAddress("192.0.2.7")!]),
-                                                  fixture.env(now: now))
+                    _ = connection.lookupFinished(
+                        round % 5 == 0 ? .failed : .addresses([IPAddress("192.0.2.7")!]),
+                        fixture.env(now: now))
                 case .connecting:
-                    _ = round % 11 == 0 ? connection.connectFailed(fixture.env(now: now)) : connection.connected(fixture.env(now: now))
+                    _ =
+                        round % 11 == 0
+                        ? connection.connectFailed(fixture.env(now: now)) : connection.connected(fixture.env(now: now))
                 case .exchanging:
                     var response = mutate(Self.responses[round % Self.responses.count], &random)
                     while !response.isEmpty, case .exchanging = connection.state {

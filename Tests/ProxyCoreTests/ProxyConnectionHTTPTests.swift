@@ -1,8 +1,9 @@
 import Bytes
 import DomainMatch
 import Policy
-@testable import ProxyCore
 import Testing
+
+@testable import ProxyCore
 
 /// The state machine's plain-HTTP path (docs/proxy.md#plain-http), the PAC file (docs/proxy.md#the-pac-file) and bad input
 /// (docs/proxy.md#bad-input-and-limits), driven by hand with manual time.
@@ -21,12 +22,18 @@ import Testing
     }
 
     @Test func anAllowedRequestIsForwardedAndItsResponsePassedBack() {
-        var connection = forwarded("GET http://example.org/page HTTP/1.1\r\nHost: wrong.example\r\nProxy-Connection: keep-alive\r\n\r\n")
-        #expect(connection.takeUpstreamOutput() == "GET /page HTTP/1.1\r\nHost: example.org\r\nVia: 1.1 phosra-gate\r\n\r\n")
+        var connection = forwarded(
+            "GET http://example.org/page HTTP/1.1\r\nHost: wrong.example\r\nProxy-Connection: keep-alive\r\n\r\n")
+        #expect(
+            connection.takeUpstreamOutput() == "GET /page HTTP/1.1\r\nHost: example.org\r\nVia: 1.1 phosra-gate\r\n\r\n"
+        )
         #expect(connection.wantsUpstreamBytes)
-        #expect(connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nKeep-Alive: timeout=5\r\n\r\nhel",
-                                             fixture.env()) == [])
-        #expect(connection.takeClientOutput()
+        #expect(
+            connection.receiveFromOrigin(
+                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nKeep-Alive: timeout=5\r\n\r\nhel",
+                fixture.env()) == [])
+        #expect(
+            connection.takeClientOutput()
                 == "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nVia: 1.1 phosra-gate\r\nConnection: keep-alive\r\n\r\nhel")
         #expect(connection.receiveFromOrigin("lo", fixture.env()) == [])
         #expect(connection.takeClientOutput() == "lo")
@@ -40,8 +47,10 @@ import Testing
         var connection = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
         _ = connection.takeUpstreamOutput()
         let actions = connection.receiveFromOrigin(
-            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", fixture.env())
-        #expect(connection.takeClientOutput()
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+            fixture.env())
+        #expect(
+            connection.takeClientOutput()
                 == "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nVia: 1.1 phosra-gate\r\nConnection: keep-alive\r\n\r\n"
                 + "2\r\nok\r\n0\r\n\r\n")
         #expect(actions.contains(.dropUpstream))
@@ -70,7 +79,8 @@ import Testing
     }
 
     @Test func pipelinedRequestsWaitForTheirTurn() {
-        var connection = forwarded("GET http://example.org/1 HTTP/1.1\r\n\r\nGET http://www.reddit.com/ HTTP/1.1\r\n\r\n")
+        var connection = forwarded(
+            "GET http://example.org/1 HTTP/1.1\r\n\r\nGET http://www.reddit.com/ HTTP/1.1\r\n\r\n")
         #expect(connection.takeUpstreamOutput().hasPrefix("GET /1 HTTP/1.1"))
         #expect(!connection.wantsClientBytes)
         let actions = connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", fixture.env())
@@ -81,13 +91,15 @@ import Testing
     }
 
     @Test func bodiesPassInBothDirectionsChunkedOrNot() {
-        var connection = forwarded("POST http://example.org/up HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n")
+        var connection = forwarded(
+            "POST http://example.org/up HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n")
         #expect(connection.takeUpstreamOutput().hasSuffix("Via: 1.1 phosra-gate\r\n\r\n3\r\nabc\r\n"))
         #expect(connection.wantsClientBytes)
         #expect(connection.receive("0\r\n\r\n", fixture.env()) == [])
         #expect(connection.takeUpstreamOutput() == "0\r\n\r\n")
         #expect(!connection.wantsClientBytes, "the request is complete")
-        _ = connection.receiveFromOrigin("HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", fixture.env())
+        _ = connection.receiveFromOrigin(
+            "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", fixture.env())
         #expect(connection.takeClientOutput().hasSuffix("\r\n\r\n2\r\nok\r\n0\r\n\r\n"))
         #expect(connection.state == .readingHead)
     }
@@ -97,8 +109,9 @@ import Testing
     @Test func aChunkedResponseToAnHTTP10ClientIsDechunkedAndEndedByClosing() {
         var connection = forwarded("GET http://example.org/ HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
         #expect(connection.takeUpstreamOutput().hasPrefix("GET / HTTP/1.1\r\n"))
-        _ = connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Kept: 1\r\n\r\n3;ext=1\r\nabc\r\n",
-                                         fixture.env())
+        _ = connection.receiveFromOrigin(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Kept: 1\r\n\r\n3;ext=1\r\nabc\r\n",
+            fixture.env())
         let head = connection.takeClientOutput()
         #expect(head == "HTTP/1.1 200 OK\r\nX-Kept: 1\r\nVia: 1.1 phosra-gate\r\nConnection: close\r\n\r\nabc")
         _ = connection.receiveFromOrigin("A\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n", fixture.env())
@@ -139,8 +152,10 @@ import Testing
 
     @Test func thePACFileAndOtherDirectRequests() {
         var connection = fixture.connection()
-        #expect(connection.receive("GET /proxy.pac HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\nGET /wpad.dat HTTP/1.1\r\n\r\n",
-                                   fixture.env()) == [])
+        #expect(
+            connection.receive(
+                "GET /proxy.pac HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\nGET /wpad.dat HTTP/1.1\r\n\r\n",
+                fixture.env()) == [])
         let output = connection.takeClientOutput()
         #expect(output.components(separatedBy: "PROXY 127.0.0.1:3128").count == 3, "both answered, in order")
         #expect(connection.state == .readingHead)
@@ -158,8 +173,10 @@ import Testing
     }
 
     @Test func malformedRequestsAre400AndLoops508() {
-        for request in ["GARBAGE\r\n\r\n", "GET http://exa mple/ HTTP/1.1\r\n\r\n", "CONNECT example.org HTTP/1.1\r\n\r\n",
-                        "GET https://example.org/ HTTP/1.1\r\n\r\n", "POST http://x.org/ HTTP/1.1\r\nContent-Length: x\r\n\r\n"] {
+        for request in [
+            "GARBAGE\r\n\r\n", "GET http://exa mple/ HTTP/1.1\r\n\r\n", "CONNECT example.org HTTP/1.1\r\n\r\n",
+            "GET https://example.org/ HTTP/1.1\r\n\r\n", "POST http://x.org/ HTTP/1.1\r\nContent-Length: x\r\n\r\n",
+        ] {
             var connection = fixture.connection()
             _ = connection.receive(request, fixture.env())
             #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(request)")
@@ -186,8 +203,9 @@ import Testing
     }
 
     @Test func aRefusedClientGetsItsResponseThenTheClose() {
-        var connection = ProxyConnection.refused(client: ProxyFixture.client, arrivedOn: ProxyFixture.arrivedOn, status: 403,
-                                                 message: "client may not use this proxy", now: second)
+        var connection = ProxyConnection.refused(
+            client: ProxyFixture.client, arrivedOn: ProxyFixture.arrivedOn, status: 403,
+            message: "client may not use this proxy", now: second)
         #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
         #expect(connection.state == .closing)
         #expect(connection.receive("CONNECT x:443 HTTP/1.1\r\n\r\n", fixture.env()) == [], "input is discarded")

@@ -1,8 +1,9 @@
 import Bytes
 import DomainMatch
 import Policy
-@testable import ProxyCore
 import Zoneinfo
+
+@testable import ProxyCore
 
 /// A snapshot over inline lists and a policy, and environments at hand-picked instants.
 struct ProxyFixture {
@@ -13,26 +14,33 @@ struct ProxyFixture {
     /// 2026-11-30 12:00 UTC, a Monday.
     static let noon: Int64 = 1_796_040_000
 
-    init(policy: CompiledPolicy = ProxyFixture.policy(), options: DecisionOptions = DecisionOptions(),
-         lists: [Category: [String]] = [.adult: ["adult.example"], .proxy: ["vpn.example"]]) {
+    init(
+        policy: CompiledPolicy = ProxyFixture.policy(), options: DecisionOptions = DecisionOptions(),
+        lists: [Category: [String]] = [.adult: ["adult.example"], .proxy: ["vpn.example"]]
+    ) {
         var trieLists = Array(repeating: [DomainName](), count: Category.allCases.count)
         for (category, names) in lists { trieLists[category.rawValue] = names.map { try! QueryName.parse($0) } }
         let trie = LabelTrie(lists: trieLists, listNames: Category.allCases.map(\.id))
-        let engine = DecisionEngine(system: SystemRules(options), categories: CategorySet(matcher: trie, present: Set(lists.keys)),
-                                    zone: .utc, profiles: ProfileTable(single: PolicyRules(policy)))
+        let engine = DecisionEngine(
+            system: SystemRules(options), categories: CategorySet(matcher: trie, present: Set(lists.keys)),
+            zone: .utc, profiles: ProfileTable(single: PolicyRules(policy)))
         snapshot = DecisionSnapshot(engine: engine)
     }
 
     /// Level moderate with safe search, reddit.com blocked, and `screenTime` JSON as given.
-    static func policy(blocked: [String] = ["reddit.com"], allowed: [String] = [], safeSearch: Bool = true,
-                       downtime: (start: String, end: String)? = nil) -> CompiledPolicy {
+    static func policy(
+        blocked: [String] = ["reddit.com"], allowed: [String] = [], safeSearch: Bool = true,
+        downtime: (start: String, end: String)? = nil
+    ) -> CompiledPolicy {
         var policy = CompiledPolicy()
         policy.webFilter.level = "moderate"
         policy.webFilter.safeSearch = safeSearch
         policy.webFilter.blockedDomains = blocked
         policy.webFilter.allowedDomains = allowed
         if let downtime {
-            policy.screenTime.downtimeWindows = [.init(daysOfWeek: [], startTime: downtime.start, endTime: downtime.end)]
+            policy.screenTime.downtimeWindows = [
+                .init(daysOfWeek: [], startTime: downtime.start, endTime: downtime.end)
+            ]
         }
         return policy
     }

@@ -1,6 +1,7 @@
 import DomainMatch
-@testable import ProxyCore
 import Testing
+
+@testable import ProxyCore
 
 @Suite struct ProxyTargetTests {
     @Test func connectTargetsNeedAPort() throws {
@@ -9,8 +10,10 @@ import Testing
         #expect(target.port == 443)
         #expect(try ProxyTarget.connect("10.0.0.1:8443").host == .address(IPAddress("10.0.0.1")!))
         #expect(try ProxyTarget.connect("[::1]:443").host == .address(IPAddress("::1")!))
-        for bad in ["example.org", "example.org:", "example.org:0", "example.org:65536", "example.org:+1", ":443", "[::1]",
-                    "[::1]x:443", "::1:443"] {
+        for bad in [
+            "example.org", "example.org:", "example.org:0", "example.org:65536", "example.org:+1", ":443", "[::1]",
+            "[::1]x:443", "::1:443",
+        ] {
             #expect(throws: ProxyError.self, "\(bad)") { try ProxyTarget.connect(bad) }
         }
     }
@@ -35,7 +38,9 @@ import Testing
     }
 
     @Test func otherSchemesAndUserInfoAreRefused() {
-        for bad in ["https://example.org/", "ftp://example.org/", "http://user:pw@example.org/", "http:/example.org", "http://"] {
+        for bad in [
+            "https://example.org/", "ftp://example.org/", "http://user:pw@example.org/", "http:/example.org", "http://",
+        ] {
             #expect(throws: ProxyError.self, "\(bad)") { try ProxyTarget.absolute(bad) }
         }
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Testing
+
 @testable import Store
 
 /// One store shared by the DNS threads (hits), the sync loop (batches) and `status`.
@@ -10,14 +11,18 @@ import Testing
         let store = fixture.store
         let failures = Mutex<[String]>([])
         let delivered = Mutex(0)
-        let writers = 6, rounds = 40
+        let writers = 6
+        let rounds = 40
         DispatchQueue.concurrentPerform(iterations: writers + 2) { worker in
             do {
                 for round in 0..<rounds {
                     switch worker {
                     case ..<writers:
-                        try store.enqueue([hit("w\(worker).example", client: "10.0.0.\(round % 3)"),
-                                           hit("r\(round).example", count: 2)], maxRows: 50)
+                        try store.enqueue(
+                            [
+                                hit("w\(worker).example", client: "10.0.0.\(round % 3)"),
+                                hit("r\(round).example", count: 2),
+                            ], maxRows: 50)
                         try store.recordHistory([hit("w\(worker).example")])
                     case writers:
                         if let batch = try store.nextBatch(profile: "alice", maxEvents: 7, now: testNow) {
@@ -27,7 +32,8 @@ import Testing
                     default:
                         _ = try store.queueCounts(profile: "alice")
                         _ = try store.recentHits(since: 0)
-                        try store.writeHeartbeat(Heartbeat(pid: 1, startedAt: 0, updatedAt: Int64(round), version: "t", listeners: []))
+                        try store.writeHeartbeat(
+                            Heartbeat(pid: 1, startedAt: 0, updatedAt: Int64(round), version: "t", listeners: []))
                     }
                 }
             } catch {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Store
 
 @Suite struct HeartbeatTests {
@@ -6,8 +7,9 @@ import Testing
         let fixture = try StoreFixture()
         let store = fixture.store
         #expect(try store.heartbeat() == nil)
-        let first = Heartbeat(pid: 4242, startedAt: testNow, updatedAt: testNow, version: "0.3.0",
-                              listeners: ["dns udp 127.0.0.1:5300", "dns tcp 127.0.0.1:5300", "proxy 127.0.0.1:3128"])
+        let first = Heartbeat(
+            pid: 4242, startedAt: testNow, updatedAt: testNow, version: "0.3.0",
+            listeners: ["dns udp 127.0.0.1:5300", "dns tcp 127.0.0.1:5300", "proxy 127.0.0.1:3128"])
         try store.writeHeartbeat(first)
         #expect(try store.heartbeat() == first)
         var later = first

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Store
 
 @Suite struct HistoryTests {
@@ -6,18 +7,28 @@ import Testing
         let fixture = try StoreFixture()
         let store = fixture.store
         try store.recordHistory([
-            hit("pornhub.com", reason: "category:adult", client: "10.0.0.2", count: 3, category: "adult", at: 1000, until: 1010),
+            hit(
+                "pornhub.com", reason: "category:adult", client: "10.0.0.2", count: 3, category: "adult", at: 1000,
+                until: 1010),
             hit("pornhub.com", reason: "downtime", client: "10.0.0.3", count: 5, category: nil, at: 1020, until: 1030),
-            hit("pornhub.com", reason: "category:adult", client: "10.0.0.3", count: 4, category: "adult", at: 1400, until: 1400),
+            hit(
+                "pornhub.com", reason: "category:adult", client: "10.0.0.3", count: 4, category: "adult", at: 1400,
+                until: 1400),
             hit("reddit.com", count: 1, at: 2000),
             hit("reddit.com", profile: "bob", count: 2, at: 1500),
         ])
         try store.recordHistory([hit("fortnite.com", reason: "category:gaming", category: "gaming", at: 1200)])
         let groups = try store.recentHits(since: 0)
-        #expect(groups.map { "\($0.profile)/\($0.domain)" } == ["alice/reddit.com", "bob/reddit.com", "alice/pornhub.com", "alice/fortnite.com"])
-        #expect(groups[2] == HistoryGroup(profile: "alice", domain: "pornhub.com", count: 12,
-                                          reasons: ["category:adult", "downtime"], categories: ["adult"],
-                                          clients: ["10.0.0.3", "10.0.0.2"], firstSeen: 1000, lastSeen: 1400))
+        #expect(
+            groups.map { "\($0.profile)/\($0.domain)" } == [
+                "alice/reddit.com", "bob/reddit.com", "alice/pornhub.com", "alice/fortnite.com",
+            ])
+        #expect(
+            groups[2]
+                == HistoryGroup(
+                    profile: "alice", domain: "pornhub.com", count: 12,
+                    reasons: ["category:adult", "downtime"], categories: ["adult"],
+                    clients: ["10.0.0.3", "10.0.0.2"], firstSeen: 1000, lastSeen: 1400))
         #expect(try store.recentHits(since: 0, profile: "bob").map(\.count) == [2])
         #expect(try store.recentHits(since: 1300).map(\.domain) == ["reddit.com", "reddit.com", "pornhub.com"])
         #expect(try store.recentHits(since: 3000).isEmpty)

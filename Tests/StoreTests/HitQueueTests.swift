@@ -1,19 +1,27 @@
 import SystemIO
 import Testing
+
 @testable import Store
 
 @Suite struct HitQueueTests {
     @Test func identicalKeysAreUpsertedNotInserted() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.enqueue([hit(count: 2, matched: "old", category: "social", at: 100, until: 110, policyVersion: 1),
-                           hit(count: 3, matched: "new", category: "adult", at: 120, until: 130, policyVersion: 2)],
-                          maxRows: 100)
+        try store.enqueue(
+            [
+                hit(count: 2, matched: "old", category: "social", at: 100, until: 110, policyVersion: 1),
+                hit(count: 3, matched: "new", category: "adult", at: 120, until: 130, policyVersion: 2),
+            ],
+            maxRows: 100)
         // Older than what is queued: counted, widens the span, but does not replace the detail.
-        try store.enqueue([hit(count: 4, matched: "older", category: "x", at: 90, until: 95, policyVersion: 1)], maxRows: 100)
+        try store.enqueue(
+            [hit(count: 4, matched: "older", category: "x", at: 90, until: 95, policyVersion: 1)], maxRows: 100)
         // Differs in client, source, reason or profile: separate rows.
-        try store.enqueue([hit(client: "192.168.1.21"), hit(source: "proxy"), hit(reason: "downtime"),
-                           hit(profile: "bob")], maxRows: 100)
+        try store.enqueue(
+            [
+                hit(client: "192.168.1.21"), hit(source: "proxy"), hit(reason: "downtime"),
+                hit(profile: "bob"),
+            ], maxRows: 100)
         #expect(try store.queueCounts(profile: "alice").queued == 4)
         let batch = try #require(try store.nextBatch(profile: "alice", now: testNow))
         let merged = try #require(batch.events.first { $0.count > 1 })
@@ -46,7 +54,8 @@ import Testing
         let label = String(repeating: "a", count: 60)
         let long = "\(label).\(label).\(label).example"
         let rows = (0..<1000).map { index in
-            hit("\(index).\(long)", reason: "blocked_domain:\(index).\(long)", matched: "\(index).\(long)",
+            hit(
+                "\(index).\(long)", reason: "blocked_domain:\(index).\(long)", matched: "\(index).\(long)",
                 category: "quote\"back\\slash\u{1}", at: testNow + Int64(index))
         }
         try store.enqueue(rows, maxRows: 100_000)
@@ -67,8 +76,10 @@ import Testing
     @Test func estimatedSizeIsAnUpperBoundOfTheRealJSON() {
         let awkward = ["", "plain", "quo\"te", "back\\slash", "tab\tnew\nline", "\u{0}\u{1f}", "Bücher.de ✓", "🎮"]
         for text in awkward {
-            for row in [hit(text, reason: text, client: text, source: text, count: 123_456, matched: text, category: text),
-                        hit(text, matched: nil, category: nil)] {
+            for row in [
+                hit(text, reason: text, client: text, source: text, count: 123_456, matched: text, category: text),
+                hit(text, matched: nil, category: nil),
+            ] {
                 #expect(TestReportJSON.event(row).utf8.count + 1 <= row.estimatedJSONBytes)
             }
         }
@@ -84,7 +95,8 @@ import Testing
     @Test func theSameBatchIsReturnedUntilCompletedEvenAcrossACrash() throws {
         let fixture = try StoreFixture()
         try fixture.store.enqueue((0..<10).map { hit("s\($0).example") }, maxRows: 100)
-        try fixture.store.enqueue((0..<3).map { hit("m.example", client: "10.0.0.\($0)", at: testNow - 100) }, maxRows: 12)
+        try fixture.store.enqueue(
+            (0..<3).map { hit("m.example", client: "10.0.0.\($0)", at: testNow - 100) }, maxRows: 12)
         let first = try #require(try fixture.store.nextBatch(profile: "alice", maxEvents: 4, now: testNow))
         #expect(first.events.count == 4)
         #expect(first.mergedEvents == 1)
@@ -130,11 +142,15 @@ import Testing
         let store = fixture.store
         try store.enqueue((0..<5).map { hit("s\($0).example") } + [hit(profile: "bob")], maxRows: 100)
         let batch = try #require(try store.nextBatch(profile: "alice", maxEvents: 3, now: testNow))
-        #expect(try store.deadLetter(batchID: batch.id, reason: "HTTP 400: events[0].domain invalid", now: testNow + 5) == 3)
+        #expect(
+            try store.deadLetter(batchID: batch.id, reason: "HTTP 400: events[0].domain invalid", now: testNow + 5) == 3
+        )
         #expect(try store.deadLetter(batchID: batch.id, reason: "again", now: testNow + 6) == 0)
         #expect(try store.queueCounts(profile: "alice") == (queued: 2, batched: 0, deadLettered: 3, mergedPending: 0))
         #expect(try store.queueCounts(profile: "bob") == (queued: 1, batched: 0, deadLettered: 0, mergedPending: 0))
-        let stored = try store.testRows("SELECT error, dead_at FROM dead_letter_batches") { "\($0.text(0))@\($0.int64(1))" }
+        let stored = try store.testRows("SELECT error, dead_at FROM dead_letter_batches") {
+            "\($0.text(0))@\($0.int64(1))"
+        }
         #expect(stored == ["HTTP 400: events[0].domain invalid@\(testNow + 5)"])
         let next = try #require(try store.nextBatch(profile: "alice", now: testNow))
         #expect(next.events.count == 2)
@@ -161,8 +177,11 @@ import Testing
     @Test func aBatchNeverMixesPolicyVersions() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.enqueue([hit("a.example", at: 1, policyVersion: 3), hit("b.example", at: 2, policyVersion: 4),
-                           hit("c.example", at: 3, policyVersion: 3)], maxRows: 100)
+        try store.enqueue(
+            [
+                hit("a.example", at: 1, policyVersion: 3), hit("b.example", at: 2, policyVersion: 4),
+                hit("c.example", at: 3, policyVersion: 3),
+            ], maxRows: 100)
         let first = try #require(try store.nextBatch(profile: "alice", now: testNow))
         #expect(first.policyVersion == 3)
         #expect(first.events.map(\.domain) == ["a.example", "c.example"])

@@ -1,17 +1,20 @@
 import Testing
+
 @testable import Store
 
 @Suite struct PolicyAndSyncStateTests {
     @Test func cachedPolicyRoundTripsAndIsReplaced() throws {
         let fixture = try StoreFixture()
         #expect(try fixture.store.policy(profile: "alice") == nil)
-        let first = CachedPolicy(profile: "alice", json: Array(#"{"version":1,"name":"Ünïcode \u{0}"}"#.utf8),
-                                 version: 1, policyID: "pol-1", fetchedAt: testNow)
+        let first = CachedPolicy(
+            profile: "alice", json: Array(#"{"version":1,"name":"Ünïcode \u{0}"}"#.utf8),
+            version: 1, policyID: "pol-1", fetchedAt: testNow)
         try fixture.store.savePolicy(first)
         #expect(try fixture.store.policy(profile: "alice") == first)
         let second = CachedPolicy(profile: "alice", json: [], version: 2, policyID: "pol-2", fetchedAt: testNow + 9)
         try fixture.store.savePolicy(second)
-        try fixture.store.savePolicy(CachedPolicy(profile: "bob", json: [1, 2], version: 7, policyID: "", fetchedAt: 0))
+        try fixture.store.savePolicy(
+            CachedPolicy(profile: "bob", json: [1, 2], version: 7, policyID: "", fetchedAt: 0))
         fixture.store.close()
         let again = try fixture.reopen()
         #expect(try again.policy(profile: "alice") == second)
@@ -23,10 +26,11 @@ import Testing
     @Test func syncStateRoundTripsEveryField() throws {
         let fixture = try StoreFixture()
         #expect(try fixture.store.syncState(profile: "alice") == nil)
-        let full = SyncState(profile: "alice", appliedVersion: 12, policyID: "pol", lastSyncAt: 100, lastSuccessAt: 90,
-                             lastError: "HTTP 503 from https://api.example/device/policy", lastErrorAt: 100,
-                             unauthorizedSince: 50, revoked: true, noActivePolicy: true, ackedVersion: 11,
-                             reportedVersion: 10, nextFullSyncAt: 21_700)
+        let full = SyncState(
+            profile: "alice", appliedVersion: 12, policyID: "pol", lastSyncAt: 100, lastSuccessAt: 90,
+            lastError: "HTTP 503 from https://api.example/device/policy", lastErrorAt: 100,
+            unauthorizedSince: 50, revoked: true, noActivePolicy: true, ackedVersion: 11,
+            reportedVersion: 10, nextFullSyncAt: 21_700)
         let empty = SyncState(profile: "bob")
         try fixture.store.saveSyncState(full)
         try fixture.store.saveSyncState(empty)

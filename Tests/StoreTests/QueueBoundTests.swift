@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import Store
 
 /// The queue bound (`hit_queue_max`): oldest rows merged per (profile, domain, reason)
@@ -8,16 +9,22 @@ import Testing
     @Test func oldestRowsMergeWithClientStar() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        let old = (0..<10).map { hit("m.example", reason: "category:adult", client: "10.0.0.\($0)", count: $0 + 1,
-                                     matched: "m\($0)", category: "adult", at: Int64(100 + $0), until: Int64(150 + $0)) }
+        let old = (0..<10).map {
+            hit(
+                "m.example", reason: "category:adult", client: "10.0.0.\($0)", count: $0 + 1,
+                matched: "m\($0)", category: "adult", at: Int64(100 + $0), until: Int64(150 + $0))
+        }
         let new = (0..<5).map { hit("n\($0).example", at: 1000) }
         #expect(try store.enqueue(old + new, maxRows: 8) == 7)
         #expect(try store.testInteger("SELECT count(*) FROM hit_queue") == 8)
         #expect(try store.queueCounts(profile: "alice") == (queued: 8, batched: 0, deadLettered: 0, mergedPending: 7))
         let batch = try #require(try store.nextBatch(profile: "alice", now: testNow))
         #expect(batch.mergedEvents == 7)
-        #expect(batch.events.first == hit("m.example", reason: "category:adult", client: "*", count: 36, matched: "m7",
-                                          category: "adult", at: 100, until: 157))
+        #expect(
+            batch.events.first
+                == hit(
+                    "m.example", reason: "category:adult", client: "*", count: 36, matched: "m7",
+                    category: "adult", at: 100, until: 157))
         #expect(batch.events.filter { $0.domain == "m.example" }.map(\.client) == ["*", "10.0.0.8", "10.0.0.9"])
         #expect(batch.events.reduce(0) { $0 + $1.count } == 55 + 5)
         #expect(try store.queueCounts(profile: "alice").mergedPending == 0)
@@ -30,8 +37,11 @@ import Testing
     @Test func aMergedRowAbsorbsAnEarlierStarRowOfTheSameKey() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.enqueue([hit(client: "a", at: 1), hit(client: "b", at: 2), hit("x.example", at: 3),
-                           hit(client: "*", count: 4, at: 10)], maxRows: 100)
+        try store.enqueue(
+            [
+                hit(client: "a", at: 1), hit(client: "b", at: 2), hit("x.example", at: 3),
+                hit(client: "*", count: 4, at: 10),
+            ], maxRows: 100)
         #expect(try store.enqueue([], maxRows: 3) == 2)
         let rows = try #require(try store.nextBatch(profile: "alice", now: testNow)).events
         #expect(rows == [hit(client: "*", count: 6, at: 1, until: 10), hit("x.example", at: 3)])
@@ -39,8 +49,11 @@ import Testing
 
     @Test func mixedSourcesMergeIntoTheNewestRowsSource() throws {
         let fixture = try StoreFixture()
-        try fixture.store.enqueue([hit(client: "a", source: "dns", at: 1), hit(client: "b", source: "proxy", at: 2),
-                                   hit("x.example", at: 3)], maxRows: 2)
+        try fixture.store.enqueue(
+            [
+                hit(client: "a", source: "dns", at: 1), hit(client: "b", source: "proxy", at: 2),
+                hit("x.example", at: 3),
+            ], maxRows: 2)
         let rows = try #require(try fixture.store.nextBatch(profile: "alice", now: testNow)).events
         #expect(rows.first == hit(client: "*", source: "proxy", count: 2, at: 1, until: 2))
     }
@@ -70,8 +83,10 @@ import Testing
         let store = fixture.store
         let maxRows = Int.random(in: 1...30, using: &random)
         let profiles = ["alice", "bob"]
-        var enqueuedCount = 0, deliveredCount = 0
-        var mergedReturned = 0, mergedDelivered = 0
+        var enqueuedCount = 0
+        var deliveredCount = 0
+        var mergedReturned = 0
+        var mergedDelivered = 0
         var inFlight: [String: Batch] = [:]
         struct Key: Hashable { let profile, domain, reason, client, source: String }
 
@@ -80,38 +95,56 @@ import Testing
             case 0..<6:
                 let rows = (0..<Int.random(in: 0...12, using: &random)).map { _ in
                     let first = Int64.random(in: 0...1000, using: &random)
-                    return hit("d\(Int.random(in: 0..<6, using: &random)).example",
-                               profile: profiles.randomElement(using: &random)!,
-                               reason: ["category:adult", "downtime"].randomElement(using: &random)!,
-                               client: "10.0.0.\(Int.random(in: 0..<4, using: &random))",
-                               source: ["dns", "proxy"].randomElement(using: &random)!,
-                               count: Int.random(in: 1...5, using: &random), at: first,
-                               until: first + Int64.random(in: 0...60, using: &random),
-                               policyVersion: Int.random(in: 1...2, using: &random))
+                    return hit(
+                        "d\(Int.random(in: 0..<6, using: &random)).example",
+                        profile: profiles.randomElement(using: &random)!,
+                        reason: ["category:adult", "downtime"].randomElement(using: &random)!,
+                        client: "10.0.0.\(Int.random(in: 0..<4, using: &random))",
+                        source: ["dns", "proxy"].randomElement(using: &random)!,
+                        count: Int.random(in: 1...5, using: &random), at: first,
+                        until: first + Int64.random(in: 0...60, using: &random),
+                        policyVersion: Int.random(in: 1...2, using: &random))
                 }
-                let queuedKeys = Set(try store.testRows("""
-                    SELECT profile, domain, reason, client, source FROM hit_queue WHERE batch_id IS NULL
-                    """) { Key(profile: $0.text(0), domain: $0.text(1), reason: $0.text(2), client: $0.text(3), source: $0.text(4)) })
-                let inserted = Set(rows.map { Key(profile: $0.profile, domain: $0.domain, reason: $0.reason,
-                                                  client: $0.client, source: $0.source) }).subtracting(queuedKeys).count
+                let queuedKeys = Set(
+                    try store.testRows(
+                        """
+                        SELECT profile, domain, reason, client, source FROM hit_queue WHERE batch_id IS NULL
+                        """
+                    ) {
+                        Key(
+                            profile: $0.text(0), domain: $0.text(1), reason: $0.text(2), client: $0.text(3),
+                            source: $0.text(4))
+                    })
+                let inserted = Set(
+                    rows.map {
+                        Key(
+                            profile: $0.profile, domain: $0.domain, reason: $0.reason,
+                            client: $0.client, source: $0.source)
+                    }
+                ).subtracting(queuedKeys).count
                 let before = try store.testInteger("SELECT count(*) FROM hit_queue")
                 let merged = try store.enqueue(rows, maxRows: maxRows)
                 let after = try store.testInteger("SELECT count(*) FROM hit_queue")
                 enqueuedCount += rows.reduce(0) { $0 + $1.count }
                 mergedReturned += merged
                 #expect(after == before + inserted - merged, "seed \(seed) step \(step)")
-                let distinctOpen = try store.testInteger("""
+                let distinctOpen = try store.testInteger(
+                    """
                     SELECT count(*) FROM (SELECT DISTINCT profile, domain, reason FROM hit_queue WHERE batch_id IS NULL)
                     """)
                 let open = try store.testInteger("SELECT count(*) FROM hit_queue WHERE batch_id IS NULL")
-                #expect(after <= maxRows || distinctOpen == open, "seed \(seed) step \(step): \(after) rows over \(maxRows)")
+                #expect(
+                    after <= maxRows || distinctOpen == open, "seed \(seed) step \(step): \(after) rows over \(maxRows)"
+                )
             case 6..<8:
                 let profile = profiles.randomElement(using: &random)!
-                let batch = try store.nextBatch(profile: profile, maxEvents: Int.random(in: 1...10, using: &random), now: testNow)
+                let batch = try store.nextBatch(
+                    profile: profile, maxEvents: Int.random(in: 1...10, using: &random), now: testNow)
                 if let known = inFlight[profile] { #expect(batch == known, "seed \(seed) step \(step)") }
                 inFlight[profile] = batch
             default:
-                guard let profile = inFlight.keys.sorted().randomElement(using: &random), let batch = inFlight[profile] else { continue }
+                guard let profile = inFlight.keys.sorted().randomElement(using: &random), let batch = inFlight[profile]
+                else { continue }
                 // 202 or 400: either way the batch's counts are accounted for, once.
                 if Bool.random(using: &random) {
                     try store.completeBatch(id: batch.id)

@@ -1,7 +1,8 @@
 import Dispatch
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import Store
 
 /// `status` and `hits` read beside a running `run` (WAL readers).
@@ -16,7 +17,8 @@ import TestSupport
     @Test func readsWhatTheWriterCommitsWhileItHoldsTheDatabase() throws {
         let fixture = try StoreFixture()
         let writer = fixture.store
-        try writer.writeHeartbeat(Heartbeat(pid: 42, startedAt: 1, updatedAt: 2, version: "0.1", listeners: ["dns udp 127.0.0.1:5300"]))
+        try writer.writeHeartbeat(
+            Heartbeat(pid: 42, startedAt: 1, updatedAt: 2, version: "0.1", listeners: ["dns udp 127.0.0.1:5300"]))
         try writer.enqueue([hit()], maxRows: 100)
         let reader = try Store.openReadOnly(directory: fixture.directory)
         #expect(reader.isReadOnly)
@@ -35,7 +37,10 @@ import TestSupport
             try reader.addNote("no", now: testNow)
             Issue.record("a write through a read-only store succeeded")
         } catch {
-            guard case .sqlite(_, let code, _, _) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .sqlite(_, let code, _, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(code & 0xFF == 8)  // SQLITE_READONLY
         }
         #expect(try fixture.store.notes().isEmpty)
@@ -67,7 +72,9 @@ import TestSupport
     @Test func anOlderSchemaIsReportedNotMigrated() throws {
         let fixture = try StoreFixture()
         try fixture.store.testExecute("PRAGMA user_version = 0")
-        #expect(throws: StoreError.olderSchema(path: fixture.databasePath, found: 0, expected: Store.supportedSchemaVersion)) {
+        #expect(
+            throws: StoreError.olderSchema(path: fixture.databasePath, found: 0, expected: Store.supportedSchemaVersion)
+        ) {
             try Store.openReadOnly(directory: fixture.directory)
         }
     }

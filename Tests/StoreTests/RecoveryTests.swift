@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import Store
 
 /// A damaged database is moved aside and replaced, with a note — never a crash loop.
@@ -11,8 +12,10 @@ import TestSupport
         return scratch
     }
 
-    private func expectRecovered(_ scratch: ScratchDirectory, reason: String, original: [UInt8],
-                                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectRecovered(
+        _ scratch: ScratchDirectory, reason: String, original: [UInt8],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let path = scratch.path + "/" + Store.fileName
         let aside = "\(path).corrupt-\(testNow)"
         let store = try Store.open(directory: scratch.path, now: testNow)
@@ -128,7 +131,9 @@ extension RecoveryTests {
         var bytes = try RawFile.read(fixture.databasePath)
         // Keep page 1 (header and schema) intact; scribble over the middle of the file.
         var generator = SeededGenerator(seed: 3)
-        for index in (bytes.count / 2)..<(bytes.count / 2 + 8192) { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+        for index in (bytes.count / 2)..<(bytes.count / 2 + 8192) {
+            bytes[index] = UInt8.random(in: 0...255, using: &generator)
+        }
         try RawFile.write(fixture.databasePath, bytes)
         let store = try fixture.reopen(now: testNow + 2)
         let note = try #require(store.recoveryNote)

@@ -1,6 +1,7 @@
 import Glibc
 import SystemIO
 import TestSupport
+
 @testable import Store
 
 /// A fixed "now" for tests (2026-03-01T00:00:00Z); nothing in the store reads a clock.
@@ -23,13 +24,16 @@ struct StoreFixture {
 }
 
 /// A hit with defaults for everything a test does not care about.
-func hit(_ domain: String = "reddit.com", profile: String = "alice", reason: String = "blocked_domain:reddit.com",
-         client: String = "192.168.1.20", source: String = "dns", count: Int = 1, matched: String? = "reddit.com",
-         category: String? = nil, at firstSeen: Int64 = testNow, until lastSeen: Int64? = nil,
-         policyVersion: Int = 1) -> HitRow {
-    HitRow(profile: profile, domain: domain, matched: matched, reason: reason, category: category, client: client,
-           source: source, count: count, firstSeen: firstSeen, lastSeen: lastSeen ?? firstSeen,
-           policyVersion: policyVersion)
+func hit(
+    _ domain: String = "reddit.com", profile: String = "alice", reason: String = "blocked_domain:reddit.com",
+    client: String = "192.168.1.20", source: String = "dns", count: Int = 1, matched: String? = "reddit.com",
+    category: String? = nil, at firstSeen: Int64 = testNow, until lastSeen: Int64? = nil,
+    policyVersion: Int = 1
+) -> HitRow {
+    HitRow(
+        profile: profile, domain: domain, matched: matched, reason: reason, category: category, client: client,
+        source: source, count: count, firstSeen: firstSeen, lastSeen: lastSeen ?? firstSeen,
+        policyVersion: policyVersion)
 }
 
 /// Raw file helpers for damaging databases on purpose.
@@ -42,7 +46,6 @@ enum RawFile {
     static func makeDirectory(_ path: String) { mkdir(path, 0o755) }
     static func list(_ directory: String) -> [String] { (try? Files.list(directory)) ?? [] }
 }
-
 
 extension Store {
     /// Runs raw SQL for a test (inspection, or setting up a state the API cannot reach).

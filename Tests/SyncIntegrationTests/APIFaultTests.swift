@@ -1,7 +1,7 @@
 import EventLoop
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension SyncFaultSuite {
     /// The API misbehaving as docs/sync.md#when-the-api-misbehaves says it can: the gateway keeps
@@ -22,17 +22,25 @@ extension SyncFaultSuite {
                 let gate = try h.run(removing: ["--ca-file"])
                 defer { gate.daemon.stop() }
                 #expect(gate.log.contains("source=initial_policy"))
-                #expect(h.eventually { gate.log.contains("event=sync_failed") && gate.log.contains("certificate verify failed") },
-                        "\(gate.log)")
-                #expect(h.eventually { h.profileStatus()?["last_error"]?.string?.contains("certificate verify failed") == true },
-                        "\(h.statusText())")
+                #expect(
+                    h.eventually {
+                        gate.log.contains("event=sync_failed") && gate.log.contains("certificate verify failed")
+                    },
+                    "\(gate.log)")
+                #expect(
+                    h.eventually {
+                        h.profileStatus()?["last_error"]?.string?.contains("certificate verify failed") == true
+                    },
+                    "\(h.statusText())")
                 #expect(try gate.dig("adult.example").extendedErrors == ["15 (Blocked): (category:adult)"])
                 #expect(try gate.dig("www.reddit.com").isForwarded, "the API's policy never arrived")
                 #expect(h.api.acks.isEmpty && h.api.reports.isEmpty)
             }
             let sync = try h.command(["sync", "--api", h.api.baseURL])
             #expect(sync.status == 1)
-            #expect(sync.stderr.contains("sync failed") && sync.stderr.contains("certificate verify failed"), "\(sync.stderr)")
+            #expect(
+                sync.stderr.contains("sync failed") && sync.stderr.contains("certificate verify failed"),
+                "\(sync.stderr)")
 
             // With the test CA the policy arrives and is cached.
             do {
@@ -48,7 +56,10 @@ extension SyncFaultSuite {
                 defer { gate.daemon.stop() }
                 #expect(gate.log.contains("source=cached version=42"), "\(gate.log)")
                 #expect(h.eventually { gate.log.contains("certificate verify failed") }, "\(gate.log)")
-                #expect(h.eventually { h.profileStatus()?["last_error"]?.string?.contains("certificate verify failed") == true })
+                #expect(
+                    h.eventually {
+                        h.profileStatus()?["last_error"]?.string?.contains("certificate verify failed") == true
+                    })
                 #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
                 #expect(h.profileStatus()?["policy_version"]?.int == 42)
             }
@@ -70,7 +81,8 @@ extension SyncFaultSuite {
             h.api.keyLookupFails = true
             let unauthorized = { h.policyRequests.filter { $0.status == 401 }.count }
             #expect(h.eventually(10) { unauthorized() >= 3 }, "\(h.policyRequests.map(\.status))")
-            #expect(h.eventually { h.profileStatus()?["last_error"]?.string?.contains("401") == true }, "\(h.statusText())")
+            #expect(
+                h.eventually { h.profileStatus()?["last_error"]?.string?.contains("401") == true }, "\(h.statusText())")
             let profile = h.profileStatus()
             #expect(profile?["revoked"]?.bool == false)
             #expect(profile?["policy_version"]?.int == 42)
@@ -82,10 +94,11 @@ extension SyncFaultSuite {
 
             h.api.keyLookupFails = false
             let seen = h.policyRequests.count
-            #expect(h.eventually(8) {
-                h.policyRequests.dropFirst(seen).contains { $0.status == 304 || $0.status == 200 }
-                    && h.profileStatus()?["last_error"]?.isNull == true
-            }, "\(h.statusText())")
+            #expect(
+                h.eventually(8) {
+                    h.policyRequests.dropFirst(seen).contains { $0.status == 304 || $0.status == 200 }
+                        && h.profileStatus()?["last_error"]?.isNull == true
+                }, "\(h.statusText())")
             #expect(h.profileStatus()?["revoked"]?.bool == false)
         }
 
@@ -100,20 +113,24 @@ extension SyncFaultSuite {
 
             h.api.keyLookupFails = true
             #expect(h.eventually(6) { h.policyRequests.contains { $0.status == 401 } })
-            let clock = SystemClock(), firstUnauthorized = clock.now()
+            let clock = SystemClock()
+            let firstUnauthorized = clock.now()
             #expect(h.profileStatus()?["revoked"]?.bool == false)
             #expect(h.eventually(12) { h.profileStatus()?["revoked"]?.bool == true }, "\(h.statusText())")
             let revokedAfter = Double(clock.now() - firstUnauthorized) / 1e9
             #expect(revokedAfter >= 2.5, "shown revoked \(revokedAfter) s after the first 401, revoke_after is 3 s")
             #expect(h.statusText().contains("REVOKED"))
             #expect(h.deviceKey != nil, "the key file is kept")
-            #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock], "the last policy stays enforced")
+            #expect(
+                try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock],
+                "the last policy stays enforced")
 
             h.api.keyLookupFails = false
-            #expect(h.eventually(8) {
-                let profile = h.profileStatus()
-                return profile?["revoked"]?.bool == false && profile?["last_error"]?.isNull == true
-            }, "\(h.statusText())")
+            #expect(
+                h.eventually(8) {
+                    let profile = h.profileStatus()
+                    return profile?["revoked"]?.bool == false && profile?["last_error"]?.isNull == true
+                }, "\(h.statusText())")
             #expect(!h.statusText().contains("REVOKED"))
             #expect(try gate.dig("www.reddit.com").isBlocked)
         }
@@ -133,9 +150,11 @@ extension SyncFaultSuite {
             // Nothing to wait for: the assertion is that nothing happens. 2.5 s is more than
             // two poll intervals; the exact hold is SyncServiceClockTests' (manual clock).
             pause(2_500_000_000)
-            #expect(h.policyRequests.count == policyCount, "polled during Retry-After: \(h.policyRequests.map(\.status))")
-            #expect(gate.log.contains("event=sync_failed profile=default error=\"429: rate limited, retrying after 60 s\""),
-                    "\(gate.log)")
+            #expect(
+                h.policyRequests.count == policyCount, "polled during Retry-After: \(h.policyRequests.map(\.status))")
+            #expect(
+                gate.log.contains("event=sync_failed profile=default error=\"429: rate limited, retrying after 60 s\""),
+                "\(gate.log)")
             #expect(h.profileStatus()?["last_error"]?.string?.contains("429") == true, "\(h.statusText())")
             #expect(try gate.dig("www.reddit.com").isBlocked, "still enforcing")
         }
@@ -182,7 +201,9 @@ extension SyncFaultSuite {
             let gate = try h.run(["--poll-interval": "1s", "--on-no-policy": "allow"])
             defer { gate.daemon.stop() }
             #expect(gate.log.contains("source=cached version=42"))
-            #expect(try h.eventually { try gate.dig("www.reddit.com").isForwarded }, "unfiltered after the 404: \(gate.log)")
+            #expect(
+                try h.eventually { try gate.dig("www.reddit.com").isForwarded }, "unfiltered after the 404: \(gate.log)"
+            )
             #expect(h.policyRequests.last?.status == 404)
             #expect(h.profileStatus()?["no_active_policy"]?.bool == true)
             #expect(try gate.dig("adult.example").isForwarded, "as profile none: no categories either")
@@ -220,7 +241,8 @@ extension SyncFaultSuite {
             h.api.injectFault(.serverError, on: .report)
             h.api.injectFault(.serverError, on: .ack)
             h.api.updatePolicy(h.policyID) { $0.webFilter.blockedDomains.append("retry.example") }
-            #expect(h.eventually { gate.log.contains("event=policy_applied profile=default version=43 ") }, "\(gate.log)")
+            #expect(
+                h.eventually { gate.log.contains("event=policy_applied profile=default version=43 ") }, "\(gate.log)")
             #expect(try gate.dig("retry.example").isBlocked)
             #expect(h.api.pendingFaults(on: .report).isEmpty && h.api.pendingFaults(on: .ack).isEmpty)
             #expect(h.eventually(8) { h.api.acks.contains { $0.version == 43 } }, "acks: \(h.api.acks.map(\.version))")
@@ -275,20 +297,26 @@ extension SyncFaultSuite {
             let switchedAt = h.policyRequests.count
             h.api.setPolicyStatus(h.policyID, .paused)
 
-            #expect(h.eventually(8) { gate.log.contains("event=policy_applied profile=default version=5 policy_id=\(otherID)") },
-                    "\(gate.log)")
+            #expect(
+                h.eventually(8) {
+                    gate.log.contains("event=policy_applied profile=default version=5 policy_id=\(otherID)")
+                },
+                "\(gate.log)")
             let after = h.policyRequests.dropFirst(switchedAt)
-            #expect(after.contains { $0.query == "since_version=42" && $0.status == 304 },
-                    "a spurious 304: \(after.map { "\($0.query ?? "-") \($0.status)" })")
+            #expect(
+                after.contains { $0.query == "since_version=42" && $0.status == 304 },
+                "a spurious 304: \(after.map { "\($0.query ?? "-") \($0.status)" })")
             #expect(after.contains { $0.query == nil && $0.status == 200 })
-            #expect(try gate.dig("switched.example").extendedErrors == ["15 (Blocked): (blocked_domain:switched.example)"])
+            #expect(
+                try gate.dig("switched.example").extendedErrors == ["15 (Blocked): (blocked_domain:switched.example)"])
             #expect(try gate.dig("www.reddit.com").isForwarded)
             #expect(h.eventually { h.api.acks.last?.version == 5 })
             #expect(h.enforcementReports.last?["policy_version"]?.int == 5)
-            #expect(h.eventually {
-                let profile = h.profileStatus()
-                return profile?["policy_version"]?.int == 5 && profile?["policy_id"]?.string == otherID
-            }, "\(h.statusText())")
+            #expect(
+                h.eventually {
+                    let profile = h.profileStatus()
+                    return profile?["policy_version"]?.int == 5 && profile?["policy_id"]?.string == otherID
+                }, "\(h.statusText())")
         }
 
         /// A 200 that is not a valid policy for this child keeps the last good one, is
@@ -301,17 +329,23 @@ extension SyncFaultSuite {
             #expect(h.waitApplied(gate), "\(gate.log)")
 
             func failed() -> [TestJSON] {
-                h.enforcementReports.filter { ($0["results"]?.array ?? []).contains { $0["status"]?.string == "failed" } }
+                h.enforcementReports.filter {
+                    ($0["results"]?.array ?? []).contains { $0["status"]?.string == "failed" }
+                }
             }
             func document(childID: String, version: Int) throws -> String {
                 var policy = try #require(h.api.policy(h.policyID))
                 policy.version = version
                 policy.webFilter.blockedDomains.append("override.example")
-                return policy.compiled(childID: childID, childAge: 10, generatedAt: "2026-11-30T10:00:00.5Z").description
+                return policy.compiled(childID: childID, childAge: 10, generatedAt: "2026-11-30T10:00:00.5Z")
+                    .description
             }
             let otherChild = FakeIDs.uuid()
             let cases: [(body: String, version: Int, why: String)] = [
-                (try document(childID: otherChild, version: 50), 50, "the policy is for child \(otherChild), not \(h.childID)"),
+                (
+                    try document(childID: otherChild, version: 50), 50,
+                    "the policy is for child \(otherChild), not \(h.childID)"
+                ),
                 (try document(childID: h.childID, version: 0), 0, "version 0 is not"),
                 (#"{"version": 51, "child_id": "\#(h.childID)", "policy_id": "#, 0, "the policy does not decode"),
             ]
@@ -329,14 +363,17 @@ extension SyncFaultSuite {
                 #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
                 #expect(try gate.dig("override.example").isForwarded)
                 #expect(h.profileStatus()?["policy_version"]?.int == 42)
-                #expect(h.profileStatus()?["last_error"]?.string?.hasPrefix("policy rejected") == true, "\(h.statusText())")
+                #expect(
+                    h.profileStatus()?["last_error"]?.string?.hasPrefix("policy rejected") == true, "\(h.statusText())")
             }
             #expect(h.api.acks.map(\.version) == [42], "nothing rejected is acknowledged")
 
             // The real document again: applied.
             h.api.policyBodyOverride = nil
             gate.daemon.signal(SIGUSR1)
-            #expect(h.eventually(8) { gate.log.contains("event=policy_applied profile=default version=45 ") }, "\(gate.log)")
+            #expect(
+                h.eventually(8) { gate.log.contains("event=policy_applied profile=default version=45 ") }, "\(gate.log)"
+            )
         }
 
         /// A 400 on a `blocked_attempt` report moves the batch to the dead-letter table
@@ -351,13 +388,16 @@ extension SyncFaultSuite {
 
             h.api.injectFault(.badRequest, on: .report)
             #expect(try gate.dig("www.reddit.com").isBlocked)
-            #expect(h.eventually(12) { (h.profileStatus()?["hits_dead_lettered"]?.int ?? 0) > 0 }, "\(h.statusText())\n\(gate.log)")
+            #expect(
+                h.eventually(12) { (h.profileStatus()?["hits_dead_lettered"]?.int ?? 0) > 0 },
+                "\(h.statusText())\n\(gate.log)")
             #expect(h.api.pendingFaults(on: .report).isEmpty)
             #expect(gate.log.contains("event=hits_dead_lettered profile=default"), "\(gate.log)")
             #expect(h.statusText().contains("dead-lettered 1"), "\(h.statusText())")
 
             #expect(try gate.dig("later.reddit.com").isBlocked)
-            #expect(h.eventually(12) { h.deliveredCounts()["later.reddit.com 127.0.0.1"] == 1 }, "\(h.deliveredCounts())")
+            #expect(
+                h.eventually(12) { h.deliveredCounts()["later.reddit.com 127.0.0.1"] == 1 }, "\(h.deliveredCounts())")
             #expect(h.deliveredCounts()["www.reddit.com 127.0.0.1"] == nil, "the refused batch is not resent")
             let profile = h.profileStatus()
             #expect(profile?["hits_dead_lettered"]?.int == 1)

@@ -1,7 +1,7 @@
 import EventLoop
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension SyncFaultSuite {
     /// `register`, `sync`, `status`, `hits` and the store around `run` (docs/sync.md#registration).
@@ -25,19 +25,26 @@ extension SyncFaultSuite {
             defer { gate.daemon.stop() }
             #expect(gate.daemon.isRunning)
             #expect(gate.log.contains("event=store_recovered"), "\(gate.log)")
-            #expect(gate.log.contains("was corrupt (file is not a database); moved aside to \(database).corrupt-"), "\(gate.log)")
+            #expect(
+                gate.log.contains("was corrupt (file is not a database); moved aside to \(database).corrupt-"),
+                "\(gate.log)")
             let files = try FileManager.default.contentsOfDirectory(atPath: h.state)
-            let aside = files.filter { $0.hasPrefix("phosra-gate.db.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+            let aside = files.filter {
+                $0.hasPrefix("phosra-gate.db.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+            }
             #expect(aside.count == 1, "\(files)")
             if let name = aside.first {
-                #expect(try String(contentsOfFile: h.state + "/" + name, encoding: .utf8) == garbage, "moved, not rewritten")
+                #expect(
+                    try String(contentsOfFile: h.state + "/" + name, encoding: .utf8) == garbage, "moved, not rewritten"
+                )
             }
             let notes = h.status()?["notes"]?.array?.compactMap(\.string) ?? []
             #expect(notes.contains { $0.contains("was corrupt") && $0.contains(".corrupt-") }, "\(notes)")
             #expect(h.statusText().contains("note: \(database) was corrupt"), "\(h.statusText())")
             // The cached policy went with the file: initial policy, then the API's again.
             #expect(gate.log.contains("source=initial_policy"))
-            #expect(h.eventually { gate.log.contains("event=policy_applied profile=default version=42 ") }, "\(gate.log)")
+            #expect(
+                h.eventually { gate.log.contains("event=policy_applied profile=default version=42 ") }, "\(gate.log)")
             #expect(try gate.dig("www.reddit.com").extendedErrors == [SyncHarness.redditBlock])
             #expect(h.eventually { h.profileStatus()?["policy_version"]?.int == 42 })
         }
@@ -48,18 +55,24 @@ extension SyncFaultSuite {
         @Test func registrationTruncatesAndGuardsTheToken() throws {
             let h = try SyncHarness()
             let name = String(repeating: "Wohnzimmer-Gateway ", count: 20)  // 380 characters
-            let osRelease = try h.scratch.write("os-release", """
+            let osRelease = try h.scratch.write(
+                "os-release",
+                """
                 PRETTY_NAME="Extraordinarily-Long-Distribution-Name GNU/Linux 2026.11 (rolling release candidate)"
                 NAME="Extraordinarily-Long-Distribution-Name GNU/Linux"
                 VERSION_ID="2026.11.30-rolling-release-candidate-7"
                 """)
-            let model = "Raspberry Pi Compute Module 4 Rev 1.1 on a custom carrier board with an extraordinarily "
+            let model =
+                "Raspberry Pi Compute Module 4 Rev 1.1 on a custom carrier board with an extraordinarily "
                 + "verbose model string from its device tree"
             let tokenFile = try h.scratch.write("token", FakePhosraAPI.defaultParentToken + "\n")
-            let words = ["register", "--api", h.api.baseURL, "--child-id", h.childID, "--parent-token-file", tokenFile,
-                         "--state-dir", h.state, "--name", name]
+            let words = [
+                "register", "--api", h.api.baseURL, "--child-id", h.childID, "--parent-token-file", tokenFile,
+                "--state-dir", h.state, "--name", name,
+            ]
             let longEnvironment = LongRegistrationEnvironment.available
-            let result = longEnvironment
+            let result =
+                longEnvironment
                 ? try LongRegistrationEnvironment.run(words, osRelease: osRelease, model: model, scratch: h.scratch)
                 : try GateCommand.run(words)
             #expect(result.status == 0, "\(result.stderr)")
@@ -72,25 +85,34 @@ extension SyncFaultSuite {
                 #expect(device.osVersion == "Extraordinarily-Long", "NAME's first word and VERSION_ID, cut to 20")
                 #expect(device.model == String(model.prefix(100)))
             }
-            #expect(!result.stdout.contains(FakePhosraAPI.defaultParentToken) && !result.stderr.contains(FakePhosraAPI.defaultParentToken))
+            #expect(
+                !result.stdout.contains(FakePhosraAPI.defaultParentToken)
+                    && !result.stderr.contains(FakePhosraAPI.defaultParentToken))
             let key = try #require(h.deviceKey)
             #expect(!result.stdout.contains(key) && !result.stderr.contains(key))
 
             // `-`: the token on standard input.
             let stdinState = h.scratch.path("state-stdin")
-            let viaStdin = try GateCommand.run(["register", "--api", h.api.baseURL, "--child-id", h.childID,
-                                                "--parent-token-file", "-", "--state-dir", stdinState, "--name", "kitchen"],
-                                               stdin: "  " + FakePhosraAPI.defaultParentToken + "\n")
+            let viaStdin = try GateCommand.run(
+                [
+                    "register", "--api", h.api.baseURL, "--child-id", h.childID,
+                    "--parent-token-file", "-", "--state-dir", stdinState, "--name", "kitchen",
+                ],
+                stdin: "  " + FakePhosraAPI.defaultParentToken + "\n")
             #expect(viaStdin.status == 0, "\(viaStdin.stderr)")
-            #expect(viaStdin.stdout.contains("registered device \(h.api.devices.last?.id ?? "?")"), "\(viaStdin.stdout)")
+            #expect(
+                viaStdin.stdout.contains("registered device \(h.api.devices.last?.id ?? "?")"), "\(viaStdin.stdout)")
             #expect(!viaStdin.stdout.contains(FakePhosraAPI.defaultParentToken))
             #expect(FileManager.default.fileExists(atPath: stdinState + "/devices/default.key"))
 
             // An empty token is refused before any request.
             let registrations = h.api.requests(to: .register).count
             let emptyState = h.scratch.path("state-empty")
-            let empty = try GateCommand.run(["register", "--api", h.api.baseURL, "--child-id", h.childID,
-                                             "--parent-token-file", "-", "--state-dir", emptyState], stdin: " \n")
+            let empty = try GateCommand.run(
+                [
+                    "register", "--api", h.api.baseURL, "--child-id", h.childID,
+                    "--parent-token-file", "-", "--state-dir", emptyState,
+                ], stdin: " \n")
             #expect(empty.status == 1)
             #expect(empty.stderr.contains("--parent-token-file") && empty.stderr.contains("empty"), "\(empty.stderr)")
             #expect(h.api.requests(to: .register).count == registrations)
@@ -100,8 +122,10 @@ extension SyncFaultSuite {
             let wrongToken = "sandbox-wrong-token-0123456789"
             let wrongFile = try h.scratch.write("wrong-token", wrongToken + "\n")
             let wrongState = h.scratch.path("state-wrong")
-            let wrong = try GateCommand.run(["register", "--api", h.api.baseURL, "--child-id", h.childID,
-                                             "--parent-token-file", wrongFile, "--state-dir", wrongState])
+            let wrong = try GateCommand.run([
+                "register", "--api", h.api.baseURL, "--child-id", h.childID,
+                "--parent-token-file", wrongFile, "--state-dir", wrongState,
+            ])
             #expect(wrong.status == 1)
             #expect(wrong.stderr.contains("401"), "\(wrong.stderr)")
             #expect(!wrong.stdout.contains(wrongToken) && !wrong.stderr.contains(wrongToken))
@@ -139,7 +163,9 @@ extension SyncFaultSuite {
 
                 let refused = try h.command(["sync"])
                 #expect(refused.status == 1)
-                #expect(refused.stderr.contains("SIGUSR1") && refused.stderr.contains("pid \(gate.daemon.pid)"), "\(refused.stderr)")
+                #expect(
+                    refused.stderr.contains("SIGUSR1") && refused.stderr.contains("pid \(gate.daemon.pid)"),
+                    "\(refused.stderr)")
                 #expect(refused.stderr.contains("kill -USR1 \(gate.daemon.pid)"))
 
                 // No poll is due for an hour (SyncServiceClockTests shows the schedule holds),
@@ -147,11 +173,14 @@ extension SyncFaultSuite {
                 let polls = h.policyRequests.count
                 h.api.updatePolicy(h.policyID) { $0.webFilter.blockedDomains.append("usr1.example") }
                 gate.daemon.signal(SIGUSR1)
-                let clock = SystemClock(), signalled = clock.now()
+                let clock = SystemClock()
+                let signalled = clock.now()
                 #expect(h.eventually(5) { h.policyRequests.count > polls })
                 #expect(clock.now() - signalled < 3_000_000_000, "the poll follows the signal")
                 #expect(h.policyRequests.last?.query == "since_version=42")
-                #expect(h.eventually { gate.log.contains("event=policy_applied profile=default version=43 ") }, "\(gate.log)")
+                #expect(
+                    h.eventually { gate.log.contains("event=policy_applied profile=default version=43 ") },
+                    "\(gate.log)")
                 #expect(gate.log.contains("event=sync_requested"))
                 #expect(try gate.dig("usr1.example").isBlocked)
             }
@@ -201,11 +230,15 @@ extension SyncFaultSuite {
             }
             let all = try groups()
             #expect(all.map { $0["domain"]?.string ?? "" }.first == "old.reddit.com", "\(all)")
-            #expect(Set(all.compactMap { $0["domain"]?.string }) == ["old.reddit.com", "www.reddit.com", "adult.example"])
+            #expect(
+                Set(all.compactMap { $0["domain"]?.string }) == ["old.reddit.com", "www.reddit.com", "adult.example"])
             let lastSeen = all.compactMap { $0["last_seen"]?.string }
             #expect(lastSeen == lastSeen.sorted(by: >), "newest first")
             for group in all {
-                #expect(group.keys == ["profile", "domain", "count", "reasons", "categories", "clients", "first_seen", "last_seen"])
+                #expect(
+                    group.keys == [
+                        "profile", "domain", "count", "reasons", "categories", "clients", "first_seen", "last_seen",
+                    ])
                 #expect(group["profile"]?.string == "default")
             }
             let www = all.first { $0["domain"]?.string == "www.reddit.com" }
@@ -221,10 +254,15 @@ extension SyncFaultSuite {
             let text = try hits()
             #expect(text.status == 0)
             #expect(text.lines.count == 3, "\(text.stdout)")
-            #expect(text.lines.first?.contains("old.reddit.com  1 block  blocked_domain:reddit.com from 127.0.0.1  [default]") == true,
-                    "\(text.stdout)")
-            #expect(text.lines.contains { $0.contains("www.reddit.com  4 blocks  blocked_domain:reddit.com from 127.0.0.1, 127.0.0.2") },
-                    "\(text.stdout)")
+            #expect(
+                text.lines.first?.contains(
+                    "old.reddit.com  1 block  blocked_domain:reddit.com from 127.0.0.1  [default]") == true,
+                "\(text.stdout)")
+            #expect(
+                text.lines.contains {
+                    $0.contains("www.reddit.com  4 blocks  blocked_domain:reddit.com from 127.0.0.1, 127.0.0.2")
+                },
+                "\(text.stdout)")
 
             // --since: only what was seen in the window.
             let recent = try groups(["--since", "30m"])
@@ -251,7 +289,9 @@ enum LongRegistrationEnvironment {
         return (try? shell(["/usr/bin/unshare", "-m", "true"]).status) == 0
     }()
 
-    static func run(_ words: [String], osRelease: String, model: String, scratch: ScratchDirectory) throws -> ProgramOutput {
+    static func run(
+        _ words: [String], osRelease: String, model: String, scratch: ScratchDirectory
+    ) throws -> ProgramOutput {
         let realProc = scratch.path("realproc")
         try FileManager.default.createDirectory(atPath: realProc, withIntermediateDirectories: true)
         let modelFile = try scratch.write("device-tree-model", model)
@@ -267,8 +307,9 @@ enum LongRegistrationEnvironment {
             cp "$PG_MODEL" /proc/device-tree/model
             exec "$0" "$@"
             """
-        return try shell(["/usr/bin/unshare", "-m", "/bin/sh", "-c", script, GateRun.binary] + words,
-                         environment: ["PG_OS_RELEASE": osRelease, "PG_REAL_PROC": realProc, "PG_MODEL": modelFile])
+        return try shell(
+            ["/usr/bin/unshare", "-m", "/bin/sh", "-c", script, GateRun.binary] + words,
+            environment: ["PG_OS_RELEASE": osRelease, "PG_REAL_PROC": realProc, "PG_MODEL": modelFile])
     }
 
     private static func shell(_ words: [String], environment: [String: String] = [:]) throws -> ProgramOutput {

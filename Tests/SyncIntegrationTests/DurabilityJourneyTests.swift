@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension SyncFaultSuite {
     /// Hits and policy through an API outage and a crash (docs/sync.md#polling): nothing blocked
@@ -12,7 +12,9 @@ extension SyncFaultSuite {
             var expected: [String: Int] = [:]
             /// A blocked query, counted in `expected`.
             @discardableResult
-            func block(_ gate: GateRun, _ name: String, _ type: String = "A", from client: String = "127.0.0.1") throws -> DigAnswer {
+            func block(
+                _ gate: GateRun, _ name: String, _ type: String = "A", from client: String = "127.0.0.1"
+            ) throws -> DigAnswer {
                 let answer = try gate.dig(name, type, from: client)
                 #expect(answer.isBlocked, "\(name) \(type) from \(client): \(answer)")
                 expected["\(name) \(client)", default: 0] += 1
@@ -70,7 +72,9 @@ extension SyncFaultSuite {
             #expect(!h.resentBatchIDs().isEmpty, "the batch whose reply was lost is resent with its batch_id")
             for id in h.resentBatchIDs() {
                 let copies = h.blockedAttempts.filter { $0["batch_id"]?.string == id }
-                #expect(Set(copies.map { $0["events"]?.description ?? "" }).count == 1, "a resent batch carries the same events")
+                #expect(
+                    Set(copies.map { $0["events"]?.description ?? "" }).count == 1,
+                    "a resent batch carries the same events")
             }
             #expect(h.blockedAttempts.allSatisfy { $0["policy_version"]?.int == 42 })
             #expect(try second.dig("www.reddit.com").isBlocked)
@@ -96,7 +100,8 @@ extension SyncFaultSuite {
             try h.api.start()
             let again = try h.run()
             defer { again.daemon.stop() }
-            #expect(h.eventually(10) { h.deliveredCounts() == ["www.reddit.com 127.0.0.1": 3] }, "\(h.deliveredCounts())")
+            #expect(
+                h.eventually(10) { h.deliveredCounts() == ["www.reddit.com 127.0.0.1": 3] }, "\(h.deliveredCounts())")
         }
 
         /// `hit_queue_max` bounds the queue: old rows of one (name, reason) are folded into a
@@ -122,15 +127,18 @@ extension SyncFaultSuite {
                 #expect(try gate.dig(name).isBlocked)
                 sent += 1
             }
-            #expect(h.eventually(8) { (h.profileStatus()?["merged_pending"]?.int ?? 0) > 0 }, "\(h.statusText())\n\(gate.log)")
+            #expect(
+                h.eventually(8) { (h.profileStatus()?["merged_pending"]?.int ?? 0) > 0 },
+                "\(h.statusText())\n\(gate.log)")
             #expect(gate.log.contains("event=hits_merged"))
             let queued = h.profileStatus()?["hits_queued"]?.int ?? 0
             #expect(queued <= 6, "bounded at 5 rows (plus the frozen batch in flight): \(queued)")
 
             try h.api.start()
             let total = { h.deliveredCounts().values.reduce(0, +) }
-            #expect(h.eventually(10) { total() == sent && h.profileStatus()?["hits_queued"]?.int == 0 },
-                    "delivered \(h.deliveredCounts()) of \(sent)")
+            #expect(
+                h.eventually(10) { total() == sent && h.profileStatus()?["hits_queued"]?.int == 0 },
+                "delivered \(h.deliveredCounts()) of \(sent)")
             let batches = h.uniqueBatches()
             let merged = batches.compactMap { $0["merged_events"]?.int }.reduce(0, +)
             #expect(merged > 0, "\(batches.map(\.description))")
@@ -138,7 +146,9 @@ extension SyncFaultSuite {
             let star = events.filter { $0["client"]?.string == "*" }
             #expect(star.contains { $0["domain"]?.string == "www.reddit.com" }, "\(events)")
             // The www.reddit.com count over its client rows and its `*` row is still 12.
-            let www = events.filter { $0["domain"]?.string == "www.reddit.com" }.reduce(0) { $0 + ($1["count"]?.int ?? 0) }
+            let www = events.filter { $0["domain"]?.string == "www.reddit.com" }.reduce(0) {
+                $0 + ($1["count"]?.int ?? 0)
+            }
             #expect(www == 12)
             #expect(h.profileStatus()?["merged_pending"]?.int == 0)
         }

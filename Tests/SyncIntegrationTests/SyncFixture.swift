@@ -1,7 +1,7 @@
 import EventLoop
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A fake Phosra API with one child and a time-independent policy, a registered gateway
 /// state directory, and helpers to start the real `run` against them.
@@ -30,17 +30,23 @@ final class SyncFixture: @unchecked Sendable {
     /// `phosra-gate register` through the real binary; the token comes on standard input.
     func register(extra: [String] = []) throws -> ProgramOutput {
         let tokenFile = try scratch.write("token", FakePhosraAPI.defaultParentToken + "\n")
-        let result = try GateCommand.run(["register", "--api", api.baseURL, "--child-id", childID, "--parent-token-file", tokenFile,
-                                          "--state-dir", state, "--name", "test gateway"] + extra)
+        let result = try GateCommand.run(
+            [
+                "register", "--api", api.baseURL, "--child-id", childID, "--parent-token-file", tokenFile,
+                "--state-dir", state, "--name", "test gateway",
+            ] + extra)
         registerOutput = result.stdout + result.stderr
         return result
     }
 
     /// `run` with intervals shrunk so tests take seconds.
     func run(_ extra: [String] = [], waitReady: Bool = true, port: UInt16? = nil) throws -> GateRun {
-        try GateRun(["--lists", lists, "--state-dir", state, "--upstream", "127.0.0.1:9", "--api", api.baseURL,
-                     "--poll-interval", "1s", "--report-interval", "1s", "--full-sync-interval", "1h",
-                     "--backoff-max", "2s"] + extra, scratch: scratch, port: port, waitReady: waitReady)
+        try GateRun(
+            [
+                "--lists", lists, "--state-dir", state, "--upstream", "127.0.0.1:9", "--api", api.baseURL,
+                "--poll-interval", "1s", "--report-interval", "1s", "--full-sync-interval", "1h",
+                "--backoff-max", "2s",
+            ] + extra, scratch: scratch, port: port, waitReady: waitReady)
     }
 
     /// Waits until `condition` holds (polling), at most `timeout` seconds.

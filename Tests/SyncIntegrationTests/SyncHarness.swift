@@ -1,7 +1,7 @@
 import EventLoop
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What the fault and durability tests share: a fake Phosra API (HTTP, or HTTPS with a
 /// test CA) with one child and a time-independent policy that blocks `reddit.com`, a fake
@@ -47,10 +47,13 @@ final class SyncHarness: @unchecked Sendable {
 
     /// `phosra-gate register` with the token from a file (with `--ca-file` of the test CA
     /// over HTTPS unless `trustTestCA` is false).
-    func register(name: String = "test gateway", extra: [String] = [], trustTestCA: Bool = true) throws -> ProgramOutput {
+    func register(name: String = "test gateway", extra: [String] = [], trustTestCA: Bool = true) throws -> ProgramOutput
+    {
         let tokenFile = try scratch.write("token", FakePhosraAPI.defaultParentToken + "\n")
-        var words = ["register", "--api", api.baseURL, "--child-id", childID, "--parent-token-file", tokenFile,
-                     "--state-dir", state, "--name", name]
+        var words = [
+            "register", "--api", api.baseURL, "--child-id", childID, "--parent-token-file", tokenFile,
+            "--state-dir", state, "--name", name,
+        ]
         if let certificates, trustTestCA { words += ["--ca-file", certificates.caFile] }
         return try GateCommand.run(words + extra)
     }
@@ -65,22 +68,28 @@ final class SyncHarness: @unchecked Sendable {
     /// `removing` drops a default flag (e.g. `--ca-file`). Polls every 2 s, reports every
     /// second, full fetch hourly, backoff at most 2 s.
     /// `wallClock`: where the daemon's wall clock starts (`GateRun.wallClock`), if not now.
-    func run(_ flags: [String: String] = [:], removing: [String] = [], port: UInt16? = nil,
-             waitReady: Bool = true, wallClock: String? = nil) throws -> GateRun {
-        var settings = ["--lists": lists, "--state-dir": state, "--upstream": upstream.spec, "--api": api.baseURL,
-                        "--poll-interval": "2s", "--report-interval": "1s", "--full-sync-interval": "1h",
-                        "--backoff-max": "2s"]
+    func run(
+        _ flags: [String: String] = [:], removing: [String] = [], port: UInt16? = nil,
+        waitReady: Bool = true, wallClock: String? = nil
+    ) throws -> GateRun {
+        var settings = [
+            "--lists": lists, "--state-dir": state, "--upstream": upstream.spec, "--api": api.baseURL,
+            "--poll-interval": "2s", "--report-interval": "1s", "--full-sync-interval": "1h",
+            "--backoff-max": "2s",
+        ]
         if let certificates { settings["--ca-file"] = certificates.caFile }
         settings.merge(flags) { $1 }
         for flag in removing { settings[flag] = nil }
         let words = settings.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
-        return try GateRun(words, scratch: scratch, port: port, waitReady: waitReady,
-                           environment: wallClock.map(GateRun.wallClock) ?? [:])
+        return try GateRun(
+            words, scratch: scratch, port: port, waitReady: waitReady,
+            environment: wallClock.map(GateRun.wallClock) ?? [:])
     }
 
     /// Any other command on this state directory (its wall clock at `wallClock` when given).
     func command(_ words: [String], stdin: String? = nil, wallClock: String? = nil) throws -> ProgramOutput {
-        try GateCommand.run(words + ["--state-dir", state], stdin: stdin, environment: wallClock.map(GateRun.wallClock) ?? [:])
+        try GateCommand.run(
+            words + ["--state-dir", state], stdin: stdin, environment: wallClock.map(GateRun.wallClock) ?? [:])
     }
 
     /// `phosra-gate status --json`, parsed (nil when it failed or printed no JSON).
@@ -124,7 +133,8 @@ final class SyncHarness: @unchecked Sendable {
         var counts: [String: Int] = [:]
         for batch in uniqueBatches() {
             for event in batch["events"]?.array ?? [] {
-                counts["\(event["domain"]?.string ?? "?") \(event["client"]?.string ?? "?")", default: 0] += event["count"]?.int ?? 0
+                counts["\(event["domain"]?.string ?? "?") \(event["client"]?.string ?? "?")", default: 0] +=
+                    event["count"]?.int ?? 0
             }
         }
         return counts
@@ -187,7 +197,8 @@ extension GateRun {
 enum CPUTime {
     static func ticks(_ pid: Int32) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let afterName = text.split(separator: ")").last else { return 0 }
+            let afterName = text.split(separator: ")").last
+        else { return 0 }
         // Fields after "pid (comm)": state is [0], utime [11], stime [12].
         let fields = afterName.split(separator: " ")
         guard fields.count > 12 else { return 0 }

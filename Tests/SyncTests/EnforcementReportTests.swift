@@ -1,10 +1,14 @@
 import Testing
+
 @testable import Policy
 @testable import Sync
 
 @Suite struct EnforcementReportTests {
-    private func report(_ edit: (inout CompiledPolicy) -> Void, listed: Set<Category> = Set(Category.allCases))
-        -> [String: EnforcementResult] {
+    private func report(
+        _ edit: (inout CompiledPolicy) -> Void, listed: Set<Category> = Set(Category.allCases)
+    )
+        -> [String: EnforcementResult]
+    {
         var policy = CompiledPolicy()
         policy.version = 7
         edit(&policy)
@@ -24,23 +28,27 @@ import Testing
             policy.screenTime.schedule = .init()
             policy.screenTime.dailyLimitMinutes = 90
         }
-        #expect(all.mapValues(\.status) == [
-            "web_filter_level": "enforced", "web_safesearch": "enforced", "web_category_block": "enforced",
-            "web_custom_blocklist": "enforced", "web_custom_allowlist": "enforced", "time_downtime": "enforced",
-            "time_scheduled_hours": "enforced", "time_daily_limit": "unsupported",
-        ])
+        #expect(
+            all.mapValues(\.status) == [
+                "web_filter_level": "enforced", "web_safesearch": "enforced", "web_category_block": "enforced",
+                "web_custom_blocklist": "enforced", "web_custom_allowlist": "enforced", "time_downtime": "enforced",
+                "time_scheduled_hours": "enforced", "time_daily_limit": "unsupported",
+            ])
         #expect(all.values.allSatisfy { $0.framework == "phosra-gate" })
     }
 
     @Test func partialResultsNameWhatWasNotEnforced() {
-        let results = report({ policy in
-            policy.webFilter.level = "Extreme"
-            policy.webFilter.blockedCategories = ["gambling", "crypto"]
-            policy.webFilter.blockedDomains = ["com", "ok.example"]
-            policy.webFilter.allowedDomains = ["site.example/page"]
-            policy.screenTime.downtimeWindows = [.init(daysOfWeek: ["mon", "funday"], startTime: "25:00", endTime: "07:00")]
-            policy.screenTime.schedule = .init(weekday: .init(start: "07:00", end: ""))
-        }, listed: [.adult, .malware, .phishing, .proxy])
+        let results = report(
+            { policy in
+                policy.webFilter.level = "Extreme"
+                policy.webFilter.blockedCategories = ["gambling", "crypto"]
+                policy.webFilter.blockedDomains = ["com", "ok.example"]
+                policy.webFilter.allowedDomains = ["site.example/page"]
+                policy.screenTime.downtimeWindows = [
+                    .init(daysOfWeek: ["mon", "funday"], startTime: "25:00", endTime: "07:00")
+                ]
+                policy.screenTime.schedule = .init(weekday: .init(start: "07:00", end: ""))
+            }, listed: [.adult, .malware, .phishing, .proxy])
         #expect(results["web_filter_level"]?.status == "partial")
         #expect(results["web_filter_level"]?.detail.contains("unknown level \"Extreme\"") == true)
         #expect(results["web_filter_level"]?.detail.contains("no list for gambling, dating, drugs, piracy") == true)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Sync
 
 @Suite struct SyncScheduleTests {

@@ -2,8 +2,9 @@ import EventLoop
 import Policy
 import Store
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import Sync
 
 /// The sync thread's round (`SyncService.runDue`) on a `ManualClock`: every interval runs
@@ -23,32 +24,43 @@ import TestSupport
         let profile: ProfileSync
         let service: SyncService
 
-        init(api: RecordingAPI = RecordingAPI(), clock: ManualClock = ManualClock(start: 1000 * second),
-             timing: SyncSchedule.Timing = SyncSchedule.Timing(), report: Int64 = 60_000) throws {
+        init(
+            api: RecordingAPI = RecordingAPI(), clock: ManualClock = ManualClock(start: 1000 * second),
+            timing: SyncSchedule.Timing = SyncSchedule.Timing(), report: Int64 = 60_000
+        ) throws {
             scratch = try ScratchDirectory("pg-sync-clock")
             store = try Store.open(directory: scratch.path, now: clock.wall().unixSeconds)
             self.api = api
             self.clock = clock
-            profile = try ProfileSync(profile: "default", childID: "c1", api: api, store: store, timing: timing,
-                                          now: SyncTime(clock), keepOnNoPolicy: true, apply: { _ in },
-                                          evaluate: { _ in [] }, log: { _, _ in })
+            profile = try ProfileSync(
+                profile: "default", childID: "c1", api: api, store: store, timing: timing,
+                now: SyncTime(clock), keepOnNoPolicy: true, apply: { _ in },
+                evaluate: { _ in [] }, log: { _, _ in })
             var intervals = SyncService.Intervals()
             intervals.report = report
             let store = self.store
-            service = try SyncService(store: store, flusher: HitFlusher(aggregator: HitAggregator(), store: store, queueMax: 100),
-                                      profiles: [profile], activity: [:], localVersions: [:], intervals: intervals,
-                                      heartbeat: { Heartbeat(pid: 1, startedAt: 0, updatedAt: clock.wall().unixSeconds,
-                                                             version: "test", listeners: []) },
-                                      clock: clock, log: { _, _ in })
+            service = try SyncService(
+                store: store, flusher: HitFlusher(aggregator: HitAggregator(), store: store, queueMax: 100),
+                profiles: [profile], activity: [:], localVersions: [:], intervals: intervals,
+                heartbeat: {
+                    Heartbeat(
+                        pid: 1, startedAt: 0, updatedAt: clock.wall().unixSeconds,
+                        version: "test", listeners: [])
+                },
+                clock: clock, log: { _, _ in })
         }
 
         /// A blocked query of now (wall clock), queued for the next report.
         func queueHit() throws {
             let now = clock.wall().unixSeconds
-            try store.enqueue([HitRow(profile: "default", domain: "reddit.com", matched: "reddit.com",
-                                      reason: "blocked_domain:reddit.com", category: nil, client: "192.168.1.20",
-                                      source: "dns", count: 1, firstSeen: now, lastSeen: now, policyVersion: 1)],
-                              maxRows: 100)
+            try store.enqueue(
+                [
+                    HitRow(
+                        profile: "default", domain: "reddit.com", matched: "reddit.com",
+                        reason: "blocked_domain:reddit.com", category: nil, client: "192.168.1.20",
+                        source: "dns", count: 1, firstSeen: now, lastSeen: now, policyVersion: 1)
+                ],
+                maxRows: 100)
         }
 
         /// How long the service would sleep after this round (monotonic milliseconds).
@@ -71,7 +83,9 @@ import TestSupport
         let sleep = f.round()
         #expect(f.api.fetches == 1, "a day forward on the wall clock is not two minutes of monotonic time")
         #expect(sleep > 0 && sleep <= 5000, "asleep until the next hit flush: \(sleep) ms")
-        #expect(f.untilNextRequest >= 108_000 && f.untilNextRequest <= 132_000, "the poll in 120 s ± 10 %: \(f.untilNextRequest) ms")
+        #expect(
+            f.untilNextRequest >= 108_000 && f.untilNextRequest <= 132_000,
+            "the poll in 120 s ± 10 %: \(f.untilNextRequest) ms")
         f.clock.advance(by: 100 * Self.second)
         _ = f.round()
         #expect(f.api.fetches == 1, "not due before 108 s")
@@ -107,8 +121,9 @@ import TestSupport
         f.clock.advance(by: 60 * Self.second)
         _ = f.round()
         #expect(f.api.reports.map(\.type) == ["blocked_attempt", "blocked_attempt"], "not starved by the step back")
-        #expect(f.api.reports.last?.reportedAt == ReportPayloads.timestamp(f.clock.wall().unixSeconds),
-                "reported_at is wall-clock time")
+        #expect(
+            f.api.reports.last?.reportedAt == ReportPayloads.timestamp(f.clock.wall().unixSeconds),
+            "reported_at is wall-clock time")
     }
 
     @Test func retryAfterHoldsEveryRequestForItsMonotonicLength() throws {
@@ -138,7 +153,9 @@ import TestSupport
         f.clock.advance(by: 60 * Self.second)
         _ = f.round(force: true)
         #expect(api.fetches == 2)
-        #expect(try f.store.syncState(profile: "default")?.revoked == false, "a day on the wall clock is not 30 min of 401s")
+        #expect(
+            try f.store.syncState(profile: "default")?.revoked == false, "a day on the wall clock is not 30 min of 401s"
+        )
         f.clock.advance(by: 30 * 60 * Self.second)
         _ = f.round(force: true)
         let state = try #require(try f.store.syncState(profile: "default"))
@@ -160,8 +177,9 @@ import TestSupport
         let sleep = f.round(force: true)
         #expect(f.api.fetches == 20, "the 21st request waits for the budget")
         #expect(sleep > 0, "the thread sleeps (\(sleep) ms) rather than run another round at once")
-        #expect(f.untilNextRequest >= 58_000 && f.untilNextRequest <= 60_000,
-                "until the first request of the minute ages out: \(f.untilNextRequest) ms")
+        #expect(
+            f.untilNextRequest >= 58_000 && f.untilNextRequest <= 60_000,
+            "until the first request of the minute ages out: \(f.untilNextRequest) ms")
     }
 }
 

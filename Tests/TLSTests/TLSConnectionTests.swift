@@ -1,6 +1,6 @@
 import EventLoop
-import Testing
 import TLS
+import Testing
 
 /// The TLS state machine driven in memory against an OpenSSL server (`MemoryTLSServer`):
 /// verification outcomes, data both ways, close_notify, and each error path.
@@ -62,7 +62,9 @@ import TLS
     }
 
     @Test func anIPLiteralIsMatchedAgainstTheCertificatesAddresses() throws {
-        #expect(try MemoryTLSServer(pki: pki).exchange(with: try client(caFile: pki.caFile, name: "127.0.0.1")) == .processed(0))
+        #expect(
+            try MemoryTLSServer(pki: pki).exchange(with: try client(caFile: pki.caFile, name: "127.0.0.1"))
+                == .processed(0))
         #expect(throws: TLSError.handshakeFailed("certificate verify failed: IP address mismatch")) {
             try MemoryTLSServer(pki: pki).exchange(with: try client(caFile: pki.caFile, name: "127.0.0.2"))
         }

@@ -1,15 +1,19 @@
 import EventLoop
 import Glibc
 import SystemIO
-import Testing
 import TLS
+import Testing
 
 /// The ciphertext pump over a real non-blocking stream socket (a socketpair): bytes reach
 /// the peer, the peer's EOF and a broken pipe become the right outcomes.
 @Suite struct TLSSocketTests {
     private func socketPair() throws -> (Socket, Socket) {
         var descriptors: [Int32] = [0, 0]
-        _ = try systemCall("socketpair") { socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) }
+        _ = try systemCall("socketpair") {
+            socketpair(
+                AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0,
+                &descriptors)
+        }
         return (Socket(descriptor: descriptors[0], address: nil), Socket(descriptor: descriptors[1], address: nil))
     }
 

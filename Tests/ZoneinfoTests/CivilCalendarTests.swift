@@ -22,18 +22,29 @@ import Zoneinfo
         while y < 2401 {
             #expect(CivilCalendar.days(year: y, month: m, day: d) == n)
             #expect(CivilCalendar.date(days: n) == (y, m, d))
-            d += 1; n += 1
-            if d > CivilCalendar.daysInMonth(year: y, month: m) { d = 1; m += 1 }
-            if m > 12 { m = 1; y += 1 }
+            d += 1
+            n += 1
+            if d > CivilCalendar.daysInMonth(year: y, month: m) {
+                d = 1
+                m += 1
+            }
+            if m > 12 {
+                m = 1
+                y += 1
+            }
         }
         (y, m, d, n) = (1970, 1, 1, 0)
         while y >= 1599 {
             #expect(CivilCalendar.days(year: y, month: m, day: d) == n)
             #expect(CivilCalendar.date(days: n) == (y, m, d))
-            d -= 1; n -= 1
+            d -= 1
+            n -= 1
             if d == 0 {
                 m -= 1
-                if m == 0 { m = 12; y -= 1 }
+                if m == 0 {
+                    m = 12
+                    y -= 1
+                }
                 d = CivilCalendar.daysInMonth(year: y, month: m)
             }
         }
@@ -62,10 +73,10 @@ import Zoneinfo
     @Test func weekdays() {
         #expect(CivilCalendar.weekday(days: 0) == .thursday)
         #expect(CivilCalendar.weekday(days: -1) == .wednesday)
-        #expect(CivilCalendar.weekday(days: 20_541) == .sunday)                 // 2026-03-29
-        #expect(CivilCalendar.weekday(days: -135_140) == .saturday)             // 1600-01-01
-        #expect(CivilCalendar.weekday(days: -719_162) == .monday)               // 0001-01-01
-        #expect(CivilCalendar.weekday(days: 2_932_896) == .friday)              // 9999-12-31
+        #expect(CivilCalendar.weekday(days: 20_541) == .sunday)  // 2026-03-29
+        #expect(CivilCalendar.weekday(days: -135_140) == .saturday)  // 1600-01-01
+        #expect(CivilCalendar.weekday(days: -719_162) == .monday)  // 0001-01-01
+        #expect(CivilCalendar.weekday(days: 2_932_896) == .friday)  // 9999-12-31
         // Consecutive days cycle through all seven in ISO order.
         for n in -20...20 {
             let today = CivilCalendar.weekday(days: n).rawValue

@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 import Zoneinfo
 
@@ -7,8 +7,10 @@ import Zoneinfo
 /// 2100 and 500 from 1850 to 1970 per zone, and both sides of every offset change
 /// `nextTransition` reports from 1850 to 2100.
 @Suite struct GNUDateTests {
-    static let zones = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Europe/Dublin",
-                        "Pacific/Apia", "Asia/Kolkata", "America/Santiago", "America/Nuuk", "Asia/Gaza"]
+    static let zones = [
+        "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Europe/Dublin",
+        "Pacific/Apia", "Asia/Kolkata", "America/Santiago", "America/Nuuk", "Asia/Gaza",
+    ]
     static let early = utc(1850, 1, 1)
     static let start = utc(1970, 1, 1)
     static let end = utc(2100, 1, 1)
@@ -17,14 +19,15 @@ import Zoneinfo
     func agreesWithGNUDate(name: String) throws {
         let rules = try zone(name)
         var random = SplitMix(seed: UInt64(truncatingIfNeeded: name.utf8.reduce(7) { $0 &* 31 &+ Int($1) }))
-        let samples = (0..<2_000).map { _ in Self.start + Int64(random.next() % UInt64(Self.end - Self.start)) }
+        let samples =
+            (0..<2_000).map { _ in Self.start + Int64(random.next() % UInt64(Self.end - Self.start)) }
             + (0..<500).map { _ in Self.early + Int64(random.next() % UInt64(Self.start - Self.early)) }
 
         var changes: [Int64] = []
         var cursor = Self.early
         while cursor < Self.end {
             guard let next = rules.nextTransition(after: cursor) else {
-                cursor += 50 * 365 * 86_400                 // nil promises no change for 50 years
+                cursor += 50 * 365 * 86_400  // nil promises no change for 50 years
                 continue
             }
             if next >= Self.end { break }
@@ -61,8 +64,10 @@ import Zoneinfo
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["date", "-f", input.path, "+%Y-%m-%dT%H:%M:%S %z %Z"]
-        process.environment = ["TZ": ":" + zone, "TZDIR": zoneinfoDirectory, "LC_ALL": "C",
-                               "PATH": "/usr/bin:/bin"]
+        process.environment = [
+            "TZ": ":" + zone, "TZDIR": zoneinfoDirectory, "LC_ALL": "C",
+            "PATH": "/usr/bin:/bin",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

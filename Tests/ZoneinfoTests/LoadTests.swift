@@ -4,9 +4,11 @@ import Zoneinfo
 
 /// Loading zones by name and choosing the system zone.
 @Suite struct LoadTests {
-    @Test(arguments: ["../etc/passwd", "/etc/localtime", "", "Europe/../../etc/passwd", "Europe/..",
-                      "..", "./UTC", "Europe//Berlin", "Europe/Berlin/", "Europe/Berlin\u{0}", "Europe/Berlin ",
-                      "Europe\\Berlin", "Éurope/Berlin", String(repeating: "A", count: 300)])
+    @Test(arguments: [
+        "../etc/passwd", "/etc/localtime", "", "Europe/../../etc/passwd", "Europe/..",
+        "..", "./UTC", "Europe//Berlin", "Europe/Berlin/", "Europe/Berlin\u{0}", "Europe/Berlin ",
+        "Europe\\Berlin", "Éurope/Berlin", String(repeating: "A", count: 300),
+    ])
     func badNamesAreRejected(name: String) {
         #expect(throws: ZoneError.invalidName(name)) {
             try ZoneRules.load(named: name, directory: zoneinfoDirectory)
@@ -35,7 +37,7 @@ import Zoneinfo
         #expect(eire.name == "Eire")
         #expect(eire.offset(at: utc(2026, 7, 1)) == 3600)
         let gmtPlus = try ZoneRules.load(named: "Etc/GMT+5", directory: zoneinfoDirectory)
-        #expect(gmtPlus.offset(at: 0) == -18000)                          // POSIX sign convention
+        #expect(gmtPlus.offset(at: 0) == -18000)  // POSIX sign convention
         #expect(try zone("Europe/Berlin") == berlin)
         #expect(try zone("Europe/Paris") != berlin)
     }
@@ -53,9 +55,12 @@ import Zoneinfo
         var count = 0
         for case let url as URL in walker {
             let relative = String(url.path.dropFirst(root.path.count + 1))
-            guard let bytes = FileManager.default.contents(atPath: url.path), bytes.starts(with: Array("TZif".utf8)) else { continue }
+            guard let bytes = FileManager.default.contents(atPath: url.path), bytes.starts(with: Array("TZif".utf8))
+            else { continue }
             count += 1
-            #expect(throws: Never.self, "\(relative)") { try ZoneRules.load(named: relative, directory: zoneinfoDirectory) }
+            #expect(throws: Never.self, "\(relative)") {
+                try ZoneRules.load(named: relative, directory: zoneinfoDirectory)
+            }
         }
         #expect(count > 500)
     }
@@ -89,7 +94,8 @@ import Zoneinfo
     }
 
     @Test func tzAsPosixString() {
-        let rule = ZoneRules.system(tz: "CET-1CEST,M3.5.0,M10.5.0/3", localtime: "/nonexistent", directory: zoneinfoDirectory)
+        let rule = ZoneRules.system(
+            tz: "CET-1CEST,M3.5.0,M10.5.0/3", localtime: "/nonexistent", directory: zoneinfoDirectory)
         #expect(rule.name == "CET-1CEST,M3.5.0,M10.5.0/3")
         #expect(rule.offset(at: utc(2026, 7, 1)) == 7200)
         #expect(rule.resolve(local(2026, 3, 29, 2, 30)) == .skipped)
@@ -103,28 +109,34 @@ import Zoneinfo
 
     @Test func unusableTZFallsBackToUTC() {
         for tz in ["", ":", ":No/Such_Zone", "garbage!!", "../etc/passwd", ":EST5", ":/nonexistent/file"] {
-            let rules = ZoneRules.system(tz: tz, localtime: zoneinfoDirectory + "/Europe/Berlin", directory: zoneinfoDirectory)
+            let rules = ZoneRules.system(
+                tz: tz, localtime: zoneinfoDirectory + "/Europe/Berlin", directory: zoneinfoDirectory)
             #expect(rules == ZoneRules.utc, "TZ=\(tz)")
         }
     }
 
     @Test func localtimeSymlinkGivesTheName() throws {
         let link = scratch.appendingPathComponent("localtime").path
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: zoneinfoDirectory + "/Asia/Kolkata")
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: zoneinfoDirectory + "/Asia/Kolkata")
         let rules = ZoneRules.system(tz: nil, localtime: link, directory: zoneinfoDirectory)
         #expect(rules.name == "Asia/Kolkata")
         #expect(rules.offset(at: 0) == 19800)
         // A "posix/" alias directory is not part of the name.
         let posixLink = scratch.appendingPathComponent("posix-localtime").path
-        try FileManager.default.createSymbolicLink(atPath: posixLink, withDestinationPath: zoneinfoDirectory + "/posix/Europe/Berlin")
+        try FileManager.default.createSymbolicLink(
+            atPath: posixLink, withDestinationPath: zoneinfoDirectory + "/posix/Europe/Berlin")
         #expect(ZoneRules.system(tz: nil, localtime: posixLink, directory: zoneinfoDirectory).name == "Europe/Berlin")
         // A relative target names the zone too.
         let tree = scratch.appendingPathComponent("share/zoneinfo/America")
         try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: zoneinfoDirectory + "/America/New_York", toPath: tree.appendingPathComponent("New_York").path)
-        try FileManager.default.createDirectory(at: scratch.appendingPathComponent("etc"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: zoneinfoDirectory + "/America/New_York", toPath: tree.appendingPathComponent("New_York").path)
+        try FileManager.default.createDirectory(
+            at: scratch.appendingPathComponent("etc"), withIntermediateDirectories: true)
         let relative = scratch.appendingPathComponent("etc/localtime").path
-        try FileManager.default.createSymbolicLink(atPath: relative, withDestinationPath: "../share/zoneinfo/America/New_York")
+        try FileManager.default.createSymbolicLink(
+            atPath: relative, withDestinationPath: "../share/zoneinfo/America/New_York")
         let newYork = ZoneRules.system(tz: nil, localtime: relative, directory: zoneinfoDirectory)
         #expect(newYork.name == "America/New_York")
         #expect(newYork.offset(at: utc(2026, 7, 1)) == -14400)
@@ -140,7 +152,7 @@ import Zoneinfo
         let junk = scratch.appendingPathComponent("junk").path
         _ = FileManager.default.createFile(atPath: junk, contents: Data("not tzif".utf8))
         #expect(ZoneRules.system(tz: nil, localtime: junk) == ZoneRules.utc)
-        #expect(ZoneRules.system(tz: nil, localtime: scratch.path) == ZoneRules.utc)   // a directory
+        #expect(ZoneRules.system(tz: nil, localtime: scratch.path) == ZoneRules.utc)  // a directory
     }
 
 }

@@ -13,7 +13,9 @@ import Zoneinfo
         #expect(eastern.offset(at: utc(2026, 11, 1, 5, 59, 59)) == -14400)
         #expect(eastern.offset(at: utc(2026, 11, 1, 6)) == -18000)
         #expect(eastern.resolve(local(2026, 3, 8, 2, 30)) == .skipped)
-        #expect(eastern.resolve(local(2026, 11, 1, 1, 30)) == .ambiguous(earlier: utc(2026, 11, 1, 5, 30), later: utc(2026, 11, 1, 6, 30)))
+        #expect(
+            eastern.resolve(local(2026, 11, 1, 1, 30))
+                == .ambiguous(earlier: utc(2026, 11, 1, 5, 30), later: utc(2026, 11, 1, 6, 30)))
         #expect(eastern.nextTransition(after: utc(2026, 1, 1)) == utc(2026, 3, 8, 7))
         #expect(eastern.nextTransition(after: utc(2026, 3, 8, 7)) == utc(2026, 11, 1, 6))
         #expect(eastern.nextTransition(after: utc(2026, 11, 1, 6)) == utc(2027, 3, 14, 7))
@@ -56,11 +58,13 @@ import Zoneinfo
         #expect(sydney.offset(at: utc(2026, 1, 1)) == 39600)
         #expect(sydney.offset(at: utc(2026, 12, 31, 23)) == 39600)
         #expect(sydney.offset(at: utc(2026, 7, 1)) == 36000)
-        #expect(sydney.offset(at: utc(2026, 4, 4, 15, 59, 59)) == 39600)   // 02:59:59 AEDT
-        #expect(sydney.offset(at: utc(2026, 4, 4, 16)) == 36000)           // → 02:00 AEST
+        #expect(sydney.offset(at: utc(2026, 4, 4, 15, 59, 59)) == 39600)  // 02:59:59 AEDT
+        #expect(sydney.offset(at: utc(2026, 4, 4, 16)) == 36000)  // → 02:00 AEST
         #expect(sydney.offset(at: utc(2026, 10, 3, 15, 59, 59)) == 36000)
         #expect(sydney.offset(at: utc(2026, 10, 3, 16)) == 39600)
-        #expect(sydney.resolve(local(2026, 4, 5, 2, 30)) == .ambiguous(earlier: utc(2026, 4, 4, 15, 30), later: utc(2026, 4, 4, 16, 30)))
+        #expect(
+            sydney.resolve(local(2026, 4, 5, 2, 30))
+                == .ambiguous(earlier: utc(2026, 4, 4, 15, 30), later: utc(2026, 4, 4, 16, 30)))
         #expect(sydney.resolve(local(2026, 10, 4, 2, 30)) == .skipped)
         #expect(sydney.nextTransition(after: utc(2026, 4, 4, 16)) == utc(2026, 10, 3, 16))
         #expect(sydney.nextTransition(after: utc(2026, 10, 3, 16)) == utc(2027, 4, 3, 16))
@@ -92,7 +96,9 @@ import Zoneinfo
         #expect(nuuk.localDateTime(at: utc(2026, 3, 29, 0, 59, 59)) == local(2026, 3, 28, 22, 59, 59))
         #expect(nuuk.localDateTime(at: utc(2026, 3, 29, 1)) == local(2026, 3, 29, 0, 0))
         #expect(nuuk.resolve(local(2026, 3, 28, 23, 30)) == .skipped)
-        #expect(nuuk.resolve(local(2026, 10, 24, 23, 30)) == .ambiguous(earlier: utc(2026, 10, 25, 0, 30), later: utc(2026, 10, 25, 1, 30)))
+        #expect(
+            nuuk.resolve(local(2026, 10, 24, 23, 30))
+                == .ambiguous(earlier: utc(2026, 10, 25, 0, 30), later: utc(2026, 10, 25, 1, 30)))
 
         let late = try ZoneRules(posixTZ: "XXX3YYY,M3.2.0/25,M11.1.0/-1")
         // Second Sunday of March + 25 h = Monday 01:00 (-03); first Sunday of November - 1 h.
@@ -115,8 +121,10 @@ import Zoneinfo
     /// `EST5EDT4,0/0,J365/25` is RFC 8536's example of daylight time all year round.
     @Test func daylightAllYear() throws {
         let permanent = try ZoneRules(posixTZ: "EST5EDT4,0/0,J365/25")
-        for t in [utc(2026, 1, 1), utc(2026, 1, 1, 4, 59, 59), utc(2026, 1, 1, 5), utc(2026, 6, 1),
-                  utc(2026, 12, 31, 23, 59, 59), utc(2028, 12, 31, 12), utc(2029, 1, 1, 5), utc(2100, 1, 1, 2)] {
+        for t in [
+            utc(2026, 1, 1), utc(2026, 1, 1, 4, 59, 59), utc(2026, 1, 1, 5), utc(2026, 6, 1),
+            utc(2026, 12, 31, 23, 59, 59), utc(2028, 12, 31, 12), utc(2029, 1, 1, 5), utc(2100, 1, 1, 2),
+        ] {
             #expect(permanent.offset(at: t) == -14400)
             #expect(permanent.abbreviation(at: t) == "EDT")
         }
@@ -129,11 +137,13 @@ import Zoneinfo
     }
 
     @Test func badStringsAreRejectedWithAReason() {
-        let bad = ["", "E5", "EST", "EST5EDT,M3.2.0", "EST5EDT,M13.1.0,M11.1.0", "EST5EDT,M3.6.0,M11.1.0",
-                   "EST5EDT,M3.2.7,M11.1.0", "EST25", "<AB>5", "<+03", "<+03>", "EST5EDT,J0,J365",
-                   "EST5EDT,366,0", "EST5EDT,M3.2.0/168,M11.1.0", "EST5x", "EST5EDT,", "EST5:60",
-                   "EST5EDT,M3.2.0,M11.1.0,", "EST 5", "EST5EDT4x", "EST0005", "ÉST5", "<+0 3>-3",
-                   "EST5EDT,J60/0,", "EST-", ":Europe/Berlin"]
+        let bad = [
+            "", "E5", "EST", "EST5EDT,M3.2.0", "EST5EDT,M13.1.0,M11.1.0", "EST5EDT,M3.6.0,M11.1.0",
+            "EST5EDT,M3.2.7,M11.1.0", "EST25", "<AB>5", "<+03", "<+03>", "EST5EDT,J0,J365",
+            "EST5EDT,366,0", "EST5EDT,M3.2.0/168,M11.1.0", "EST5x", "EST5EDT,", "EST5:60",
+            "EST5EDT,M3.2.0,M11.1.0,", "EST 5", "EST5EDT4x", "EST0005", "ÉST5", "<+0 3>-3",
+            "EST5EDT,J60/0,", "EST-", ":Europe/Berlin",
+        ]
         for text in bad {
             #expect {
                 _ = try ZoneRules(posixTZ: text)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Zoneinfo
 
 /// Tests read zoneinfo from here explicitly, never via $TZ, $TZDIR or /etc/localtime.
@@ -17,7 +17,9 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
         + Int64(hour * 3600 + minute * 60 + second)
 }
 
-func local(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> LocalDateTime {
+func local(
+    _ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0
+) -> LocalDateTime {
     LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
 }
 
@@ -46,7 +48,11 @@ func isMalformed(_ error: ZoneError) -> Bool {
 
 /// Builds TZif files field by field, so tests can state exactly what is wrong.
 struct TZifBuilder {
-    struct TimeType { var offset: Int32; var isDST: UInt8 = 0; var designation: UInt8 = 0 }
+    struct TimeType {
+        var offset: Int32
+        var isDST: UInt8 = 0
+        var designation: UInt8 = 0
+    }
     var version: UInt8 = UInt8(ascii: "2")
     var transitions: [Int64] = []
     var indices: [UInt8] = []
@@ -68,8 +74,10 @@ struct TZifBuilder {
 
     private func block(timeSize: Int, header version: UInt8) -> [UInt8] {
         var out = Array("TZif".utf8) + [version] + [UInt8](repeating: 0, count: 15)
-        let natural: [UInt32] = [0, 0, UInt32(leapRecords.count), UInt32(transitions.count),
-                                 UInt32(types.count), UInt32(characters.count)]
+        let natural: [UInt32] = [
+            0, 0, UInt32(leapRecords.count), UInt32(transitions.count),
+            UInt32(types.count), UInt32(characters.count),
+        ]
         for (i, n) in natural.enumerated() { out += be(UInt64(counts[i] ?? n), 4) }
         for t in transitions { out += be(UInt64(bitPattern: t), timeSize) }
         out += indices

@@ -6,8 +6,12 @@ import Zoneinfo
 @Suite struct TZifCorruptionTests {
     let berlinPath = zoneinfoDirectory + "/Europe/Berlin"
 
-    private func expectMalformed(_ bytes: [UInt8], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(throws: ZoneError.self, comment, sourceLocation: sourceLocation) { try ZoneRules(tzif: bytes, name: "test") }
+    private func expectMalformed(
+        _ bytes: [UInt8], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(throws: ZoneError.self, comment, sourceLocation: sourceLocation) {
+            try ZoneRules(tzif: bytes, name: "test")
+        }
         do {
             _ = try ZoneRules(tzif: bytes, name: "test")
         } catch {
@@ -53,7 +57,7 @@ import Zoneinfo
     @Test func structuralErrorsAreMalformed() {
         var builder = TZifBuilder()
         builder.transitions = [0, 10]
-        builder.indices = [0, 1]                                   // only one type
+        builder.indices = [0, 1]  // only one type
         expectMalformed(builder.bytes(), "type index out of range")
 
         builder = TZifBuilder()
@@ -82,7 +86,7 @@ import Zoneinfo
         expectMalformed(builder.bytes(), "no types")
 
         builder = TZifBuilder()
-        builder.counts[0] = 3                                      // isutcnt ≠ typecnt
+        builder.counts[0] = 3  // isutcnt ≠ typecnt
         expectMalformed(builder.bytes(), "indicator count")
 
         builder = TZifBuilder()

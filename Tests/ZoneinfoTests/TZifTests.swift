@@ -91,8 +91,7 @@ import Zoneinfo
             t += 86_400 * 17 + 1
         }
         #expect(old.nextTransition(after: utc(2026, 1, 1)) == utc(2026, 3, 29, 1))
-        #expect(old.nextTransition(after: utc(2037, 10, 25, 1)) == nil)            // no footer
+        #expect(old.nextTransition(after: utc(2037, 10, 25, 1)) == nil)  // no footer
     }
 
 }
-

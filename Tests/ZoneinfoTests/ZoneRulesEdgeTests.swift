@@ -6,7 +6,9 @@ import Zoneinfo
     @Test func footerRuleFarPast2037() throws {
         let berlin = try zone("Europe/Berlin")
         #expect(berlin.resolve(local(2100, 3, 28, 2, 30)) == .skipped)
-        #expect(berlin.resolve(local(2100, 10, 31, 2, 30)) == .ambiguous(earlier: utc(2100, 10, 31, 0, 30), later: utc(2100, 10, 31, 1, 30)))
+        #expect(
+            berlin.resolve(local(2100, 10, 31, 2, 30))
+                == .ambiguous(earlier: utc(2100, 10, 31, 0, 30), later: utc(2100, 10, 31, 1, 30)))
         #expect(berlin.nextTransition(after: utc(2100, 1, 1)) == utc(2100, 3, 28, 1))
         #expect(berlin.nextTransition(after: utc(2100, 3, 28, 1)) == utc(2100, 10, 31, 1))
         // The last table transition (2037-10-25) hands over to the footer seamlessly.
@@ -16,7 +18,9 @@ import Zoneinfo
         let newYork = try zone("America/New_York")
         #expect(newYork.offset(at: utc(2100, 3, 14, 6, 59, 59)) == -18000)
         #expect(newYork.offset(at: utc(2100, 3, 14, 7)) == -14400)
-        #expect(newYork.resolve(local(2100, 11, 7, 1, 30)) == .ambiguous(earlier: utc(2100, 11, 7, 5, 30), later: utc(2100, 11, 7, 6, 30)))
+        #expect(
+            newYork.resolve(local(2100, 11, 7, 1, 30))
+                == .ambiguous(earlier: utc(2100, 11, 7, 5, 30), later: utc(2100, 11, 7, 6, 30)))
     }
 
     @Test func nextTransitionWalksTheYear() throws {
@@ -26,7 +30,7 @@ import Zoneinfo
         #expect(berlin.nextTransition(after: utc(2026, 3, 29, 1)) == utc(2026, 10, 25, 1))
         #expect(berlin.nextTransition(after: utc(2026, 10, 25, 1)) == utc(2027, 3, 28, 1))
         // Before any transition: the first one, 1893's switch from local mean time.
-        #expect(berlin.nextTransition(after: Int64.min) == nil)      // more than 50 years away
+        #expect(berlin.nextTransition(after: Int64.min) == nil)  // more than 50 years away
         #expect(berlin.nextTransition(after: utc(1890, 1, 1)) == -2_422_054_408)
     }
 
@@ -44,7 +48,7 @@ import Zoneinfo
             #expect(rules.resolve(local(1_000_000_000, 7, 1)) != .skipped)
         }
         let berlin = try zone("Europe/Berlin")
-        #expect(berlin.offset(at: Int64.min) == 3208)                 // local mean time, +0:53:28
+        #expect(berlin.offset(at: Int64.min) == 3208)  // local mean time, +0:53:28
         #expect(berlin.localDateTime(at: Int64.max).year > 292_000_000_000)
     }
 

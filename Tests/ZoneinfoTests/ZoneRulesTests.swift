@@ -5,7 +5,7 @@ import Zoneinfo
 @Suite struct ZoneRulesTests {
     @Test func berlinSpringForward() throws {
         let berlin = try zone("Europe/Berlin")
-        let change = utc(2026, 3, 29, 1)                                   // 02:00 CET → 03:00 CEST
+        let change = utc(2026, 3, 29, 1)  // 02:00 CET → 03:00 CEST
         #expect(berlin.offset(at: change - 1) == 3600)
         #expect(berlin.offset(at: change) == 7200)
         #expect(berlin.abbreviation(at: change - 1) == "CET")
@@ -22,12 +22,17 @@ import Zoneinfo
 
     @Test func berlinFallBack() throws {
         let berlin = try zone("Europe/Berlin")
-        let change = utc(2026, 10, 25, 1)                                  // 03:00 CEST → 02:00 CET
+        let change = utc(2026, 10, 25, 1)  // 03:00 CEST → 02:00 CET
         #expect(berlin.offset(at: change - 1) == 7200)
         #expect(berlin.offset(at: change) == 3600)
-        #expect(berlin.resolve(local(2026, 10, 25, 2, 30)) == .ambiguous(earlier: utc(2026, 10, 25, 0, 30), later: utc(2026, 10, 25, 1, 30)))
-        #expect(berlin.resolve(local(2026, 10, 25, 2, 0)) == .ambiguous(earlier: utc(2026, 10, 25, 0, 0), later: change))
-        #expect(berlin.resolve(local(2026, 10, 25, 2, 59, 59)) == .ambiguous(earlier: change - 1, later: utc(2026, 10, 25, 1, 59, 59)))
+        #expect(
+            berlin.resolve(local(2026, 10, 25, 2, 30))
+                == .ambiguous(earlier: utc(2026, 10, 25, 0, 30), later: utc(2026, 10, 25, 1, 30)))
+        #expect(
+            berlin.resolve(local(2026, 10, 25, 2, 0)) == .ambiguous(earlier: utc(2026, 10, 25, 0, 0), later: change))
+        #expect(
+            berlin.resolve(local(2026, 10, 25, 2, 59, 59))
+                == .ambiguous(earlier: change - 1, later: utc(2026, 10, 25, 1, 59, 59)))
         #expect(berlin.resolve(local(2026, 10, 25, 1, 59)) == .unique(utc(2026, 10, 24, 23, 59)))
         #expect(berlin.resolve(local(2026, 10, 25, 1, 59, 59)) == .unique(utc(2026, 10, 24, 23, 59, 59)))
         #expect(berlin.resolve(local(2026, 10, 25, 3, 0)) == .unique(utc(2026, 10, 25, 2)))
@@ -44,18 +49,24 @@ import Zoneinfo
         #expect(newYork.resolve(local(2026, 3, 8, 3, 0)) == .unique(utc(2026, 3, 8, 7)))
         #expect(newYork.offset(at: utc(2026, 11, 1, 5, 59, 59)) == -14400)
         #expect(newYork.offset(at: utc(2026, 11, 1, 6)) == -18000)
-        #expect(newYork.resolve(local(2026, 11, 1, 1, 30)) == .ambiguous(earlier: utc(2026, 11, 1, 5, 30), later: utc(2026, 11, 1, 6, 30)))
+        #expect(
+            newYork.resolve(local(2026, 11, 1, 1, 30))
+                == .ambiguous(earlier: utc(2026, 11, 1, 5, 30), later: utc(2026, 11, 1, 6, 30)))
         #expect(newYork.resolve(local(2026, 11, 1, 0, 59, 59)) == .unique(utc(2026, 11, 1, 4, 59, 59)))
         #expect(newYork.resolve(local(2026, 11, 1, 2, 0)) == .unique(utc(2026, 11, 1, 7)))
     }
 
     @Test func lordHoweShiftsByHalfAnHour() throws {
         let lordHowe = try zone("Australia/Lord_Howe")
-        #expect(lordHowe.offset(at: utc(2026, 7, 1)) == 37800)              // +10:30
-        #expect(lordHowe.offset(at: utc(2026, 1, 1)) == 39600)              // +11
+        #expect(lordHowe.offset(at: utc(2026, 7, 1)) == 37800)  // +10:30
+        #expect(lordHowe.offset(at: utc(2026, 1, 1)) == 39600)  // +11
         // Ends 2026-04-05 02:00 (+11) → 01:30 (+10:30).
-        #expect(lordHowe.resolve(local(2026, 4, 5, 1, 45)) == .ambiguous(earlier: utc(2026, 4, 4, 14, 45), later: utc(2026, 4, 4, 15, 15)))
-        #expect(lordHowe.resolve(local(2026, 4, 5, 1, 30)) == .ambiguous(earlier: utc(2026, 4, 4, 14, 30), later: utc(2026, 4, 4, 15)))
+        #expect(
+            lordHowe.resolve(local(2026, 4, 5, 1, 45))
+                == .ambiguous(earlier: utc(2026, 4, 4, 14, 45), later: utc(2026, 4, 4, 15, 15)))
+        #expect(
+            lordHowe.resolve(local(2026, 4, 5, 1, 30))
+                == .ambiguous(earlier: utc(2026, 4, 4, 14, 30), later: utc(2026, 4, 4, 15)))
         #expect(lordHowe.resolve(local(2026, 4, 5, 1, 29, 59)) == .unique(utc(2026, 4, 4, 14, 29, 59)))
         #expect(lordHowe.resolve(local(2026, 4, 5, 2, 0)) == .unique(utc(2026, 4, 4, 15, 30)))
         // Starts 2026-10-04 02:00 (+10:30) → 02:30 (+11).
@@ -74,7 +85,9 @@ import Zoneinfo
         #expect(sydney.abbreviation(at: utc(2026, 1, 15)) == "AEDT")
         #expect(sydney.offset(at: utc(2026, 7, 15)) == 36000)
         #expect(sydney.abbreviation(at: utc(2026, 7, 15)) == "AEST")
-        #expect(sydney.resolve(local(2026, 4, 5, 2, 30)) == .ambiguous(earlier: utc(2026, 4, 4, 15, 30), later: utc(2026, 4, 4, 16, 30)))
+        #expect(
+            sydney.resolve(local(2026, 4, 5, 2, 30))
+                == .ambiguous(earlier: utc(2026, 4, 4, 15, 30), later: utc(2026, 4, 4, 16, 30)))
         #expect(sydney.resolve(local(2026, 10, 4, 2, 30)) == .skipped)
         #expect(sydney.resolve(local(2026, 12, 31, 23, 59, 59)) == .unique(utc(2026, 12, 31, 12, 59, 59)))
         #expect(sydney.localDateTime(at: utc(2026, 12, 31, 13)) == local(2027, 1, 1))
@@ -96,14 +109,16 @@ import Zoneinfo
             #expect(!dublin.isDaylightSavingTime(at: utc(year, 7, 15)))
         }
         #expect(dublin.resolve(local(2026, 3, 29, 1, 30)) == .skipped)
-        #expect(dublin.resolve(local(2026, 10, 25, 1, 30)) == .ambiguous(earlier: utc(2026, 10, 25, 0, 30), later: utc(2026, 10, 25, 1, 30)))
+        #expect(
+            dublin.resolve(local(2026, 10, 25, 1, 30))
+                == .ambiguous(earlier: utc(2026, 10, 25, 0, 30), later: utc(2026, 10, 25, 1, 30)))
         #expect(dublin.nextTransition(after: utc(2026, 1, 1)) == utc(2026, 3, 29, 1))
         #expect(dublin.nextTransition(after: utc(2026, 3, 29, 1)) == utc(2026, 10, 25, 1))
     }
 
     @Test func apiaSkippedAWholeDay() throws {
         let apia = try zone("Pacific/Apia")
-        let change: Int64 = 1_325_239_200                                   // 2011-12-30T10:00Z
+        let change: Int64 = 1_325_239_200  // 2011-12-30T10:00Z
         #expect(apia.localDateTime(at: change - 1) == local(2011, 12, 29, 23, 59, 59))
         #expect(apia.localDateTime(at: change) == local(2011, 12, 31, 0, 0, 0))
         for hour in 0..<24 {

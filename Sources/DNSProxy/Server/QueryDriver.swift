@@ -9,8 +9,9 @@ import Synchronization
 /// with the reply or nil when every upstream failed (docs/dns.md#forwarding). `DNSUpstream`'s client
 /// is the real one; tests may give their own.
 public protocol UpstreamResolving: AnyObject {
-    func resolve(_ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool, upstreams: [UpstreamSpec]?,
-                 completion: @escaping ([UInt8]?) -> Void)
+    func resolve(
+        _ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool, upstreams: [UpstreamSpec]?,
+        completion: @escaping ([UInt8]?) -> Void)
 }
 
 /// Carries out a pipeline step on one loop: a reply goes to `send`; a resolution goes to
@@ -61,14 +62,17 @@ public final class QueryDriver {
         if pending.stale != nil {
             staleTimer = loop.scheduleTimer(after: Self.staleAfter) { [weak self] in
                 guard let self, !answered.done,
-                      let step = self.pipeline.staleAnswer(pending, now: self.now(), snapshot: self.snapshot) else { return }
+                    let step = self.pipeline.staleAnswer(pending, now: self.now(), snapshot: self.snapshot)
+                else { return }
                 answered.done = true
                 self.carryOut(step, send: send)
             }
         }
         let servers = pending.localZone.flatMap { snapshot.localServers[$0] }.map { [$0] } ?? snapshot.upstreams
-        upstream.resolve(pending.upstreamQuestion, dnssecOK: pending.key.dnssecOK,
-                         checkingDisabled: pending.key.checkingDisabled, upstreams: servers) { [weak self] reply in
+        upstream.resolve(
+            pending.upstreamQuestion, dnssecOK: pending.key.dnssecOK,
+            checkingDisabled: pending.key.checkingDisabled, upstreams: servers
+        ) { [weak self] reply in
             guard let self else { return }
             self.inFlight.subtract(1, ordering: .relaxed)
             if let staleTimer { _ = self.loop.cancelTimer(staleTimer) }

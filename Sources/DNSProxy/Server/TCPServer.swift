@@ -13,7 +13,8 @@ public final class TCPServer: Selectable {
     var connections: Set<ObjectIdentifier> = []
     let maxConnections = 2048
 
-    public init(address: SocketAddress, driver: QueryDriver, idleTimeout: Nanoseconds, log: Logger) throws(SystemError) {
+    public init(address: SocketAddress, driver: QueryDriver, idleTimeout: Nanoseconds, log: Logger) throws(SystemError)
+    {
         socket = try Socket.listen(on: address, backlog: 512, reusePort: true)
         self.driver = driver
         self.idleTimeout = idleTimeout
@@ -35,8 +36,9 @@ public final class TCPServer: Selectable {
                 continue
             }
             do {
-                let handler = try TCPConnection(socket: connection, client: peer, driver: driver, idleTimeout: idleTimeout,
-                                                server: self)
+                let handler = try TCPConnection(
+                    socket: connection, client: peer, driver: driver, idleTimeout: idleTimeout,
+                    server: self)
                 connections.insert(ObjectIdentifier(handler))
             } catch {
                 connection.close()
@@ -73,7 +75,9 @@ final class TCPConnection: Selectable, TimerTarget {
     /// Queries in flight on one connection; beyond it reading pauses (bounded memory).
     static let maxPending = 128
 
-    init(socket: Socket, client: IPAddress, driver: QueryDriver, idleTimeout: Nanoseconds, server: TCPServer) throws(SystemError) {
+    init(
+        socket: Socket, client: IPAddress, driver: QueryDriver, idleTimeout: Nanoseconds, server: TCPServer
+    ) throws(SystemError) {
         self.socket = socket
         self.client = client
         self.driver = driver
@@ -110,7 +114,8 @@ final class TCPConnection: Selectable, TimerTarget {
             armIdleTimer()
         }
         while pending < Self.maxPending, let length = input.getInteger(at: input.readerIndex, as: UInt16.self),
-              input.readableBytes >= 2 + Int(length) {
+            input.readableBytes >= 2 + Int(length)
+        {
             input.moveReaderIndex(forwardBy: 2)
             guard let packet = input.readBytes(length: Int(length)) else { break }
             pending += 1

@@ -30,7 +30,8 @@ public final class UDPServer: Selectable {
         for index in 0..<count {
             // A datagram cut by the slot size is not a whole query: dropped (docs/dns.md#hostile-input).
             guard !received.isTruncated(at: index), let source = received.address(at: index),
-                  let client = source.ipAddress else { continue }
+                let client = source.ipAddress
+            else { continue }
             let packet = Array(received.bytes(at: index))
             driver.handle(packet, from: client, overUDP: true) { [weak self] answer in self?.send(answer, to: source) }
         }

@@ -68,8 +68,11 @@ enum BenchMatcherCommand {
         return options
     }
 
-    private static func measure(_ options: Options, console: some Console, clock: any Clock) throws(GatewayError)
-        -> BenchReport {
+    private static func measure(
+        _ options: Options, console: some Console, clock: any Clock
+    ) throws(GatewayError)
+        -> BenchReport
+    {
         let scratch = "/tmp/phosra-gate-bench-\(getpid())"
         defer { _ = try? ChildProcess.run("/bin/rm", ["-rf", scratch]) }
         do { try Files.makeDirectories(scratch) } catch { throw .usage("\(error)") }
@@ -105,11 +108,12 @@ enum BenchMatcherCommand {
         }
         let naiveHits = texts.reduce(0) { $0 + (naive.matches($1) ? 1 : 0) }
         if hits != naiveHits { console.err("warning: the trie matched \(hits) queries, the naive set \(naiveHits)") }
-        return BenchReport(names: trie.nameCount, queries: queries.count, threads: options.threads,
-                           buildSeconds: built["build_seconds"] ?? 0, loadSeconds: loaded["load_seconds"] ?? 0,
-                           residentGrowth: Int(loaded["resident_growth"] ?? 0), buildPeak: Int(built["build_peak_bytes"] ?? 0),
-                           structure: Int(built["structure_bytes"] ?? 0), lookups: single, lookupsThreads: multi,
-                           naive: naiveRate, hits: hits, source: workload.description)
+        return BenchReport(
+            names: trie.nameCount, queries: queries.count, threads: options.threads,
+            buildSeconds: built["build_seconds"] ?? 0, loadSeconds: loaded["load_seconds"] ?? 0,
+            residentGrowth: Int(loaded["resident_growth"] ?? 0), buildPeak: Int(built["build_peak_bytes"] ?? 0),
+            structure: Int(built["structure_bytes"] ?? 0), lookups: single, lookupsThreads: multi,
+            naive: naiveRate, hits: hits, source: workload.description)
     }
 
     /// Runs `lookups` over the queries and returns how many matched.
@@ -131,8 +135,12 @@ enum BenchMatcherCommand {
     private static func child(_ arguments: [String]) throws(GatewayError) -> [String: Double] {
         guard let executable = Files.executablePath() else { throw .usage("cannot find the running executable") }
         let result: ChildProcess.Result
-        do { result = try ChildProcess.run(executable, ["bench", "matcher-child"] + arguments) } catch { throw .usage("\(error)") }
-        guard result.status == 0 else { throw .usage("measurement process \(arguments.first ?? "") failed (exit \(result.status))") }
+        do { result = try ChildProcess.run(executable, ["bench", "matcher-child"] + arguments) } catch {
+            throw .usage("\(error)")
+        }
+        guard result.status == 0 else {
+            throw .usage("measurement process \(arguments.first ?? "") failed (exit \(result.status))")
+        }
         return MatcherChild.parse(result.text)
     }
 }
@@ -141,7 +149,9 @@ enum BenchMatcherCommand {
 enum Timing {
     /// Lookups per second: `body(offset, count)` runs `count` lookups; batches repeat
     /// until `seconds` have passed on every thread.
-    static func rate(seconds: Double, threads: Int, clock: any Clock, _ body: @Sendable @escaping (Int, Int) -> Int) -> Double {
+    static func rate(
+        seconds: Double, threads: Int, clock: any Clock, _ body: @Sendable @escaping (Int, Int) -> Int
+    ) -> Double {
         let batch = 20_000
         let totals = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
         defer { totals.deallocate() }

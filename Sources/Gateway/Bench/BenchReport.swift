@@ -19,19 +19,20 @@ struct BenchReport {
 
     var json: String {
         func number(_ value: Double) -> String { value.isFinite ? "\(value)" : "null" }
-        return "{" + [
-            "\"names\":\(names)",
-            "\"build_seconds\":\(number(buildSeconds))",
-            "\"load_seconds\":\(number(loadSeconds))",
-            "\"bytes_per_name\":\(number(bytesPerName))",
-            "\"build_peak_bytes\":\(buildPeak)",
-            "\"structure_bytes\":\(structure)",
-            "\"lookups_per_second\":\(number(lookups))",
-            "\"lookups_per_second_threads\":\(number(lookupsThreads))",
-            "\"naive_lookups_per_second\":\(number(naive))",
-            "\"speedup_vs_naive\":\(number(speedup))",
-            "\"hits\":\(hits)",
-        ].joined(separator: ",") + "}"
+        return "{"
+            + [
+                "\"names\":\(names)",
+                "\"build_seconds\":\(number(buildSeconds))",
+                "\"load_seconds\":\(number(loadSeconds))",
+                "\"bytes_per_name\":\(number(bytesPerName))",
+                "\"build_peak_bytes\":\(buildPeak)",
+                "\"structure_bytes\":\(structure)",
+                "\"lookups_per_second\":\(number(lookups))",
+                "\"lookups_per_second_threads\":\(number(lookupsThreads))",
+                "\"naive_lookups_per_second\":\(number(naive))",
+                "\"speedup_vs_naive\":\(number(speedup))",
+                "\"hits\":\(hits)",
+            ].joined(separator: ",") + "}"
     }
 
     var table: String {

@@ -65,10 +65,12 @@ struct BenchWorkload {
         }
         let queryFile = scratch + "/queries.txt"
         try write(queryFile, Array(queries.map(\.description).joined(separator: "\n").utf8))
-        let source = options.lists.isEmpty ? "synthetic list" : options.lists.map { Files.base($0) }.joined(separator: ", ")
+        let source =
+            options.lists.isEmpty ? "synthetic list" : options.lists.map { Files.base($0) }.joined(separator: ", ")
         let querySource = options.queries.map { Files.base($0) } ?? "synthetic queries"
-        return BenchWorkload(listFiles: listFiles, listedNames: names, queries: queries, queryFile: queryFile,
-                             description: "\(source); \(querySource)")
+        return BenchWorkload(
+            listFiles: listFiles, listedNames: names, queries: queries, queryFile: queryFile,
+            description: "\(source); \(querySource)")
     }
 
     /// Whether a suffix of `name` is listed (the naive check, used once per query here).

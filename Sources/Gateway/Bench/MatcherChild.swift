@@ -26,7 +26,9 @@ enum MatcherChild {
     }
 
     /// Builds from text, one list per file; reports time and the peak growth of memory.
-    private static func build(output: String, lists: [String], console: some Console, clock: any Clock) throws(SystemError) {
+    private static func build(
+        output: String, lists: [String], console: some Console, clock: any Clock
+    ) throws(SystemError) {
         let baseline = ProcessMemory.resident()
         let start = clock.now()
         let total = lists.reduce(0) { $0 + Int((try? Files.status($1))?.size ?? 0) }
@@ -57,8 +59,10 @@ enum MatcherChild {
 
     /// Maps the compiled file: time to the first correct lookup, and resident growth
     /// after one full pass over the queries.
-    private static func load(compiled: String, queries: String, console: some Console,
-                             clock: any Clock) throws(SystemError) {
+    private static func load(
+        compiled: String, queries: String, console: some Console,
+        clock: any Clock
+    ) throws(SystemError) {
         var names: [DomainName] = []
         for line in String(decoding: try Files.read(queries), as: UTF8.self).split(separator: "\n") {
             if let name = try? QueryName.parse(String(line)) { names.append(name) }

@@ -6,8 +6,10 @@ struct SyntheticLists {
 
     init(seed: UInt64) { random = SplitMix(state: seed) }
 
-    private static let tlds = ["com", "com", "com", "com", "com", "net", "org", "info", "ru", "de", "xyz", "top", "co.uk",
-                               "io", "online", "site", "biz", "pl", "com.br", "fr", "nl", "club", "cn", "jp"]
+    private static let tlds = [
+        "com", "com", "com", "com", "com", "net", "org", "info", "ru", "de", "xyz", "top", "co.uk",
+        "io", "online", "site", "biz", "pl", "com.br", "fr", "nl", "club", "cn", "jp",
+    ]
     private static let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
     private mutating func label(_ lengths: ClosedRange<Int>) -> String {

@@ -1,6 +1,6 @@
 import Config
-import DNSUpstream
 import DNSProxy
+import DNSUpstream
 import DomainMatch
 import EventLoop
 import Glibc
@@ -42,14 +42,17 @@ final class Daemon: @unchecked Sendable {
     /// Makes a loop's upstream client, on that loop's thread.
     typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
 
-    init(options: RunOptions, builder: SnapshotBuilder, rules: PolicyRules, policyPath: String?, log: Logger,
-         hits: any HitRecorder, clock: any Clock) throws(GatewayError) {
+    init(
+        options: RunOptions, builder: SnapshotBuilder, rules: PolicyRules, policyPath: String?, log: Logger,
+        hits: any HitRecorder, clock: any Clock
+    ) throws(GatewayError) {
         self.log = log
         self.clock = clock
         parts = Mutex((builder, rules))
-        pipeline = QueryPipeline(snapshot: builder.make(rules: rules),
-                                 cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
-                                 hits: hits)
+        pipeline = QueryPipeline(
+            snapshot: builder.make(rules: rules),
+            cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
+            hits: hits)
         proxyLookups = ProxyLookups.pipeline(sharingCacheOf: pipeline, hits: hits)
         do {
             group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns", clock: clock)
@@ -63,11 +66,14 @@ final class Daemon: @unchecked Sendable {
     /// Binds every listener on every loop; logs one line per listener when all are up.
     func start(options: RunOptions, upstream: @escaping UpstreamFactory) throws(GatewayError) {
         for loop in group.loops {
-            let pipeline = self.pipeline, log = self.log
+            let pipeline = self.pipeline
+            let log = self.log
             let idle = Nanoseconds(max(options.tcpIdle, 1)) * 1_000_000
             let addresses = options.dnsListen.map { SocketAddress(listen: $0) }
             let proxyAddresses = options.proxyListen.map { SocketAddress(listen: $0) }
-            let proxySettings = options.proxy, lookups = proxyLookups, limiter = proxyLimiter
+            let proxySettings = options.proxy
+            let lookups = proxyLookups
+            let limiter = proxyLimiter
             nonisolated(unsafe) let factory = upstream
             do {
                 let servers = try loop.runSync { () throws -> LoopServers in
@@ -75,9 +81,10 @@ final class Daemon: @unchecked Sendable {
                     var proxy: ProxyLoop?
                     if !proxyAddresses.isEmpty {
                         // On the DNS loop, with its upstream client: the same resolver, no hops.
-                        let loopProxy = ProxyLoop(loop: loop, lookups: lookups, upstream: driver.upstream,
-                                                  snapshot: driver.snapshot, settings: proxySettings, hits: pipeline.hits,
-                                                  limiter: limiter, log: log)
+                        let loopProxy = ProxyLoop(
+                            loop: loop, lookups: lookups, upstream: driver.upstream,
+                            snapshot: driver.snapshot, settings: proxySettings, hits: pipeline.hits,
+                            limiter: limiter, log: log)
                         for address in proxyAddresses { try loopProxy.listen(on: address) }
                         proxy = loopProxy
                     }
@@ -88,12 +95,15 @@ final class Daemon: @unchecked Sendable {
                 throw .usage("cannot listen: \(error)")
             }
         }
-        for address in options.dnsListen { log.info("listening", [("service", "dns"), ("udp", "\(address)"), ("tcp", "\(address)")]) }
+        for address in options.dnsListen {
+            log.info("listening", [("service", "dns"), ("udp", "\(address)"), ("tcp", "\(address)")])
+        }
         for address in options.proxyListen { log.info("listening", [("service", "proxy"), ("tcp", "\(address)")]) }
         let first = group.loops[0]
         do {
             try first.runSync { () throws -> Void in
-                self.signals = try SignalSource(loop: first, signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1]) { [unowned self] signal in
+                self.signals = try SignalSource(loop: first, signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1]) {
+                    [unowned self] signal in
                     self.signal(signal)
                 }
             }
@@ -106,8 +116,12 @@ final class Daemon: @unchecked Sendable {
         switch watcher?.poll() {
         case .loaded(let policy)?:
             replace(rules: PolicyRules(policy))
-            log.info("policy_loaded", [("path", watcher?.path ?? ""), ("version", "\(policy.version)"),
-                                       ("policy_id", policy.policyID)])
+            log.info(
+                "policy_loaded",
+                [
+                    ("path", watcher?.path ?? ""), ("version", "\(policy.version)"),
+                    ("policy_id", policy.policyID),
+                ])
         case .rejected(let why)?:
             log.warn("policy_rejected", [("error", why)])
         case nil:
@@ -238,8 +252,11 @@ final class LoopServers: @unchecked Sendable {
     private var udp: [UDPServer] = []
     private var tcp: [TCPServer] = []
 
-    init(driver: QueryDriver, addresses: [SocketAddress], idle: Nanoseconds, log: Logger, proxy: ProxyLoop?)
-        throws(SystemError) {
+    init(
+        driver: QueryDriver, addresses: [SocketAddress], idle: Nanoseconds, log: Logger, proxy: ProxyLoop?
+    )
+        throws(SystemError)
+    {
         self.driver = driver
         self.proxy = proxy
         for address in addresses {

@@ -1,7 +1,7 @@
 import Blocklists
 import Config
-import DNSUpstream
 import DNSProxy
+import DNSUpstream
 import EventLoop
 import Glibc
 import Policy
@@ -23,8 +23,12 @@ enum RunCommand {
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
-            do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch { throw GatewayError.config(error) }
-            guard arguments.operands.isEmpty else { throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"") }
+            do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch {
+                throw GatewayError.config(error)
+            }
+            guard arguments.operands.isEmpty else {
+                throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"")
+            }
             let configPath = arguments.flag("--config")
             let fromCheckout = configPath == nil && !Files.exists(ConfigFile.defaultPath)
             let settings = try EngineOptions.settings(configFlag: configPath, flags: arguments.settings)
@@ -39,23 +43,28 @@ enum RunCommand {
                 throw GatewayError.usage("\(error)")
             }
             if let note = store.recoveryNote { log.warn("store_recovered", [("note", note)]) }
-            let setup = try SyncSetup(settings: settings, stateDirectory: options.stateDirectory, store: store, log: log)
+            let setup = try SyncSetup(
+                settings: settings, stateDirectory: options.stateDirectory, store: store, log: log)
             let activity = ActivityCounters()
             let builder = try makeBuilder(settings, options: options, activity: activity, log: log)
             let aggregator = HitAggregator()
-            let daemon = try Daemon(options: options, builder: builder, rules: setup.rules, policyPath: setup.policyPath,
-                                    log: log, hits: aggregator, clock: clock)
+            let daemon = try Daemon(
+                options: options, builder: builder, rules: setup.rules, policyPath: setup.policyPath,
+                log: log, hits: aggregator, clock: clock)
             if case .localFile(let path, let policy) = setup.mode {
-                log.info("policy_loaded", [("path", path), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
+                log.info(
+                    "policy_loaded", [("path", path), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
             }
             daemon.reloadRequested = { [weak daemon] in
                 guard let daemon else { return }
-                reload(daemon, configPath: configPath, flags: arguments.settings, running: options, activity: activity,
-                       localFile: setup.policyPath != nil, log: log)
+                reload(
+                    daemon, configPath: configPath, flags: arguments.settings, running: options, activity: activity,
+                    localFile: setup.policyPath != nil, log: log)
             }
-            let sync = try setup.service(daemon: daemon, settings: settings, options: options, store: store,
-                                         aggregator: aggregator, activity: activity, lists: builder.lists, log: log,
-                                         clock: clock)
+            let sync = try setup.service(
+                daemon: daemon, settings: settings, options: options, store: store,
+                aggregator: aggregator, activity: activity, lists: builder.lists, log: log,
+                clock: clock)
             daemon.syncRequested = { sync.wake() }
             daemon.beforeStop = { sync.stop() }
             try daemon.start(options: options, upstream: try Upstreams.factory(options: options, log: log))
@@ -71,29 +80,40 @@ enum RunCommand {
     }
 
     /// Zone, category lists (from the compiled cache when it matches) and decision keys.
-    static func makeBuilder(_ settings: Settings, options: RunOptions, activity: ActivityCounters,
-                            log: Logger) throws(GatewayError) -> SnapshotBuilder {
+    static func makeBuilder(
+        _ settings: Settings, options: RunOptions, activity: ActivityCounters,
+        log: Logger
+    ) throws(GatewayError) -> SnapshotBuilder {
         let zone = try EngineOptions.zone(settings)
         let inputs = try EngineOptions.listInputs(settings)
         var warnings = inputs.warnings
         let lists = ListCache.open(inputs, stateDirectory: options.stateDirectory, writeBack: true, warnings: &warnings)
         for warning in warnings { log.warn("lists", [("warning", warning)]) }
-        log.info("lists_loaded", [("path", inputs.path), ("names", "\(lists.trie.nameCount)"),
-                                  ("categories", lists.present.sorted().map(\.id).joined(separator: ","))])
-        return SnapshotBuilder(options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
-                               activity: activity)
+        log.info(
+            "lists_loaded",
+            [
+                ("path", inputs.path), ("names", "\(lists.trie.nameCount)"),
+                ("categories", lists.present.sorted().map(\.id).joined(separator: ",")),
+            ])
+        return SnapshotBuilder(
+            options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
+            activity: activity)
     }
 
     /// SIGHUP: configuration and lists again; a bad configuration keeps the running one.
     /// Listen addresses and the state directory need a restart. A local policy file is
     /// read again too; a synced policy stays as it is.
-    static func reload(_ daemon: Daemon, configPath: String?, flags: Settings, running: RunOptions,
-                       activity: ActivityCounters, localFile: Bool, log: Logger) {
+    static func reload(
+        _ daemon: Daemon, configPath: String?, flags: Settings, running: RunOptions,
+        activity: ActivityCounters, localFile: Bool, log: Logger
+    ) {
         do {
             let settings = try EngineOptions.settings(configFlag: configPath, flags: flags)
-            let options = try RunOptions(settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
+            let options = try RunOptions(
+                settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
             if options.dnsListen != running.dnsListen || options.proxyListen != running.proxyListen
-                || options.stateDirectory != running.stateDirectory {
+                || options.stateDirectory != running.stateDirectory
+            {
                 log.warn("reload", [("note", "dns_listen, proxy_listen and state_dir change only on restart")])
             }
             let builder = try makeBuilder(settings, options: options, activity: activity, log: log)

@@ -42,16 +42,22 @@ struct RunOptions {
 
     init(_ settings: Settings, fromCheckout: Bool) throws(GatewayError) {
         dnsListen = !settings.isSet(Key.dnsListen) && fromCheckout ? Self.checkoutListen : settings[Key.dnsListen]
-        stateDirectory = !settings.isSet(Key.stateDir) && fromCheckout ? Self.checkoutStateDirectory
+        stateDirectory =
+            !settings.isSet(Key.stateDir) && fromCheckout
+            ? Self.checkoutStateDirectory
             : settings[Key.stateDir]
         let configured = settings[Key.upstream]
         upstreams = configured.isEmpty ? ResolvConf.upstreams(excluding: dnsListen) : configured
         guard !upstreams.isEmpty else {
-            throw .config(settings.error(Key.upstream, "none given, and /etc/resolv.conf has no nameserver but our own addresses"))
+            throw .config(
+                settings.error(Key.upstream, "none given, and /etc/resolv.conf has no nameserver but our own addresses")
+            )
         }
         upstreamTimeout = settings[Key.upstreamTimeout].wholeMilliseconds
         caFile = settings[Key.caFile].isEmpty ? nil : settings[Key.caFile]
-        if let caFile, !Files.exists(caFile) { throw .config(settings.error(Key.caFile, "\(caFile): No such file or directory")) }
+        if let caFile, !Files.exists(caFile) {
+            throw .config(settings.error(Key.caFile, "\(caFile): No such file or directory"))
+        }
         blockMode = settings[Key.blockMode]
         blockTTL = UInt32(clamping: settings[Key.blockTTL].components.seconds)
         tcpIdle = settings[Key.tcpIdle].wholeMilliseconds
@@ -67,17 +73,22 @@ struct RunOptions {
         // Half the cores by default: the kernel's network processing, the HTTP proxy and
         // the sync need the rest (measured: on 2 cores one loop answers ~15 % more than two).
         let configuredThreads = settings[Key.dnsThreads]
-        threads = configuredThreads > 0 ? min(configuredThreads, 64)
+        threads =
+            configuredThreads > 0
+            ? min(configuredThreads, 64)
             : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2, 8))
-        proxyListen = !settings.isSet(Key.proxyListen) && fromCheckout ? Self.checkoutProxyListen
+        proxyListen =
+            !settings.isSet(Key.proxyListen) && fromCheckout
+            ? Self.checkoutProxyListen
             : settings[Key.proxyListen]
         let gatewayName = settings[Key.gatewayName]
-        proxy = ProxySettings(connectPorts: Set(settings[Key.connectPorts]),
-                              allowIPConnect: settings[Key.allowIPConnect],
-                              connectTimeout: settings[Key.connectTimeout].wholeNanoseconds,
-                              tunnelIdle: settings[Key.tunnelIdle].wholeNanoseconds,
-                              maxConnectionsPerClient: settings[Key.proxyMaxConnsPerClient],
-                              gatewayName: gatewayName.isEmpty ? Self.hostName() : gatewayName)
+        proxy = ProxySettings(
+            connectPorts: Set(settings[Key.connectPorts]),
+            allowIPConnect: settings[Key.allowIPConnect],
+            connectTimeout: settings[Key.connectTimeout].wholeNanoseconds,
+            tunnelIdle: settings[Key.tunnelIdle].wholeNanoseconds,
+            maxConnectionsPerClient: settings[Key.proxyMaxConnsPerClient],
+            gatewayName: gatewayName.isEmpty ? Self.hostName() : gatewayName)
         guard !dnsListen.isEmpty else { throw .config(settings.error(Key.dnsListen, "no address to listen on")) }
         guard proxy.connectTimeout > 0 else { throw .config(settings.error(Key.connectTimeout, "must be above 0")) }
         guard proxy.tunnelIdle > 0 else { throw .config(settings.error(Key.tunnelIdle, "must be above 0")) }
@@ -110,7 +121,9 @@ enum OwnPrefixes {
         var cursor: UnsafeMutablePointer<ifaddrs>? = first
         while let entry = cursor {
             defer { cursor = entry.pointee.ifa_next }
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET6) else { continue }
+            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET6) else {
+                continue
+            }
             let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
                 withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
             }

@@ -1,7 +1,7 @@
 import Blocklists
 import Config
-import DNSUpstream
 import DNSProxy
+import DNSUpstream
 import DomainMatch
 import Policy
 import Zoneinfo
@@ -19,14 +19,16 @@ struct SnapshotBuilder {
     let activity: ActivityCounters
 
     func make(rules: PolicyRules) -> ProxySnapshot {
-        let engine = DecisionEngine(system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
-                                    profiles: ProfileTable(single: rules))
+        let engine = DecisionEngine(
+            system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
+            profiles: ProfileTable(single: rules))
         var servers: [DomainName: UpstreamSpec] = [:]
         for forward in options.localForward { servers[forward.zone] = forward.server }
-        return ProxySnapshot(engine: engine, answers: AnswerBuilder(mode: options.blockMode, blockTTL: options.blockTTL),
-                             localZones: LocalZones(forwarded: Set(servers.keys)), allowClients: options.allowClients,
-                             rateLimiter: RateLimiter(rate: options.rateLimit), minTTL: options.cacheMinTTL,
-                             maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers,
-                             activity: activity)
+        return ProxySnapshot(
+            engine: engine, answers: AnswerBuilder(mode: options.blockMode, blockTTL: options.blockTTL),
+            localZones: LocalZones(forwarded: Set(servers.keys)), allowClients: options.allowClients,
+            rateLimiter: RateLimiter(rate: options.rateLimit), minTTL: options.cacheMinTTL,
+            maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers,
+            activity: activity)
     }
 }

@@ -39,8 +39,15 @@ struct SyncSetup {
         }
         let initial = settings[Key.initialPolicy].rules
         guard let profile = DeviceIdentity.registeredProfiles(stateDirectory: stateDirectory).sorted().first else {
-            log.warn("no_policy", [("note", "no --policy file and no registered device; enforcing initial_policy "
-                                    + settings[Key.initialPolicy].rawValue + " (see phosra-gate register)")])
+            log.warn(
+                "no_policy",
+                [
+                    (
+                        "note",
+                        "no --policy file and no registered device; enforcing initial_policy "
+                            + settings[Key.initialPolicy].rawValue + " (see phosra-gate register)"
+                    )
+                ])
             mode = .unregistered
             rules = initial
             return
@@ -57,8 +64,12 @@ struct SyncSetup {
         }
         mode = .synced(identity, cached: cached)
         rules = cached.map { PolicyRules($0) } ?? initial
-        log.info("enforcing", [("profile", profile), ("source", cached == nil ? "initial_policy" : "cached"),
-                               ("version", "\(cached?.version ?? 0)")])
+        log.info(
+            "enforcing",
+            [
+                ("profile", profile), ("source", cached == nil ? "initial_policy" : "cached"),
+                ("version", "\(cached?.version ?? 0)"),
+            ])
     }
 
     var policyPath: String? {
@@ -72,9 +83,12 @@ struct SyncSetup {
     }
 
     /// The sync thread: hit flushes and heartbeats always; API polls for a registered profile.
-    func service(daemon: Daemon, settings: Settings, options: RunOptions, store: Store, aggregator: HitAggregator,
-                 activity: ActivityCounters, lists: CategoryLists, log: Logger, clock: any Clock)
-        throws(GatewayError) -> SyncService {
+    func service(
+        daemon: Daemon, settings: Settings, options: RunOptions, store: Store, aggregator: HitAggregator,
+        activity: ActivityCounters, lists: CategoryLists, log: Logger, clock: any Clock
+    )
+        throws(GatewayError) -> SyncService
+    {
         let now = SyncTime(clock)
         var profiles: [ProfileSync] = []
         if case .synced(let identity, _) = mode {
@@ -85,12 +99,16 @@ struct SyncSetup {
             timing.revokeAfter = settings[Key.revokeAfter].wholeMilliseconds
             timing.backoffMax = max(1000, settings[Key.backoffMax].wholeMilliseconds)
             do {
-                profiles.append(try ProfileSync(
-                    profile: identity.profile, childID: identity.childID, api: api, store: store, timing: timing, now: now,
-                    keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
-                    apply: { policy in daemon.replace(rules: policy.map { PolicyRules($0) } ?? .unfiltered) },
-                    evaluate: { policy in EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: lists.present) },
-                    log: { event, fields in log.info(event, fields) }))
+                profiles.append(
+                    try ProfileSync(
+                        profile: identity.profile, childID: identity.childID, api: api, store: store, timing: timing,
+                        now: now,
+                        keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
+                        apply: { policy in daemon.replace(rules: policy.map { PolicyRules($0) } ?? .unfiltered) },
+                        evaluate: { policy in
+                            EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: lists.present)
+                        },
+                        log: { event, fields in log.info(event, fields) }))
             } catch {
                 throw .usage("\(error)")
             }
@@ -104,9 +122,13 @@ struct SyncSetup {
             return try SyncService(
                 store: store,
                 flusher: HitFlusher(aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax])),
-                profiles: profiles, activity: [Self.profile: activity], localVersions: localVersions, intervals: intervals,
-                heartbeat: { Heartbeat(pid: getpid(), startedAt: started, updatedAt: clock.wall().unixSeconds,
-                                       version: Gateway.version, listeners: listeners) },
+                profiles: profiles, activity: [Self.profile: activity], localVersions: localVersions,
+                intervals: intervals,
+                heartbeat: {
+                    Heartbeat(
+                        pid: getpid(), startedAt: started, updatedAt: clock.wall().unixSeconds,
+                        version: Gateway.version, listeners: listeners)
+                },
                 clock: clock, log: { event, fields in log.info(event, fields) })
         } catch {
             throw .usage("cannot start the sync thread: \(error)")
@@ -115,17 +137,22 @@ struct SyncSetup {
 
     /// The HTTPS client for the API: verification against the system store or `ca_file`,
     /// timeouts for a server that may be cold-starting (docs/sync.md).
-    static func api(identity: DeviceIdentity, settings: Settings, options: RunOptions,
-                    clock: any Clock) throws(GatewayError) -> PhosraHTTPAPI {
+    static func api(
+        identity: DeviceIdentity, settings: Settings, options: RunOptions,
+        clock: any Clock
+    ) throws(GatewayError) -> PhosraHTTPAPI {
         let baseText = settings.isSet(Key.api) ? settings[Key.api] : identity.api
         let base: HTTPURL
         do { base = try HTTPURL(baseText) } catch { throw .config(settings.error(Key.api, "\(error)")) }
         var context: TLSContext?
         if let caFile = options.caFile {
-            do { context = try TLSContext(caFile: caFile) } catch { throw .config(settings.error(Key.caFile, "\(error)")) }
+            do { context = try TLSContext(caFile: caFile) } catch {
+                throw .config(settings.error(Key.caFile, "\(error)"))
+            }
         }
-        let client = HTTPClient(tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
-                                userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version), clock: clock)
+        let client = HTTPClient(
+            tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
+            userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version), clock: clock)
         return PhosraHTTPAPI(base: base, key: identity.key, client: client)
     }
 }

@@ -14,7 +14,8 @@ enum Upstreams {
     static func factory(options: RunOptions, log: Logger) throws(GatewayError) -> Daemon.UpstreamFactory {
         var context: TLSContext?
         if options.caFile != nil || options.upstreams.contains(where: { $0.transport == .tls })
-            || options.localForward.contains(where: { $0.server.transport == .tls }) {
+            || options.localForward.contains(where: { $0.server.transport == .tls })
+        {
             do { context = try TLSContext(caFile: options.caFile) } catch {
                 throw .usage("--ca-file: \(error)")
             }

@@ -7,14 +7,19 @@ import SystemIO
 /// `phosra-gate hits`: recent blocks from the store, newest first, grouped by name with
 /// counts and reasons — the parent's view of what the child ran into.
 enum HitsCommand {
-    static let usage = "usage: phosra-gate hits [--since DURATION] [--profile NAME] [--json] [--state-dir DIR] [--config FILE]"
+    static let usage =
+        "usage: phosra-gate hits [--since DURATION] [--profile NAME] [--json] [--state-dir DIR] [--config FILE]"
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
             do {
-                arguments = try Arguments(words, commandFlags: ["--since": .value, "--profile": .value, "--json": .boolean,
-                                                                "--config": .value])
+                arguments = try Arguments(
+                    words,
+                    commandFlags: [
+                        "--since": .value, "--profile": .value, "--json": .boolean,
+                        "--config": .value,
+                    ])
             } catch { throw GatewayError.config(error) }
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
             let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
@@ -49,7 +54,8 @@ enum HitsCommand {
         let when = StatusText.time(group.lastSeen)
         let times = group.count == 1 ? "1 block" : "\(group.count) blocks"
         let clients = group.clients.isEmpty ? "" : " from \(group.clients.joined(separator: ", "))"
-        return "\(when)  \(group.domain)  \(times)  \(group.reasons.joined(separator: ", "))\(clients)  [\(group.profile)]"
+        return
+            "\(when)  \(group.domain)  \(times)  \(group.reasons.joined(separator: ", "))\(clients)  [\(group.profile)]"
     }
 
     static func json(_ group: HistoryGroup) -> String {

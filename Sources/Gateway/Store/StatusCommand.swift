@@ -40,8 +40,9 @@ enum StatusCommand {
     }
 
     static func read(_ state: String) throws(GatewayError) -> Report {
-        var report = Report(stateDirectory: state, alive: DirectoryLock.isHeld(directory: state), heartbeat: nil,
-                            profiles: [], notes: [])
+        var report = Report(
+            stateDirectory: state, alive: DirectoryLock.isHeld(directory: state), heartbeat: nil,
+            profiles: [], notes: [])
         guard let store = try? Store.openReadOnly(directory: state) else { return report }
         do {
             report.heartbeat = try store.heartbeat()
@@ -59,8 +60,9 @@ enum StatusCommand {
     static func text(_ report: Report, now: Int64) -> [String] {
         var lines: [String] = []
         if report.alive, let beat = report.heartbeat {
-            lines.append("run: alive (pid \(beat.pid), phosra-gate \(beat.version), up since \(StatusText.time(beat.startedAt)), "
-                         + "heartbeat \(StatusText.ago(now - beat.updatedAt)))")
+            lines.append(
+                "run: alive (pid \(beat.pid), phosra-gate \(beat.version), up since \(StatusText.time(beat.startedAt)), "
+                    + "heartbeat \(StatusText.ago(now - beat.updatedAt)))")
             for listener in beat.listeners { lines.append("  listening \(listener)") }
         } else {
             lines.append("run: not running (state \(report.stateDirectory))")
@@ -70,11 +72,15 @@ enum StatusCommand {
             line += state.appliedVersion > 0 ? "policy version \(state.appliedVersion)" : "no policy yet"
             if !state.policyID.isEmpty { line += " (\(state.policyID))" }
             if state.noActivePolicy {
-                line += state.noPolicyUnfiltered ? ", the API has no active policy (unfiltered: on_no_policy = allow)"
+                line +=
+                    state.noPolicyUnfiltered
+                    ? ", the API has no active policy (unfiltered: on_no_policy = allow)"
                     : ", the API has no active policy (keeping the last one)"
             }
             if let success = state.lastSuccessAt { line += ", last sync \(StatusText.ago(now - success))" }
-            if let error = state.lastError, let at = state.lastErrorAt { line += ", last error \(StatusText.ago(now - at)): \(error)" }
+            if let error = state.lastError, let at = state.lastErrorAt {
+                line += ", last error \(StatusText.ago(now - at)): \(error)"
+            }
             if state.revoked { line += ", REVOKED (the API refuses this device's key)" }
             line += "; hits queued \(counts.queued + counts.batched), dead-lettered \(counts.deadLettered)"
             lines.append(line)

@@ -7,7 +7,8 @@ enum StatusText {
     static func time(_ unixSeconds: Int64) -> String {
         let local = ZoneRules.utc.localDateTime(at: unixSeconds)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(local.year)-\(two(local.month))-\(two(local.day)) \(two(local.hour)):\(two(local.minute)):\(two(local.second)) UTC"
+        return
+            "\(local.year)-\(two(local.month))-\(two(local.day)) \(two(local.hour)):\(two(local.minute)):\(two(local.second)) UTC"
     }
 
     static func rfc3339(_ unixSeconds: Int64) -> String { ReportPayloads.timestamp(unixSeconds) }

@@ -19,12 +19,20 @@ enum RegisterCommand {
         do {
             let arguments: Arguments
             do {
-                arguments = try Arguments(words, commandFlags: ["--child-id": .value, "--parent-token-file": .value,
-                                                                "--name": .value, "--profile": .value, "--config": .value])
+                arguments = try Arguments(
+                    words,
+                    commandFlags: [
+                        "--child-id": .value, "--parent-token-file": .value,
+                        "--name": .value, "--profile": .value, "--config": .value,
+                    ])
             } catch { throw GatewayError.config(error) }
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
-            guard let childID = arguments.flag("--child-id"), !childID.isEmpty else { throw GatewayError.flag("--child-id", "required") }
-            guard let tokenFile = arguments.flag("--parent-token-file") else { throw GatewayError.flag("--parent-token-file", "required") }
+            guard let childID = arguments.flag("--child-id"), !childID.isEmpty else {
+                throw GatewayError.flag("--child-id", "required")
+            }
+            guard let tokenFile = arguments.flag("--parent-token-file") else {
+                throw GatewayError.flag("--parent-token-file", "required")
+            }
             let profile = arguments.flag("--profile") ?? SyncSetup.profile
             guard !profile.isEmpty, profile.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                 throw GatewayError.flag("--profile", "letters, digits, - and _ only")
@@ -33,22 +41,33 @@ enum RegisterCommand {
             let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
             let token = try readToken(tokenFile)
             let api: HTTPURL
-            do { api = try HTTPURL(settings[Key.api]) } catch { throw GatewayError.config(settings.error(Key.api, "\(error)")) }
+            do { api = try HTTPURL(settings[Key.api]) } catch {
+                throw GatewayError.config(settings.error(Key.api, "\(error)"))
+            }
             var context: TLSContext?
             let caFile = settings[Key.caFile]
             if !caFile.isEmpty {
-                do { context = try TLSContext(caFile: caFile) } catch { throw GatewayError.config(settings.error(Key.caFile, "\(error)")) }
+                do { context = try TLSContext(caFile: caFile) } catch {
+                    throw GatewayError.config(settings.error(Key.caFile, "\(error)"))
+                }
             }
-            let client = HTTPClient(tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
-                                    userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version), clock: clock)
-            let request = Registration.Request(api: api, childID: childID, parentToken: token,
-                                               deviceName: arguments.flag("--name") ?? RunOptions.hostName(), profile: profile,
-                                               appVersion: Gateway.version)
+            let client = HTTPClient(
+                tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
+                userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version), clock: clock)
+            let request = Registration.Request(
+                api: api, childID: childID, parentToken: token,
+                deviceName: arguments.flag("--name") ?? RunOptions.hostName(), profile: profile,
+                appVersion: Gateway.version)
             let identity: DeviceIdentity
-            do { identity = try Registration.register(request, client: client) } catch { throw GatewayError.usage("\(error)") }
-            do { try identity.save(stateDirectory: state) } catch { throw GatewayError.usage("cannot store the device key: \(error)") }
-            console.out("registered device \(identity.deviceID) for child \(identity.childID) as profile \(profile); "
-                        + "key stored in \(state)/devices/\(profile).key (mode 0600)")
+            do { identity = try Registration.register(request, client: client) } catch {
+                throw GatewayError.usage("\(error)")
+            }
+            do { try identity.save(stateDirectory: state) } catch {
+                throw GatewayError.usage("cannot store the device key: \(error)")
+            }
+            console.out(
+                "registered device \(identity.deviceID) for child \(identity.childID) as profile \(profile); "
+                    + "key stored in \(state)/devices/\(profile).key (mode 0600)")
             return 0
         } catch {
             console.err("phosra-gate register: \(error)")

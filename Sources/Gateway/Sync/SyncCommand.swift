@@ -16,7 +16,9 @@ enum SyncCommand {
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
-            do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch { throw GatewayError.config(error) }
+            do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch {
+                throw GatewayError.config(error)
+            }
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
             let configPath = arguments.flag("--config")
             let settings = try EngineOptions.settings(configFlag: configPath, flags: arguments.settings)
@@ -24,8 +26,9 @@ enum SyncCommand {
             let lock: DirectoryLock
             do { lock = try DirectoryLock(directory: state) } catch {
                 if case .held(_, let pid) = error {
-                    throw GatewayError.usage("phosra-gate run holds \(state)" + (pid.isEmpty ? "" : " (pid \(pid))")
-                                             + "; send it SIGUSR1 for a sync now" + (pid.isEmpty ? "" : ": kill -USR1 \(pid)"))
+                    throw GatewayError.usage(
+                        "phosra-gate run holds \(state)" + (pid.isEmpty ? "" : " (pid \(pid))")
+                            + "; send it SIGUSR1 for a sync now" + (pid.isEmpty ? "" : ": kill -USR1 \(pid)"))
                 }
                 throw GatewayError.usage("\(error)")
             }
@@ -34,35 +37,43 @@ enum SyncCommand {
                 throw GatewayError.usage("no registered device in \(state) (run phosra-gate register first)")
             }
             let identity: DeviceIdentity
-            do { identity = try DeviceIdentity.load(stateDirectory: state, profile: profile) } catch { throw GatewayError.usage("\(error)") }
+            do { identity = try DeviceIdentity.load(stateDirectory: state, profile: profile) } catch {
+                throw GatewayError.usage("\(error)")
+            }
             let store: Store
             do { store = try Store.open(directory: state, now: clock.wall().unixSeconds) } catch {
                 throw GatewayError.usage("\(error)")
             }
             defer { store.close() }
-            let options = try RunOptions(settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
+            let options = try RunOptions(
+                settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
             let listed = (try? EngineOptions.listInputs(settings))?.present ?? []
             let api = try SyncSetup.api(identity: identity, settings: settings, options: options, clock: clock)
             let log = Logger(format: options.logFormat)
             let sync: ProfileSync
             do {
-                sync = try ProfileSync(profile: profile, childID: identity.childID, api: api, store: store,
-                                       timing: SyncSchedule.Timing(), now: SyncTime(clock),
-                                       keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
-                                       apply: { _ in },
-                                       evaluate: { policy in
-                                           EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: listed)
-                                       },
-                                       log: { event, fields in log.info(event, fields) })
+                sync = try ProfileSync(
+                    profile: profile, childID: identity.childID, api: api, store: store,
+                    timing: SyncSchedule.Timing(), now: SyncTime(clock),
+                    keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
+                    apply: { _ in },
+                    evaluate: { policy in
+                        EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: listed)
+                    },
+                    log: { event, fields in log.info(event, fields) })
             } catch { throw GatewayError.usage("\(error)") }
             guard sync.step(now: SyncTime(clock), force: true) else {
                 let error = (try? store.syncState(profile: profile))?.lastError ?? "unknown error"
                 throw GatewayError.usage("sync failed: \(error)")
             }
             var reporter = HitReporter()
-            let sent = reporter.send(for: sync, store: store, now: SyncTime(clock)) { event, fields in log.info(event, fields) }
+            let sent = reporter.send(for: sync, store: store, now: SyncTime(clock)) { event, fields in
+                log.info(event, fields)
+            }
             let version = sync.appliedVersion
-            console.out("synced profile \(profile): policy version \(version)" + (sent > 0 ? ", \(sent) hit batch(es) sent" : ""))
+            console.out(
+                "synced profile \(profile): policy version \(version)"
+                    + (sent > 0 ? ", \(sent) hit batch(es) sent" : ""))
             return 0
         } catch {
             console.err("phosra-gate sync: \(error)")
