@@ -5,11 +5,11 @@ import DomainMatch
 /// proxy user.
 public struct Client: Hashable, Sendable {
     public var address: IPAddress?
-    /// Six bytes, when known.
-    public var mac: [UInt8]?
+    /// From the neighbour table, when known.
+    public var mac: MACAddress?
     public var proxyUser: String?
 
-    public init(address: IPAddress? = nil, mac: [UInt8]? = nil, proxyUser: String? = nil) {
+    public init(address: IPAddress? = nil, mac: MACAddress? = nil, proxyUser: String? = nil) {
         self.address = address
         self.mac = mac
         self.proxyUser = proxyUser

@@ -22,3 +22,25 @@ import Testing
         #expect(IPAddress(input) == nil)
     }
 }
+
+@Suite struct MACAddressTests {
+    @Test(arguments: [
+        ("aa:bb:cc:dd:ee:ff", "aa:bb:cc:dd:ee:ff"), ("AA-BB-CC-DD-EE-0F", "aa:bb:cc:dd:ee:0f"),
+        ("02:00:00:00:00:01", "02:00:00:00:00:01"),
+    ])
+    func parsesAndPrints(text: String, canonical: String) {
+        #expect(MACAddress(text)?.description == canonical)
+    }
+
+    @Test(arguments: [
+        "", "aa:bb:cc:dd:ee", "aa:bb:cc:dd:ee:ff:00", "aa-bb:cc:dd:ee:ff", "aa:bb:cc:dd:ee:fg", "aabb.ccdd.eeff",
+    ])
+    func rejects(text: String) {
+        #expect(MACAddress(text) == nil)
+    }
+
+    @Test func fromOctets() {
+        #expect(MACAddress(octets: [0x02, 0, 0, 0, 0, 0x01]) == MACAddress("02:00:00:00:00:01"))
+        #expect(MACAddress(octets: [1, 2, 3]) == nil)
+    }
+}
