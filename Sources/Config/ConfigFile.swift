@@ -5,6 +5,8 @@ import SystemIO
 /// errors naming file, line and key.
 public enum ConfigFile {
     public static let defaultPath = "/etc/phosra-gate/phosra-gate.conf"
+    /// Each profile is a registration and a policy kept in memory: a bound on both.
+    public static let maximumProfiles = 64
 
     public static func load(_ path: String, schema: ConfigSchema) throws(ConfigError) -> Settings {
         let bytes: [UInt8]
@@ -30,6 +32,9 @@ public enum ConfigFile {
                 let name = try sectionName(line, origin: origin)
                 guard !settings.profiles.contains(where: { $0.name == name }) else {
                     throw ConfigError(origin, key: nil, "profile \"\(name)\" is defined twice")
+                }
+                guard settings.profiles.count < maximumProfiles else {
+                    throw ConfigError(origin, key: nil, "more than \(maximumProfiles) profiles")
                 }
                 settings.profiles.append((name, SettingTable()))
                 profileIndex = settings.profiles.count - 1
@@ -94,9 +99,12 @@ public enum ConfigFile {
             throw ConfigError(origin, key: nil, "unknown section [\(inner)] (only [profile NAME])")
         }
         let name = parts[1].trimmingCharacters(in: " \t\"")
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else {
-            throw ConfigError(origin, key: nil, "profile name \"\(name)\" may hold only letters, digits, -, _ and .")
+            throw ConfigError(origin, key: nil, "profile name \"\(name)\" may hold only letters, digits, - and _")
+        }
+        guard name != "none" else {
+            throw ConfigError(origin, key: nil, "\"none\" is the unfiltered profile's name; choose another")
         }
         return name
     }

@@ -16,7 +16,7 @@ public struct PendingQuery: Sendable {
     public let client: IPAddress
     /// Nil for a query about the root.
     public let name: DomainName?
-    public let rules: PolicyRules
+    public let profile: Profile
     /// The question sent upstream (lowercased; the rewrite target for a rewrite).
     public let upstreamQuestion: DNSQuestion
     public let key: CacheKey

@@ -15,17 +15,12 @@ public final class ProxySnapshot: Sendable {
     /// Where questions go: `upstream`, and `local_forward`'s servers per zone.
     public let upstreams: [UpstreamSpec]
     public let localServers: [DomainName: UpstreamSpec]
-    /// The profile hits are recorded under (one profile today; several when profiles land, docs/configuration.md#profiles).
-    public let profileName: String
-    /// Its query and rewrite counts (kept across snapshots by whoever builds them).
-    public let activity: ActivityCounters
 
     public init(
         engine: DecisionEngine<LabelTrie>, answers: AnswerBuilder, localZones: LocalZones = LocalZones(),
         allowClients: AccessList = .defaultClients(), rateLimiter: RateLimiter = RateLimiter(rate: 0),
         minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400, upstreams: [UpstreamSpec] = [],
-        localServers: [DomainName: UpstreamSpec] = [:], profileName: String = "default",
-        activity: ActivityCounters = ActivityCounters()
+        localServers: [DomainName: UpstreamSpec] = [:]
     ) {
         self.engine = engine
         self.answers = answers
@@ -36,8 +31,6 @@ public final class ProxySnapshot: Sendable {
         self.maxTTL = maxTTL
         self.upstreams = upstreams
         self.localServers = localServers
-        self.profileName = profileName
-        self.activity = activity
     }
 }
 

@@ -5,7 +5,7 @@ import Policy
 extension QueryPipeline {
     /// From the cache when fresh; otherwise a resolution (carrying a stale copy if any).
     func resolveOrAnswer(
-        _ query: DNSQuery, _ client: IPAddress, name: DomainName?, rules: PolicyRules,
+        _ query: DNSQuery, _ client: IPAddress, name: DomainName?, profile: Profile,
         purpose: PendingQuery.Purpose, _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now,
         localZone: DomainName? = nil, upstreamName: DNSName? = nil, type: DNSType? = nil
     ) -> Step {
@@ -16,7 +16,7 @@ extension QueryPipeline {
             question, dnssecOK: query.edns?.dnssecOK ?? false, checkingDisabled: query.header.checkingDisabled)
         let pending = { (stale: CacheEntry?) in
             PendingQuery(
-                query: query, client: client, name: name, rules: rules, upstreamQuestion: question, key: key,
+                query: query, client: client, name: name, profile: profile, upstreamQuestion: question, key: key,
                 purpose: purpose, stale: stale, localZone: localZone, overUDP: overUDP)
         }
         switch cache.lookup(key, now: now.monotonicMilliseconds) {
@@ -56,8 +56,8 @@ extension QueryPipeline {
         _ now: Now
     ) -> Step {
         let query = pending.query
-        let rules = pending.rules
-        let ttlCap = cap(snapshot.maxTTL, rules, snapshot, now)
+        let profile = pending.profile
+        let ttlCap = cap(snapshot.maxTTL, profile.rules, snapshot, now)
         switch pending.purpose {
         case .rewrite(let target):
             return .reply(
@@ -71,21 +71,21 @@ extension QueryPipeline {
                 for link in entry.chain {
                     // The chain is judged by the lists, not the clock: the queried name
                     // already passed the cutoff step (and may be on downtime_allow).
-                    let decision = engine.decide(link, rules: rules, local: local, applyCutoff: false)
+                    let decision = engine.decide(link, rules: profile.rules, local: local, applyCutoff: false)
                     if decision.action == .block {
                         hits.record(
                             Hit(
-                                profile: snapshot.profileName, name: name.description, decision: decision,
+                                profile: profile.name, name: name.description, decision: decision,
                                 rule: link.description, client: pending.client, source: .dns, time: now.unixSeconds))
                         return .reply(
                             snapshot.answers.block(
                                 query, reason: decision.reasonText,
-                                ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
+                                ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now)))
                     }
                     if decision.action == .rewrite, let target = decision.target {
-                        snapshot.activity.recordRewrite(target: target)
+                        if countsActivity { profile.activity.recordRewrite(target: target) }
                         return rewrite(
-                            query, pending.client, name: name, target: target, rules: rules, snapshot,
+                            query, pending.client, name: name, target: target, profile: profile, snapshot,
                             pending.overUDP, now)
                     }
                 }
@@ -93,7 +93,7 @@ extension QueryPipeline {
             return .reply(
                 CachedAnswer.serve(
                     entry, to: query, age: age, stale: stale, cap: ttlCap,
-                    removeECH: rules.filtered,
+                    removeECH: profile.rules.filtered,
                     maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
         }
     }
@@ -101,7 +101,7 @@ extension QueryPipeline {
     /// A safe-search rewrite (docs/dns.md#safe-search-rewrites): HTTPS/SVCB get NODATA; A and AAAA a CNAME followed
     /// by the target's records; every other type the CNAME alone.
     func rewrite(
-        _ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, rules: PolicyRules,
+        _ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, profile: Profile,
         _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now
     ) -> Step {
         let type = query.question.type
@@ -110,16 +110,16 @@ extension QueryPipeline {
         if type == .https || type == .svcb {
             return .reply(
                 snapshot.answers.negative(
-                    query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, rules, snapshot, now)))
+                    query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now)))
         }
         guard type == .a || type == .aaaa else {
             return .reply(
                 RewriteAnswer.cnameOnly(
-                    query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, rules, snapshot, now),
+                    query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, profile.rules, snapshot, now),
                     maxSize: maxSize))
         }
         return resolveOrAnswer(
-            query, client, name: name, rules: rules, purpose: .rewrite(target: targetName), snapshot,
+            query, client, name: name, profile: profile, purpose: .rewrite(target: targetName), snapshot,
             overUDP, now, upstreamName: targetName, type: type)
     }
 }

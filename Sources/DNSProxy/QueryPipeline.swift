@@ -20,12 +20,16 @@ public final class QueryPipeline: Sendable {
 
     public let cache: ResponseCache
     public let hits: any HitRecorder
+    /// Whether queries and rewrites count in the profile's activity: not for the HTTP
+    /// proxy's own lookups, which the proxy counts once per request.
+    public let countsActivity: Bool
     private let current: Mutex<ProxySnapshot>
 
-    public init(snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder) {
+    public init(snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder, countsActivity: Bool = true) {
         current = Mutex(snapshot)
         self.cache = cache
         self.hits = hits
+        self.countsActivity = countsActivity
     }
 
     /// The latest snapshot. Loop threads keep their own copy (`QueryDriver.snapshot`), so
@@ -35,12 +39,17 @@ public final class QueryPipeline: Sendable {
     /// Publishes a new snapshot; queries already in flight finish with the old one.
     public func replace(_ snapshot: ProxySnapshot) { current.withLock { $0 = snapshot } }
 
-    public func receive(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, now: Now) -> Step {
-        receive(packet, from: client, overUDP: overUDP, now: now, snapshot: snapshot)
+    public func receive(
+        _ packet: [UInt8], from client: IPAddress, mac: MACAddress? = nil, overUDP: Bool, now: Now
+    ) -> Step {
+        receive(packet, from: client, mac: mac, overUDP: overUDP, now: now, snapshot: snapshot)
     }
 
+    /// `mac` is the client's link-layer address when the neighbour table knows it: the
+    /// profile is chosen by it before the address.
     public func receive(
-        _ packet: [UInt8], from client: IPAddress, overUDP: Bool, now: Now, snapshot: ProxySnapshot
+        _ packet: [UInt8], from client: IPAddress, mac: MACAddress? = nil, overUDP: Bool, now: Now,
+        snapshot: ProxySnapshot
     ) -> Step {
         guard let header = try? DNSHeader(packet), !header.isResponse else { return .drop }
         guard header.opcode == .query else { return .reply(DNSPacket.errorResponse(to: header, rcode: .notImp)) }
@@ -63,17 +72,17 @@ public final class QueryPipeline: Sendable {
                 responseTo: query, rcode: DNSRcode(DNSRcode.badVers.rawValue & 0x0F), edns: edns)
             return .reply(writer.finish(maxSize: query.udpResponseLimit()))
         }
-        snapshot.activity.recordQuery()
+        let profile = snapshot.engine.profiles.choose(Client(address: client, mac: mac))
+        if countsActivity { profile.activity.recordQuery() }
         let question = query.question
         guard question.dnsClass == .in, question.type != .axfr, question.type != .ixfr else {
             return .reply(
                 answers.refused(query, error: ExtendedDNSError(code: .notSupported, text: "only class IN queries")))
         }
-        let rules = snapshot.engine.profiles.rules(for: Client(address: client))
         guard let name = DomainName(wire: question.name.wire) else {
             // The root: nothing to decide.
             return resolveOrAnswer(
-                query, client, name: nil, rules: rules, purpose: .forward(inspect: false), snapshot,
+                query, client, name: nil, profile: profile, purpose: .forward(inspect: false), snapshot,
                 overUDP, now)
         }
         switch snapshot.localZones.answer(for: name) {
@@ -81,28 +90,29 @@ public final class QueryPipeline: Sendable {
         case .nodata?: return .reply(answers.negative(query, rcode: .noError, ttl: answers.blockTTL))
         case .forward(let zone)?:
             return resolveOrAnswer(
-                query, client, name: name, rules: rules, purpose: .forward(inspect: false), snapshot,
+                query, client, name: name, profile: profile, purpose: .forward(inspect: false), snapshot,
                 overUDP, now, localZone: zone)
         case nil: break
         }
         let engine = snapshot.engine
-        let decision = engine.decide(name, rules: rules, local: engine.zone.localDateTime(at: now.unixSeconds))
+        let decision = engine.decide(name, rules: profile.rules, local: engine.zone.localDateTime(at: now.unixSeconds))
         switch decision.action {
         case .block:
             hits.record(
                 Hit(
-                    profile: snapshot.profileName, name: name.description, decision: decision, client: client,
+                    profile: profile.name, name: name.description, decision: decision, client: client,
                     source: .dns, time: now.unixSeconds))
             return .reply(
-                answers.block(query, reason: decision.reasonText, ttl: cap(answers.blockTTL, rules, snapshot, now)))
+                answers.block(
+                    query, reason: decision.reasonText, ttl: cap(answers.blockTTL, profile.rules, snapshot, now)))
         case .rewrite:
-            snapshot.activity.recordRewrite(target: decision.target ?? "")
+            if countsActivity { profile.activity.recordRewrite(target: decision.target ?? "") }
             return rewrite(
-                query, client, name: name, target: decision.target ?? "", rules: rules, snapshot, overUDP, now)
+                query, client, name: name, target: decision.target ?? "", profile: profile, snapshot, overUDP, now)
         case .allow:
-            let inspect = rules.filtered && decision.reason != .allowedDomain && decision.reason != .system
+            let inspect = profile.rules.filtered && decision.reason != .allowedDomain && decision.reason != .system
             return resolveOrAnswer(
-                query, client, name: name, rules: rules, purpose: .forward(inspect: inspect), snapshot,
+                query, client, name: name, profile: profile, purpose: .forward(inspect: inspect), snapshot,
                 overUDP, now)
         }
     }

@@ -11,7 +11,9 @@ import ProxyCore
 public enum ProxyLookups {
     /// A pipeline sharing `dns`'s cache, recording hits through `hits` as proxy hits.
     public static func pipeline(sharingCacheOf dns: QueryPipeline, hits: any HitRecorder) -> QueryPipeline {
-        QueryPipeline(snapshot: snapshot(from: dns.snapshot), cache: dns.cache, hits: ProxySourcedHits(base: hits))
+        QueryPipeline(
+            snapshot: snapshot(from: dns.snapshot), cache: dns.cache, hits: ProxySourcedHits(base: hits),
+            countsActivity: false)
     }
 
     /// `snapshot` for lookups: block answers as NXDOMAIN with their EDE (whatever
@@ -21,8 +23,7 @@ public enum ProxyLookups {
             engine: snapshot.engine, answers: AnswerBuilder(mode: .nxdomain, blockTTL: snapshot.answers.blockTTL),
             localZones: snapshot.localZones, allowClients: snapshot.allowClients,
             rateLimiter: RateLimiter(rate: 0), minTTL: snapshot.minTTL, maxTTL: snapshot.maxTTL,
-            upstreams: snapshot.upstreams, localServers: snapshot.localServers,
-            profileName: snapshot.profileName, activity: ActivityCounters())
+            upstreams: snapshot.upstreams, localServers: snapshot.localServers)
     }
 }
 

@@ -89,7 +89,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     }
 
     private static func decisions(from snapshot: ProxySnapshot) -> DecisionSnapshot {
-        DecisionSnapshot(engine: snapshot.engine, profileName: snapshot.profileName, activity: snapshot.activity)
+        DecisionSnapshot(engine: snapshot.engine)
     }
 
     /// A new connection: `allow_clients` (403) and the per-client limit (429) first.

@@ -1,11 +1,172 @@
-/// Which policy governs which client (docs/configuration.md#profiles). Today one profile covers everyone; the
-/// selection by proxy user, MAC and CIDR plugs in here without changing any caller.
-public struct ProfileTable: Sendable {
-    public let fallback: PolicyRules
+import DomainMatch
 
-    public init(single rules: PolicyRules) {
-        fallback = rules
+/// One profile: a child (or the parents' devices) with a name, the rules of its policy,
+/// and the activity counters its queries add to. Immutable; a new policy for one profile
+/// is a new `Profile` in a new table, the others kept as they are.
+public final class Profile: Sendable {
+    public let name: String
+    public let rules: PolicyRules
+    /// Query and rewrite counts, kept across tables for the whole run.
+    public let activity: ActivityCounters
+
+    public init(name: String, rules: PolicyRules, activity: ActivityCounters = ActivityCounters()) {
+        self.name = name
+        self.rules = rules
+        self.activity = activity
     }
 
-    public func rules(for client: Client) -> PolicyRules { fallback }
+    /// The name of the built-in unfiltered profile (`default_profile = none`).
+    public static let noneName = "none"
+}
+
+/// Who belongs to which profile, as the configuration says it: each profile's client
+/// entries (addresses, CIDRs, MACs) and proxy user, and the profile for everyone else.
+/// Checked by whoever builds it (the configuration names file and line); here only used.
+public struct ProfileRoster: Sendable, Equatable {
+    public struct Member: Sendable, Equatable {
+        public var name: String
+        public var clients: [ClientEntry]
+        public var proxyUser: String?
+
+        public init(name: String, clients: [ClientEntry] = [], proxyUser: String? = nil) {
+            self.name = name
+            self.clients = clients
+            self.proxyUser = proxyUser
+        }
+    }
+
+    public var members: [Member]
+    /// A member's name, or `none` (unfiltered).
+    public var defaultProfile: String
+
+    public init(members: [Member], defaultProfile: String) {
+        self.members = members
+        self.defaultProfile = defaultProfile
+    }
+
+    /// One profile named `name` covering everyone: `run --policy FILE` without profiles.
+    public static func single(_ name: String = "default") -> ProfileRoster {
+        ProfileRoster(members: [Member(name: name)], defaultProfile: name)
+    }
+}
+
+/// An entry of a profile's `clients` list: an address or CIDR, or a MAC address.
+public enum ClientEntry: Sendable, Hashable, CustomStringConvertible {
+    case range(AddressRange)
+    case mac(MACAddress)
+
+    /// `192.168.1.20`, `192.168.1.0/24`, `2001:db8::/64` or `aa:bb:cc:dd:ee:ff`.
+    public init?(_ text: String) {
+        if let mac = MACAddress(text) {
+            self = .mac(mac)
+        } else if let range = AddressRange(text) {
+            self = .range(range)
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .range(let range): range.prefixLength == range.address.bitWidth ? "\(range.address)" : "\(range)"
+        case .mac(let mac): mac.description
+        }
+    }
+}
+
+/// Which profile governs which client (docs/configuration.md#profiles), first that
+/// applies: a valid proxy user, the client's MAC address, the longest matching address or
+/// CIDR, then `default_profile`. Built aside with the snapshot and swapped whole; choosing
+/// costs no system call and allocates nothing (dictionary probes on values, a scan of a
+/// short list of ranges).
+public struct ProfileTable: Sendable {
+    /// Every profile of the roster in its order, then `none` when something uses it.
+    public let profiles: [Profile]
+    private let byUser: [String: Int]
+    private let byMAC: [MACAddress: Int]
+    /// Longest prefix first, so the first range that contains an address is the longest.
+    private let ranges: [(range: AddressRange, profile: Int)]
+    private let fallback: Int
+
+    /// One profile covering everyone.
+    public init(single rules: PolicyRules, name: String = "default", activity: ActivityCounters = ActivityCounters()) {
+        profiles = [Profile(name: name, rules: rules, activity: activity)]
+        byUser = [:]
+        byMAC = [:]
+        ranges = []
+        fallback = 0
+    }
+
+    /// `profiles` must hold a profile for every member of `roster` (by name); `none` is
+    /// added, unfiltered, when the roster's default is `none`. Members without a profile
+    /// are left out (their clients get the default).
+    public init(roster: ProfileRoster, profiles given: [Profile]) {
+        var profiles: [Profile] = []
+        var index: [String: Int] = [:]
+        for member in roster.members {
+            guard let profile = given.first(where: { $0.name == member.name }) else { continue }
+            index[member.name] = profiles.count
+            profiles.append(profile)
+        }
+        if index[roster.defaultProfile] == nil {
+            index[roster.defaultProfile] = profiles.count
+            profiles.append(
+                given.first { $0.name == roster.defaultProfile }
+                    ?? Profile(name: Profile.noneName, rules: .unfiltered))
+        }
+        var byUser: [String: Int] = [:]
+        var byMAC: [MACAddress: Int] = [:]
+        var ranges: [(range: AddressRange, profile: Int)] = []
+        for member in roster.members {
+            guard let position = index[member.name] else { continue }
+            if let user = member.proxyUser, !user.isEmpty { byUser[user] = position }
+            for entry in member.clients {
+                switch entry {
+                case .mac(let mac): byMAC[mac] = position
+                case .range(let range): ranges.append((range, position))
+                }
+            }
+        }
+        ranges.sort { $0.range.prefixLength > $1.range.prefixLength }
+        self.profiles = profiles
+        self.byUser = byUser
+        self.byMAC = byMAC
+        self.ranges = ranges
+        fallback = index[roster.defaultProfile] ?? 0
+    }
+
+    /// The profile that governs `client` now.
+    public func choose(_ client: Client) -> Profile {
+        if let user = client.proxyUser, let position = byUser[user] { return profiles[position] }
+        if let mac = client.mac, let position = byMAC[mac] { return profiles[position] }
+        if let address = client.address {
+            for entry in ranges where entry.range.contains(address) { return profiles[entry.profile] }
+        }
+        return profiles[fallback]
+    }
+
+    /// How `client` was matched, for `check --client` and `status`.
+    public func why(_ client: Client) -> String {
+        if let user = client.proxyUser, byUser[user] != nil { return "proxy user \(user)" }
+        if let mac = client.mac, byMAC[mac] != nil { return "MAC \(mac)" }
+        if let address = client.address, let entry = ranges.first(where: { $0.range.contains(address) }) {
+            return "address \(ClientEntry.range(entry.range))"
+        }
+        return "default_profile"
+    }
+
+    public func rules(for client: Client) -> PolicyRules { choose(client).rules }
+
+    public func named(_ name: String) -> Profile? { profiles.first { $0.name == name } }
+
+    /// Whether a proxy client that no MAC or address entry covers would get the default
+    /// only (for `proxy_auth = required`).
+    public func coversByDevice(_ client: Client) -> Bool {
+        if let mac = client.mac, byMAC[mac] != nil { return true }
+        guard let address = client.address else { return false }
+        return ranges.contains { $0.range.contains(address) }
+    }
+
+    /// Whether `user` is a proxy user of some profile.
+    public func hasProxyUser(_ user: String) -> Bool { byUser[user] != nil }
 }

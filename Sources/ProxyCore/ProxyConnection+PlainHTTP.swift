@@ -22,7 +22,7 @@ extension ProxyConnection {
         let framing: BodyFraming
         do { framing = try head.bodyFraming() } catch { throw .malformed(error) }
         if ForwardedHead.isLoop(head) { throw .loop }
-        env.snapshot.activity.recordQuery()
+        env.profile(for: client).activity.recordQuery()
         let destination: Origin.Destination
         switch env.policy(for: client).verdict(target, isConnect: false) {
         case .refuse(let block):
@@ -33,7 +33,7 @@ extension ProxyConnection {
             return [record] + (keepAlive ? waitForNextRequest(env) : closeAfterResponse(env))
         case .resolve(let name, let decision):
             if decision.action == .rewrite, let rewritten = decision.target {
-                env.snapshot.activity.recordRewrite(target: rewritten)
+                env.profile(for: client).activity.recordRewrite(target: rewritten)
             }
             destination = .name(name)
         case .address(let address, _):

@@ -90,7 +90,7 @@ extension ProxyConnection {
     /// never contacted; or resolved (the rewrite's target for safe search) and connected.
     mutating func tunnel(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target = try ProxyTarget.connect(head.target)
-        env.snapshot.activity.recordQuery()
+        env.profile(for: client).activity.recordQuery()
         var actions = dropIdleUpstream()
         switch env.policy(for: client).verdict(target, isConnect: true) {
         case .refuse(let block):
@@ -99,7 +99,7 @@ extension ProxyConnection {
             return actions + closeAfterResponse(env)
         case .resolve(let name, let decision):
             let rewritten = decision.action == .rewrite ? decision.target : nil
-            if let rewritten { env.snapshot.activity.recordRewrite(target: rewritten) }
+            if let rewritten { env.profile(for: client).activity.recordRewrite(target: rewritten) }
             let tunnel = Tunnel(target: target, rewriteTarget: rewritten)
             let origin = Origin(destination: .name(name), port: target.port)
             return actions + open(Pending(purpose: .tunnel(tunnel), origin: origin), env)

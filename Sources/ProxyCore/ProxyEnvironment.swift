@@ -2,23 +2,14 @@ import DomainMatch
 import Policy
 
 /// The part of the gateway's published snapshot a proxy connection decides with: the
-/// decision engine, the profile its hits go under, and the activity counters it adds to.
-/// Made once per published snapshot by the loop (a class, so each event's environment
-/// holds one reference), immutable.
+/// decision engine and its profiles (each with the activity counters it adds to). Made
+/// once per published snapshot by the loop (a class, so each event's environment holds
+/// one reference), immutable.
 public final class DecisionSnapshot: Sendable {
     public let engine: DecisionEngine<LabelTrie>
-    /// The profile hits are recorded under.
-    public let profileName: String
-    /// Query and rewrite counts (shared with the DNS side, kept across snapshots).
-    public let activity: ActivityCounters
 
-    public init(
-        engine: DecisionEngine<LabelTrie>, profileName: String = "default",
-        activity: ActivityCounters = ActivityCounters()
-    ) {
+    public init(engine: DecisionEngine<LabelTrie>) {
         self.engine = engine
-        self.profileName = profileName
-        self.activity = activity
     }
 }
 
@@ -39,18 +30,23 @@ public struct ProxyEnvironment: Sendable {
         self.wallClock = wallClock
     }
 
+    /// The profile that governs `client` (its hits, its activity, its policy).
+    public func profile(for client: IPAddress) -> Profile {
+        snapshot.engine.profiles.choose(Client(address: client))
+    }
+
     /// The policy of `client` now.
     public func policy(for client: IPAddress) -> TargetPolicy {
         let engine = snapshot.engine
         return TargetPolicy(
-            engine: engine, rules: engine.profiles.rules(for: Client(address: client)),
+            engine: engine, rules: profile(for: client).rules,
             local: engine.zone.localDateTime(at: wallClock), settings: settings)
     }
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.
     public func hit(_ name: String, _ decision: Decision, client: IPAddress) -> Hit {
         Hit(
-            profile: snapshot.profileName, name: name, decision: decision, client: client, source: .proxy,
+            profile: profile(for: client).name, name: name, decision: decision, client: client, source: .proxy,
             time: wallClock)
     }
 }

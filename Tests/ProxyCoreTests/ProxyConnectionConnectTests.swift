@@ -76,11 +76,11 @@ import Testing
     }
 
     @Test func safeSearchConnectsToTheRewriteTarget() throws {
-        let before = fixture.snapshot.activity.drain()
+        let before = fixture.snapshot.engine.profiles.profiles[0].activity.drain()
         var connection = fixture.connection()
         let actions = connection.receive("CONNECT www.google.com:443 HTTP/1.1\r\n\r\n", fixture.env())
         #expect(actions == [.lookup(try QueryName.parse("forcesafesearch.google.com"))])
-        let counts = fixture.snapshot.activity.drain()
+        let counts = fixture.snapshot.engine.profiles.profiles[0].activity.drain()
         #expect(counts.queries == 1 && counts.rewritesByEngine == ["google": 1], "\(before)")
         _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env())
         _ = connection.connected(fixture.env())

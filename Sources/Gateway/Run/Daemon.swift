@@ -24,17 +24,18 @@ final class Daemon: @unchecked Sendable {
     let log: Logger
     /// The process's one clock (also every loop's): the control thread's watch interval.
     private let clock: any Clock
-    /// What snapshots are made of: the builder (configuration, lists) and the rules of the
-    /// policy in force. Changed by the policy watcher (loop 0), a reload (control thread)
-    /// and the sync (sync thread), so under a lock; each change publishes a new snapshot.
-    private let parts: Mutex<(builder: SnapshotBuilder, rules: PolicyRules)>
+    /// What snapshots are made of: the builder (configuration, lists, roster) and the rules
+    /// of each profile's policy in force. Changed by the policy watchers (control thread), a
+    /// reload (control thread) and the sync (sync thread), so under a lock; each change
+    /// publishes a new snapshot.
+    private let parts: Mutex<(builder: SnapshotBuilder, policies: [String: PolicyRules])>
     private var perLoop: [LoopServers] = []
     /// What the control (main) thread is asked to do; rung through `doorbell`.
     private enum Request { case reload, stop }
     private let requests = Mutex<[Request]>([])
     private let doorbell: Doorbell
-    /// Polled by the control thread only.
-    private var watcher: PolicyWatcher?
+    /// Each local policy file and the profile it is for. Polled by the control thread only.
+    private var watchers: [(profile: String, watcher: PolicyWatcher)] = []
     private static let watchInterval: Nanoseconds = 500_000_000
     private var signals: SignalSource?
     private var draining = false
@@ -43,14 +44,14 @@ final class Daemon: @unchecked Sendable {
     typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
 
     init(
-        options: RunOptions, builder: SnapshotBuilder, rules: PolicyRules, policyPath: String?, log: Logger,
-        hits: any HitRecorder, clock: any Clock
+        options: RunOptions, builder: SnapshotBuilder, policies: [String: PolicyRules],
+        watched: [(profile: String, path: String)], log: Logger, hits: any HitRecorder, clock: any Clock
     ) throws(GatewayError) {
         self.log = log
         self.clock = clock
-        parts = Mutex((builder, rules))
+        parts = Mutex((builder, policies))
         pipeline = QueryPipeline(
-            snapshot: builder.make(rules: rules),
+            snapshot: builder.make(policies: policies),
             cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
             hits: hits)
         proxyLookups = ProxyLookups.pipeline(sharingCacheOf: pipeline, hits: hits)
@@ -60,7 +61,7 @@ final class Daemon: @unchecked Sendable {
         } catch {
             throw .usage("cannot start the event loops: \(error)")
         }
-        watcher = policyPath.map(PolicyWatcher.init)
+        watchers = watched.map { ($0.profile, PolicyWatcher(path: $0.path)) }
     }
 
     /// Binds every listener on every loop; logs one line per listener when all are up.
@@ -112,20 +113,22 @@ final class Daemon: @unchecked Sendable {
         }
     }
 
-    private func checkPolicy() {
-        switch watcher?.poll() {
-        case .loaded(let policy)?:
-            replace(rules: PolicyRules(policy))
-            log.info(
-                "policy_loaded",
-                [
-                    ("path", watcher?.path ?? ""), ("version", "\(policy.version)"),
-                    ("policy_id", policy.policyID),
-                ])
-        case .rejected(let why)?:
-            log.warn("policy_rejected", [("error", why)])
-        case nil:
-            break
+    private func checkPolicies() {
+        for (profile, watcher) in watchers {
+            switch watcher.poll() {
+            case .loaded(let policy)?:
+                replace(profile: profile, rules: PolicyRules(policy))
+                log.info(
+                    "policy_loaded",
+                    [
+                        ("profile", profile), ("path", watcher.path), ("version", "\(policy.version)"),
+                        ("policy_id", policy.policyID),
+                    ])
+            case .rejected(let why)?:
+                log.warn("policy_rejected", [("profile", profile), ("error", why)])
+            case nil:
+                break
+            }
         }
     }
 
@@ -154,20 +157,31 @@ final class Daemon: @unchecked Sendable {
         doorbell.ring()
     }
 
-    /// A new configuration or new lists (SIGHUP); `rules` when the policy came with it.
-    func reload(builder: SnapshotBuilder, rules: PolicyRules?) {
+    /// A new configuration or new lists (SIGHUP): a new roster moves devices between
+    /// profiles at once; `policies` replaces the policies of the profiles it names (local
+    /// files read again), the others keep theirs; `initial` is what a profile without a
+    /// policy yet starts with; `watched` the policy files to watch from now on.
+    func reload(
+        builder: SnapshotBuilder, policies: [String: PolicyRules], initial: [String: PolicyRules],
+        watched: [(profile: String, path: String)]
+    ) {
         parts.withLock { parts in
             parts.builder = builder
-            if let rules { parts.rules = rules }
-            publish(parts.builder.make(rules: parts.rules), proxy: parts.builder.options.proxy)
+            parts.policies.merge(policies) { _, new in new }
+            // A profile new to the configuration starts on its initial policy.
+            parts.policies.merge(initial) { old, _ in old }
+            publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
         }
+        // Only the control thread touches the watchers, and reloads run on it.
+        watchers = watched.map { ($0.profile, PolicyWatcher(path: $0.path)) }
     }
 
-    /// A new policy (the watched file, or the sync), enforced from now on.
-    func replace(rules: PolicyRules) {
+    /// A new policy for one profile (its watched file, or the sync), enforced from now on;
+    /// the other profiles keep theirs.
+    func replace(profile: String, rules: PolicyRules) {
         parts.withLock { parts in
-            parts.rules = rules
-            publish(parts.builder.make(rules: rules), proxy: parts.builder.options.proxy)
+            parts.policies[profile] = rules
+            publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
         }
     }
 
@@ -218,11 +232,11 @@ final class Daemon: @unchecked Sendable {
     func wait() {
         var nextWatch = clock.now() + Self.watchInterval
         while true {
-            let timeout: Nanoseconds? = watcher == nil ? nil : nextWatch - min(nextWatch, clock.now())
+            let timeout: Nanoseconds? = watchers.isEmpty ? nil : nextWatch - min(nextWatch, clock.now())
             _ = try? doorbell.wait(timeout: timeout, clock: clock)
             doorbell.drain()
-            if watcher != nil, clock.now() >= nextWatch {
-                checkPolicy()
+            if !watchers.isEmpty, clock.now() >= nextWatch {
+                checkPolicies()
                 nextWatch = clock.now() + Self.watchInterval
             }
             let pending = requests.withLock { requests in

@@ -43,23 +43,20 @@ enum RunCommand {
                 throw GatewayError.usage("\(error)")
             }
             if let note = store.recoveryNote { log.warn("store_recovered", [("note", note)]) }
-            let setup = try SyncSetup(
-                settings: settings, stateDirectory: options.stateDirectory, store: store, log: log)
-            let activity = ActivityCounters()
-            let builder = try makeBuilder(settings, options: options, activity: activity, log: log)
+            let plan = try ProfilePlan.from(
+                settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: options.stateDirectory))
+            let setup = try SyncSetup(plan: plan, stateDirectory: options.stateDirectory, store: store, log: log)
+            let activity = ActivityBook()
+            let builder = try makeBuilder(settings, options: options, roster: plan.roster, activity: activity, log: log)
             let aggregator = HitAggregator()
             let daemon = try Daemon(
-                options: options, builder: builder, rules: setup.rules, policyPath: setup.policyPath,
+                options: options, builder: builder, policies: setup.policies, watched: setup.watched,
                 log: log, hits: aggregator, clock: clock)
-            if case .localFile(let path, let policy) = setup.mode {
-                log.info(
-                    "policy_loaded", [("path", path), ("version", "\(policy.version)"), ("policy_id", policy.policyID)])
-            }
             daemon.reloadRequested = { [weak daemon] in
                 guard let daemon else { return }
                 reload(
                     daemon, configPath: configPath, flags: arguments.settings, running: options, activity: activity,
-                    localFile: setup.policyPath != nil, log: log)
+                    log: log)
             }
             let sync = try setup.service(
                 daemon: daemon, settings: settings, options: options, store: store,
@@ -81,7 +78,7 @@ enum RunCommand {
 
     /// Zone, category lists (from the compiled cache when it matches) and decision keys.
     static func makeBuilder(
-        _ settings: Settings, options: RunOptions, activity: ActivityCounters,
+        _ settings: Settings, options: RunOptions, roster: ProfileRoster, activity: ActivityBook,
         log: Logger
     ) throws(GatewayError) -> SnapshotBuilder {
         let zone = try EngineOptions.zone(settings)
@@ -97,15 +94,16 @@ enum RunCommand {
             ])
         return SnapshotBuilder(
             options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
-            activity: activity)
+            roster: roster, activity: activity)
     }
 
-    /// SIGHUP: configuration and lists again; a bad configuration keeps the running one.
-    /// Listen addresses and the state directory need a restart. A local policy file is
-    /// read again too; a synced policy stays as it is.
+    /// SIGHUP: configuration, profiles and lists again; a bad configuration keeps the
+    /// running one. Listen addresses and the state directory need a restart. Local policy
+    /// files are read again; synced policies stay as they are (a profile registered since
+    /// the start is synced from the next start on).
     static func reload(
         _ daemon: Daemon, configPath: String?, flags: Settings, running: RunOptions,
-        activity: ActivityCounters, localFile: Bool, log: Logger
+        activity: ActivityBook, log: Logger
     ) {
         do {
             let settings = try EngineOptions.settings(configFlag: configPath, flags: flags)
@@ -116,9 +114,21 @@ enum RunCommand {
             {
                 log.warn("reload", [("note", "dns_listen, proxy_listen and state_dir change only on restart")])
             }
-            let builder = try makeBuilder(settings, options: options, activity: activity, log: log)
-            let rules = localFile ? PolicyRules(try EngineOptions.policy(settings)) : nil
-            daemon.reload(builder: builder, rules: rules)
+            let plan = try ProfilePlan.from(
+                settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: running.stateDirectory))
+            let builder = try makeBuilder(settings, options: options, roster: plan.roster, activity: activity, log: log)
+            var policies: [String: PolicyRules] = [:]
+            var initial: [String: PolicyRules] = [:]
+            var watched: [(profile: String, path: String)] = []
+            for source in plan.sources {
+                if let path = source.policyPath {
+                    policies[source.name] = PolicyRules(try PolicyFile.load(path))
+                    watched.append((source.name, path))
+                } else {
+                    initial[source.name] = source.initialPolicy.rules
+                }
+            }
+            daemon.reload(builder: builder, policies: policies, initial: initial, watched: watched)
             log.info("reloaded", [])
         } catch {
             log.error("reload_failed", [("error", "\(error)"), ("note", "keeping the running configuration")])

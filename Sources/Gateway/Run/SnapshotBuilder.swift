@@ -4,6 +4,7 @@ import DNSProxy
 import DNSUpstream
 import DomainMatch
 import Policy
+import Synchronization
 import Zoneinfo
 
 /// Builds the proxy's snapshot from its parts. The category lists are built once and
@@ -14,21 +15,49 @@ struct SnapshotBuilder {
     let decisions: DecisionOptions
     let zone: ZoneRules
     let lists: CategoryLists
+    /// Who belongs to which profile (the configuration's; replaced by SIGHUP).
+    let roster: ProfileRoster
 
     /// Query and rewrite counts survive every rebuild: one set per profile for the run.
-    let activity: ActivityCounters
+    let activity: ActivityBook
 
-    func make(rules: PolicyRules) -> ProxySnapshot {
+    /// A snapshot enforcing `policies` (by profile name); a profile of the roster without
+    /// one is unfiltered (which only happens between a configuration that adds a profile
+    /// and its first policy).
+    func make(policies: [String: PolicyRules]) -> ProxySnapshot {
+        var names = roster.members.map(\.name)
+        if roster.defaultProfile == Profile.noneName { names.append(Profile.noneName) }
+        let profiles = names.map { name in
+            Profile(name: name, rules: policies[name] ?? .unfiltered, activity: activity.counters(for: name))
+        }
         let engine = DecisionEngine(
             system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
-            profiles: ProfileTable(single: rules))
+            profiles: ProfileTable(roster: roster, profiles: profiles))
         var servers: [DomainName: UpstreamSpec] = [:]
         for forward in options.localForward { servers[forward.zone] = forward.server }
         return ProxySnapshot(
             engine: engine, answers: AnswerBuilder(mode: options.blockMode, blockTTL: options.blockTTL),
             localZones: LocalZones(forwarded: Set(servers.keys)), allowClients: options.allowClients,
             rateLimiter: RateLimiter(rate: options.rateLimit), minTTL: options.cacheMinTTL,
-            maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers,
-            activity: activity)
+            maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers)
+    }
+}
+
+/// Each profile's activity counters for the whole run, made on first use: a reload or a
+/// new policy keeps them, so the hourly report counts every query of the hour.
+final class ActivityBook: Sendable {
+    private let counters = Mutex<[String: ActivityCounters]>([:])
+
+    func counters(for name: String) -> ActivityCounters {
+        counters.withLock { book in
+            if let existing = book[name] { return existing }
+            let made = ActivityCounters()
+            book[name] = made
+            return made
+        }
+    }
+
+    func counters(for names: [String]) -> [String: ActivityCounters] {
+        Dictionary(names.map { ($0, counters(for: $0)) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -9,9 +9,10 @@ import Sync
 import SystemIO
 import TLS
 
-/// What a `run` enforces before any network call, and how it keeps it current (docs/sync.md#polling):
-/// a local `--policy` file (watched, no API); or a registered profile's last good policy
-/// from the store, else `initial_policy`, then synced with the API.
+/// What a `run` enforces before any network call, and how it keeps it current
+/// (docs/sync.md#polling), for each profile: a local policy file (watched, no API); or a
+/// registered profile's last good policy from the store, else `initial_policy`, then
+/// synced with the API; or, unregistered and without a file, `initial_policy`.
 struct SyncSetup {
     enum Mode {
         case localFile(path: String, policy: CompiledPolicy)
@@ -19,38 +20,63 @@ struct SyncSetup {
         case unregistered
     }
 
-    let mode: Mode
-    let rules: PolicyRules
+    struct Enforced {
+        let source: ProfilePlan.Source
+        let mode: Mode
+        let rules: PolicyRules
+    }
 
+    let plan: ProfilePlan
+    let profiles: [Enforced]
+
+    /// The profile name of a gateway without profile sections and without a registration.
     static let profile = "default"
 
-    init(settings: Settings, stateDirectory: String, store: Store, log: Logger) throws(GatewayError) {
-        let path = settings[Key.policy]
-        if !path.isEmpty {
-            let policy = try EngineOptions.policy(settings)
-            mode = .localFile(path: path, policy: policy)
-            rules = PolicyRules(policy)
+    init(plan: ProfilePlan, stateDirectory: String, store: Store, log: Logger) throws(GatewayError) {
+        self.plan = plan
+        let registered = Set(DeviceIdentity.registeredProfiles(stateDirectory: stateDirectory))
+        var profiles: [Enforced] = []
+        for source in plan.sources {
+            profiles.append(
+                try Self.enforced(
+                    source, registered: registered.contains(source.name), stateDirectory: stateDirectory, store: store,
+                    log: log))
+        }
+        self.profiles = profiles
+    }
+
+    private static func enforced(
+        _ source: ProfilePlan.Source, registered: Bool, stateDirectory: String, store: Store, log: Logger
+    ) throws(GatewayError) -> Enforced {
+        let profile = source.name
+        if let path = source.policyPath {
+            let policy = try PolicyFile.load(path)
             // So `status` shows what a local file enforces, like a synced policy.
-            var state = (try? store.syncState(profile: Self.profile)) ?? SyncState(profile: Self.profile)
+            var state = (try? store.syncState(profile: profile)) ?? SyncState(profile: profile)
             state.appliedVersion = policy.version
             state.policyID = policy.policyID
             try? store.saveSyncState(state)
-            return
+            log.info(
+                "policy_loaded",
+                [
+                    ("profile", profile), ("path", path), ("version", "\(policy.version)"),
+                    ("policy_id", policy.policyID),
+                ])
+            return Enforced(source: source, mode: .localFile(path: path, policy: policy), rules: PolicyRules(policy))
         }
-        let initial = settings[Key.initialPolicy].rules
-        guard let profile = DeviceIdentity.registeredProfiles(stateDirectory: stateDirectory).sorted().first else {
+        let initial = source.initialPolicy.rules
+        guard registered else {
             log.warn(
                 "no_policy",
                 [
+                    ("profile", profile),
                     (
                         "note",
-                        "no --policy file and no registered device; enforcing initial_policy "
-                            + settings[Key.initialPolicy].rawValue + " (see phosra-gate register)"
-                    )
+                        "no policy file and no registered device; enforcing initial_policy "
+                            + source.initialPolicy.rawValue + " (see phosra-gate register)"
+                    ),
                 ])
-            mode = .unregistered
-            rules = initial
-            return
+            return Enforced(source: source, mode: .unregistered, rules: initial)
         }
         let identity: DeviceIdentity
         do { identity = try DeviceIdentity.load(stateDirectory: stateDirectory, profile: profile) } catch {
@@ -62,49 +88,63 @@ struct SyncSetup {
                 log.warn("cached_policy_unreadable", [("profile", profile), ("error", "\(error)")])
             }
         }
-        mode = .synced(identity, cached: cached)
-        rules = cached.map { PolicyRules($0) } ?? initial
         log.info(
             "enforcing",
             [
                 ("profile", profile), ("source", cached == nil ? "initial_policy" : "cached"),
                 ("version", "\(cached?.version ?? 0)"),
             ])
+        return Enforced(
+            source: source, mode: .synced(identity, cached: cached), rules: cached.map { PolicyRules($0) } ?? initial)
     }
 
-    var policyPath: String? {
-        if case .localFile(let path, _) = mode { return path }
-        return nil
+    /// The rules each profile starts with.
+    var policies: [String: PolicyRules] {
+        Dictionary(profiles.map { ($0.source.name, $0.rules) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The local policy files to watch, per profile.
+    var watched: [(profile: String, path: String)] {
+        profiles.compactMap { enforced in
+            if case .localFile(let path, _) = enforced.mode { return (enforced.source.name, path) }
+            return nil
+        }
     }
 
     var localVersions: [String: Int] {
-        if case .localFile(_, let policy) = mode { return [Self.profile: policy.version] }
-        return [:]
+        var versions: [String: Int] = [:]
+        for enforced in profiles {
+            if case .localFile(_, let policy) = enforced.mode { versions[enforced.source.name] = policy.version }
+        }
+        return versions
     }
 
     /// The sync thread: hit flushes and heartbeats always; API polls for a registered profile.
     func service(
         daemon: Daemon, settings: Settings, options: RunOptions, store: Store, aggregator: HitAggregator,
-        activity: ActivityCounters, lists: CategoryLists, log: Logger, clock: any Clock
+        activity: ActivityBook, lists: CategoryLists, log: Logger, clock: any Clock
     )
         throws(GatewayError) -> SyncService
     {
         let now = SyncTime(clock)
-        var profiles: [ProfileSync] = []
-        if case .synced(let identity, _) = mode {
+        var syncs: [ProfileSync] = []
+        var timing = SyncSchedule.Timing()
+        timing.pollInterval = max(1000, settings[Key.pollInterval].wholeMilliseconds)
+        timing.fullSyncInterval = max(1000, settings[Key.fullSyncInterval].wholeMilliseconds)
+        timing.revokeAfter = settings[Key.revokeAfter].wholeMilliseconds
+        timing.backoffMax = max(1000, settings[Key.backoffMax].wholeMilliseconds)
+        for enforced in profiles {
+            guard case .synced(let identity, _) = enforced.mode else { continue }
             let api = try Self.api(identity: identity, settings: settings, options: options, clock: clock)
-            var timing = SyncSchedule.Timing()
-            timing.pollInterval = max(1000, settings[Key.pollInterval].wholeMilliseconds)
-            timing.fullSyncInterval = max(1000, settings[Key.fullSyncInterval].wholeMilliseconds)
-            timing.revokeAfter = settings[Key.revokeAfter].wholeMilliseconds
-            timing.backoffMax = max(1000, settings[Key.backoffMax].wholeMilliseconds)
+            let name = enforced.source.name
             do {
-                profiles.append(
+                syncs.append(
                     try ProfileSync(
-                        profile: identity.profile, childID: identity.childID, api: api, store: store, timing: timing,
-                        now: now,
-                        keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
-                        apply: { policy in daemon.replace(rules: policy.map { PolicyRules($0) } ?? .unfiltered) },
+                        profile: name, childID: identity.childID, api: api, store: store, timing: timing,
+                        now: now, keepOnNoPolicy: enforced.source.onNoPolicy == .keep,
+                        apply: { policy in
+                            daemon.replace(profile: name, rules: policy.map { PolicyRules($0) } ?? .unfiltered)
+                        },
                         evaluate: { policy in
                             EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: lists.present)
                         },
@@ -122,7 +162,8 @@ struct SyncSetup {
             return try SyncService(
                 store: store,
                 flusher: HitFlusher(aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax])),
-                profiles: profiles, activity: [Self.profile: activity], localVersions: localVersions,
+                profiles: syncs, activity: activity.counters(for: plan.sources.map(\.name)),
+                localVersions: localVersions,
                 intervals: intervals,
                 heartbeat: {
                     Heartbeat(

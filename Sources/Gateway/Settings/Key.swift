@@ -13,7 +13,8 @@ import SystemIO
 enum Key {
     // Files and places.
     static let policy = ConfigKey(
-        "policy", .string, reload: false, "a local CompiledPolicy file to enforce without the API")
+        "policy", .string, reload: false, scope: .both,
+        "a local CompiledPolicy file to enforce without the API (in a [profile] section: that profile's)")
     static let lists = ConfigKey(
         "lists", .string, reload: true, "category lists folder (default: the project's or installed blocklists/)")
     static let stateDir = ConfigKey(
@@ -85,7 +86,7 @@ enum Key {
     static let defaultProfile = ConfigKey(
         "default_profile", .string, reload: true, "profile for clients no profile covers, or none")
     static let clients = ConfigKey(
-        "clients", .strings, reload: true, scope: .profile, "IPs, CIDRs or MAC addresses this profile covers")
+        "clients", .clientEntries, reload: true, scope: .profile, "IPs, CIDRs or MAC addresses this profile covers")
     static let proxyUser = ConfigKey(
         "proxy_user", .string, reload: true, scope: .profile, "proxy user name that selects this profile")
     static let proxyPassword = ConfigKey(
@@ -164,6 +165,12 @@ extension ValueType where Value == [AddressRange] {
 
 extension ValueType where Value == [UInt16] {
     static let ports = ValueType<UInt16>.form("port") { text in UInt16(text).flatMap { $0 > 0 ? $0 : nil } }.list
+}
+
+extension ValueType where Value == [ClientEntry] {
+    static let clientEntries = ValueType<ClientEntry>.form(
+        "client", expected: "an IP address, a CIDR or a MAC address (aa:bb:cc:dd:ee:ff)"
+    ) { ClientEntry($0) }.list
 }
 
 extension ValueType where Value == BlockMode {
