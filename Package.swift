@@ -95,8 +95,6 @@ let package = Package(
             name: "ProxyCoreTests",
             dependencies: ["ProxyCore", "HTTP1", "Bytes", "Policy", "DomainMatch", "Zoneinfo", "TestFixtures"]),
         .testTarget(
-            name: "HTTPProxyTests", dependencies: ["HTTPProxy", "ProxyCore", "DNSProxy", "DNSWire", "DomainMatch"]),
-        .testTarget(
             name: "DNSProxyTests",
             dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),

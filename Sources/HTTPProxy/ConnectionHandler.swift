@@ -134,8 +134,8 @@ final class ConnectionHandler: Selectable, TimerTarget {
     private func perform(_ actions: [ProxyAction]) {
         for action in actions where !closed {
             switch action {
-            case .lookup(let name):
-                owner.resolver.lookup(name, client: machine.client) { [weak self] result in
+            case .lookup(let query):
+                owner.resolver.lookup(query, client: machine.client) { [weak self] result in
                     self?.deliver { $0.lookupFinished(result, $1) }
                 }
             case .connect(let address): openUpstream(address)

@@ -33,15 +33,14 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     static let tickInterval: Nanoseconds = 1_000_000_000
 
     /// - Parameters:
-    ///   - lookups: the proxy's lookup pipeline (`ProxyLookups.pipeline`), shared by all loops.
-    ///   - upstream: this loop's upstream client (the DNS proxy's).
+    ///   - driver: this loop's DNS query driver: the proxy resolves through it (same cache,
+    ///     snapshot and upstream client as the DNS proxy's, no hop), typed, never deciding a
+    ///     host twice.
     public init(
-        loop: EventLoop, lookups: QueryPipeline, upstream: any UpstreamResolving, snapshot: ProxySnapshot,
+        loop: EventLoop, driver: QueryDriver, snapshot: ProxySnapshot,
         settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter, log: Logger
     ) {
         self.loop = loop
-        let driver = QueryDriver(loop: loop, pipeline: lookups, upstream: upstream)
-        driver.snapshot = ProxyLookups.snapshot(from: snapshot)
         resolver = ProxyResolver(driver: driver)
         self.snapshot = snapshot
         decisions = Self.decisions(from: snapshot)
@@ -68,7 +67,6 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         self.snapshot = snapshot
         decisions = Self.decisions(from: snapshot)
         self.settings = settings
-        resolver.driver.snapshot = ProxyLookups.snapshot(from: snapshot)
         sweepTunnels()
     }
 

@@ -1,11 +1,14 @@
 import DNSProxy
 import DNSWire
 import DomainMatch
+import Policy
 import ProxyCore
 
-/// Looks a host up for the proxy on one loop: an A query through the loop's lookup
-/// `QueryDriver`, and AAAA when A gives no address (docs/proxy.md#connect). The completion runs on
-/// the loop thread, exactly once, possibly before `lookup` returns (a cached answer).
+/// Looks a host up for the proxy on one loop (docs/proxy.md#connect): A through the loop's
+/// `QueryDriver`, and AAAA when A gives no address, typed all the way: the host was decided
+/// once, by the connection, for its profile; the resolver only inspects the answer. The
+/// completion runs on the loop thread, exactly once, possibly before `lookup` returns (a
+/// cached answer).
 final class ProxyResolver {
     let driver: QueryDriver
 
@@ -13,18 +16,41 @@ final class ProxyResolver {
         self.driver = driver
     }
 
-    func lookup(_ name: DomainName, client: IPAddress, completion: @escaping (LookupResult) -> Void) {
-        ask(name, .a, client) { [self] result in
-            guard result == .noAddress else { return completion(result) }
-            ask(name, .aaaa, client, completion)
-        }
+    func lookup(_ query: HostQuery, client: IPAddress, completion: @escaping (LookupResult) -> Void) {
+        // The profile by name in this loop's snapshot: the one the connection decided with,
+        // unless a new configuration removed it meanwhile (then the client's profile now).
+        let profiles = driver.snapshot.engine.profiles
+        let profile = profiles.named(query.profile) ?? profiles.choose(Client(address: client))
+        ask(query.name, profile: profile, inspect: query.inspect, client: client, completion)
     }
 
     private func ask(
-        _ name: DomainName, _ type: DNSType, _ client: IPAddress,
+        _ name: DomainName, profile: Profile, inspect: Bool, client: IPAddress,
         _ completion: @escaping (LookupResult) -> Void
     ) {
-        guard let packet = NameLookup.query(name, type: type) else { return completion(.failed) }
-        driver.handle(packet, from: client, overUDP: false) { reply in completion(NameLookup.interpret(reply)) }
+        driver.lookUpHost(name, type: .a, profile: profile, inspect: inspect, client: client) { [self] found in
+            switch found {
+            case .noAddress:
+                driver.lookUpHost(name, type: .aaaa, profile: profile, inspect: inspect, client: client) { found in
+                    self.finish(found, profile: profile, client: client, completion)
+                }
+            default:
+                finish(found, profile: profile, client: client, completion)
+            }
+        }
+    }
+
+    private func finish(
+        _ found: ResolvedHost, profile: Profile, client: IPAddress, _ completion: @escaping (LookupResult) -> Void
+    ) {
+        switch found {
+        case .addresses(let addresses): completion(.addresses(addresses))
+        case .blocked(let decision): completion(.blocked(BlockReason(decision)))
+        // The chain reached a safe-search name: its target, as a DNS client would get it.
+        case .rewrite(let target): ask(target, profile: profile, inspect: false, client: client, completion)
+        case .noAddress: completion(.noAddress)
+        case .notFound: completion(.notFound)
+        case .failed: completion(.failed)
+        }
     }
 }

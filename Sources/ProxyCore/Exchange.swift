@@ -32,9 +32,29 @@ public struct Pending: Equatable, Sendable {
 
     public var purpose: Purpose
     public let origin: Origin
+    /// The profile the target was decided for, and whether the lookup inspects the
+    /// answer's CNAME chain: what the resolver needs so that it never decides again.
+    public var profile: String = ""
+    public var inspect = true
     /// The addresses to try, in order (filled by the lookup), and the one being tried.
     public var addresses: [Endpoint] = []
     public var next = 0
+}
+
+/// What the proxy asks the gateway's resolver (docs/proxy.md#connect): a host already
+/// decided once, for one profile. The resolver does not decide it again; it inspects the
+/// answer's CNAME chain unless `inspect` is false (a parent-allowed or system name, an
+/// unfiltered profile).
+public struct HostQuery: Equatable, Sendable {
+    public let name: DomainName
+    public let profile: String
+    public let inspect: Bool
+
+    public init(name: DomainName, profile: String, inspect: Bool) {
+        self.name = name
+        self.profile = profile
+        self.inspect = inspect
+    }
 }
 
 /// One plain-HTTP request and its response in flight (RFC 9112): the request's body
@@ -68,6 +88,15 @@ public struct Exchange: Equatable, Sendable {
     public var reusedConnection = false
     /// Request bodies cannot be replayed, so only a request without one is retried.
     public let retryable: Bool
+    /// The profile the host was decided for and whether its lookup inspects the CNAME
+    /// chain (`HostQuery`), kept for a retry.
+    public var profile = ""
+    public var inspect = true
 
     public var responseDone: Bool { response == .done }
+
+    /// What resolving and connecting this exchange's origin waits for.
+    var pending: Pending {
+        Pending(purpose: .forward(self), origin: origin, profile: profile, inspect: inspect)
+    }
 }

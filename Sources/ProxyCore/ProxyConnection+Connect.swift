@@ -16,7 +16,7 @@ extension ProxyConnection {
         switch pending.origin.destination {
         case .name(let name):
             state = .resolving(pending)
-            return [.lookup(name)]
+            return [.lookup(HostQuery(name: name, profile: pending.profile, inspect: pending.inspect))]
         case .address(let address):
             var pending = pending
             pending.addresses = [Endpoint(address, port: pending.origin.port)]

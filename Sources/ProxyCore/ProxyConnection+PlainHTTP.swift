@@ -22,9 +22,11 @@ extension ProxyConnection {
         let framing: BodyFraming
         do { framing = try head.bodyFraming() } catch { throw .malformed(error) }
         if ForwardedHead.isLoop(head) { throw .loop }
-        env.profile(for: client).activity.recordQuery()
+        let profile = env.profile(for: client)
+        profile.activity.recordQuery()
         let destination: Origin.Destination
-        switch env.policy(for: client).verdict(target, isConnect: false) {
+        var inspect = true
+        switch env.policy(of: profile).verdict(target, isConnect: false) {
         case .refuse(let block):
             let keepAlive = head.keepAlive && framing == .length(0)
             writeBlockPage(
@@ -33,24 +35,27 @@ extension ProxyConnection {
             return [record] + (keepAlive ? waitForNextRequest(env) : closeAfterResponse(env))
         case .resolve(let name, let decision):
             if decision.action == .rewrite, let rewritten = decision.target {
-                env.profile(for: client).activity.recordRewrite(target: rewritten)
+                profile.activity.recordRewrite(target: rewritten)
             }
             destination = .name(name)
+            inspect = TargetPolicy.inspects(decision, profile.rules)
         case .address(let address, _):
             destination = .address(address)
         }
-        let exchange = Exchange(
+        var exchange = Exchange(
             method: head.method, site: target.host.description, url: head.target,
             head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
             clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
             origin: Origin(destination: destination, port: target.port),
             retryable: framing == .length(0))
+        exchange.profile = profile.name
+        exchange.inspect = inspect
         if upstream == exchange.origin {
             var reused = exchange
             reused.reusedConnection = true
             return send(reused, env)
         }
-        return dropIdleUpstream() + open(Pending(purpose: .forward(exchange), origin: exchange.origin), env)
+        return dropIdleUpstream() + open(exchange.pending, env)
     }
 
     /// The connection to the origin is open: the head goes out, then the body as it comes.
@@ -178,7 +183,7 @@ extension ProxyConnection {
             upstreamIn.clear()
             upstreamOut.clear()
             exchange.reusedConnection = false
-            return [.dropUpstream] + open(Pending(purpose: .forward(exchange), origin: exchange.origin), env)
+            return [.dropUpstream] + open(exchange.pending, env)
         case .head:
             return fail(502, "the origin closed the connection without a response", env)
         case .body(let tracker) where tracker.isUntilClose:

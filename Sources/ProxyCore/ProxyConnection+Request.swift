@@ -90,19 +90,23 @@ extension ProxyConnection {
     /// never contacted; or resolved (the rewrite's target for safe search) and connected.
     mutating func tunnel(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target = try ProxyTarget.connect(head.target)
-        env.profile(for: client).activity.recordQuery()
+        let profile = env.profile(for: client)
+        profile.activity.recordQuery()
         var actions = dropIdleUpstream()
-        switch env.policy(for: client).verdict(target, isConnect: true) {
+        switch env.policy(of: profile).verdict(target, isConnect: true) {
         case .refuse(let block):
             ProxyResponse.blocked(block, host: target.host.description, keepAlive: false, to: &clientOut)
             actions.append(.record(env.hit(target.host.description, block.decision, client: client)))
             return actions + closeAfterResponse(env)
         case .resolve(let name, let decision):
             let rewritten = decision.action == .rewrite ? decision.target : nil
-            if let rewritten { env.profile(for: client).activity.recordRewrite(target: rewritten) }
+            if let rewritten { profile.activity.recordRewrite(target: rewritten) }
             let tunnel = Tunnel(target: target, rewriteTarget: rewritten)
             let origin = Origin(destination: .name(name), port: target.port)
-            return actions + open(Pending(purpose: .tunnel(tunnel), origin: origin), env)
+            let pending = Pending(
+                purpose: .tunnel(tunnel), origin: origin, profile: profile.name,
+                inspect: TargetPolicy.inspects(decision, profile.rules))
+            return actions + open(pending, env)
         case .address(let address, _):
             let origin = Origin(destination: .address(address), port: target.port)
             return actions

@@ -6,7 +6,7 @@ import Policy
 /// What the socket code must do for a connection.
 public enum ProxyAction: Equatable, Sendable {
     /// Resolve through the gateway's resolver; answer with `lookupFinished`.
-    case lookup(DomainName)
+    case lookup(HostQuery)
     /// Open a connection to the origin (closing any the connection had); answer with
     /// `connected` or `connectFailed`.
     case connect(Endpoint)

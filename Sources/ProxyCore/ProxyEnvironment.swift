@@ -36,11 +36,13 @@ public struct ProxyEnvironment: Sendable {
     }
 
     /// The policy of `client` now.
-    public func policy(for client: IPAddress) -> TargetPolicy {
+    public func policy(for client: IPAddress) -> TargetPolicy { policy(of: profile(for: client)) }
+
+    /// The policy of a profile already chosen, now.
+    public func policy(of profile: Profile) -> TargetPolicy {
         let engine = snapshot.engine
         return TargetPolicy(
-            engine: engine, rules: profile(for: client).rules,
-            local: engine.zone.localDateTime(at: wallClock), settings: settings)
+            engine: engine, rules: profile.rules, local: engine.zone.localDateTime(at: wallClock), settings: settings)
     }
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.

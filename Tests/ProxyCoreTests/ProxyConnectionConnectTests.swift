@@ -29,7 +29,9 @@ import Testing
         var connection = fixture.connection()
         let actions = connection.receive(
             "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n", fixture.env())
-        #expect(actions == [.lookup(try QueryName.parse("example.org"))])
+        #expect(
+            actions == [.lookup(HostQuery(name: try QueryName.parse("example.org"), profile: "default", inspect: true))]
+        )
         #expect(connection.deadline == second + fixture.settings.connectTimeout)
         #expect(!connection.wantsClientBytes)
         #expect(connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env()) == [.connect(origin)])
@@ -79,7 +81,12 @@ import Testing
         let before = fixture.snapshot.engine.profiles.profiles[0].activity.drain()
         var connection = fixture.connection()
         let actions = connection.receive("CONNECT www.google.com:443 HTTP/1.1\r\n\r\n", fixture.env())
-        #expect(actions == [.lookup(try QueryName.parse("forcesafesearch.google.com"))])
+        #expect(
+            actions == [
+                .lookup(
+                    HostQuery(
+                        name: try QueryName.parse("forcesafesearch.google.com"), profile: "default", inspect: true))
+            ])
         let counts = fixture.snapshot.engine.profiles.profiles[0].activity.drain()
         #expect(counts.queries == 1 && counts.rewritesByEngine == ["google": 1], "\(before)")
         _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env())
@@ -180,5 +187,20 @@ import Testing
         _ = connection.receive("x", settings.env())
         #expect(connection.tick(settings.env(now: 5 * second), lastActivity: second) == [])
         #expect(connection.tick(settings.env(now: 6 * second), lastActivity: second) == [.close])
+    }
+
+    /// The lookup carries what the connection decided: the profile, and whether to inspect
+    /// (not for a parent-allowed host), so the resolver never decides the host again.
+    @Test func theLookupCarriesTheProfileAndTheDecisionsInspection() throws {
+        let allowing = ProxyFixture(policy: ProxyFixture.policy(allowed: ["example.org"]))
+        var connection = allowing.connection()
+        let actions = connection.receive("CONNECT www.example.org:443 HTTP/1.1\r\n\r\n", allowing.env())
+        #expect(
+            actions == [
+                .lookup(HostQuery(name: try QueryName.parse("www.example.org"), profile: "default", inspect: false))
+            ])
+        var blocked = fixture.connection()
+        let refused = blocked.receive("CONNECT www.reddit.com:443 HTTP/1.1\r\n\r\n", fixture.env())
+        #expect(!refused.contains { if case .lookup = $0 { return true } else { return false } })
     }
 }

@@ -134,7 +134,11 @@ import Testing
         _ = connection.receive("GET http://example.org/2 HTTP/1.1\r\n\r\n", fixture.env())
         _ = connection.takeUpstreamOutput()
         let actions = connection.upstreamClosed(fixture.env())
-        #expect(actions == [.dropUpstream, .lookup(try QueryName.parse("example.org"))])
+        #expect(
+            actions == [
+                .dropUpstream,
+                .lookup(HostQuery(name: try QueryName.parse("example.org"), profile: "default", inspect: true)),
+            ])
         _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env())
         _ = connection.connected(fixture.env())
         #expect(connection.takeUpstreamOutput().hasPrefix("GET /2 HTTP/1.1\r\n"))

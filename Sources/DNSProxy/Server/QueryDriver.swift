@@ -3,6 +3,7 @@ import DNSWire
 import DomainMatch
 import EventLoop
 import Glibc
+import Policy
 import Synchronization
 
 /// Forwards one question to upstream resolvers and calls back on the loop thread, once,
@@ -87,5 +88,31 @@ public final class QueryDriver {
     /// Whether a query was answered (by the upstream or from the stale copy).
     private final class Answered {
         var done = false
+    }
+}
+
+extension QueryDriver {
+    /// The HTTP proxy's typed lookup of a host it has already decided for `profile`
+    /// (`QueryPipeline.lookUpHost`), on this loop with this loop's snapshot and upstream
+    /// client; `completion` runs on the loop thread, once, possibly before this returns
+    /// (a cached answer).
+    public func lookUpHost(
+        _ name: DomainName, type: DNSType, profile: Profile, inspect: Bool, client: IPAddress,
+        completion: @escaping (ResolvedHost) -> Void
+    ) {
+        let step = pipeline.lookUpHost(
+            name, type: type, profile: profile, inspect: inspect, client: client, now: now(), snapshot: snapshot)
+        guard case .resolve(let resolution) = step else {
+            if case .done(let result) = step { completion(result) }
+            return
+        }
+        inFlight.add(1, ordering: .relaxed)
+        let servers = resolution.localZone.flatMap { snapshot.localServers[$0] }.map { [$0] } ?? snapshot.upstreams
+        upstream.resolve(resolution.question, dnssecOK: false, checkingDisabled: false, upstreams: servers) {
+            [weak self] reply in
+            guard let self else { return }
+            self.inFlight.subtract(1, ordering: .relaxed)
+            completion(self.pipeline.finishHost(resolution, reply: reply, now: self.now(), snapshot: self.snapshot))
+        }
     }
 }

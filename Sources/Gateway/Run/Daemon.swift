@@ -17,8 +17,6 @@ final class Daemon: @unchecked Sendable {
     // control thread (watcher), or written once before the loops see it.
     let group: EventLoopGroup
     let pipeline: QueryPipeline
-    /// The HTTP proxy's lookups: the DNS pipeline's cache and inspection, hits as the proxy's.
-    let proxyLookups: QueryPipeline
     /// Open proxy connections per client, across loops (`proxy_max_conns_per_client`).
     let proxyLimiter = ConnectionLimiter()
     let log: Logger
@@ -54,7 +52,6 @@ final class Daemon: @unchecked Sendable {
             snapshot: builder.make(policies: policies),
             cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
             hits: hits)
-        proxyLookups = ProxyLookups.pipeline(sharingCacheOf: pipeline, hits: hits)
         do {
             group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns", clock: clock)
             doorbell = try Doorbell()
@@ -73,7 +70,6 @@ final class Daemon: @unchecked Sendable {
             let addresses = options.dnsListen.map { SocketAddress(listen: $0) }
             let proxyAddresses = options.proxyListen.map { SocketAddress(listen: $0) }
             let proxySettings = options.proxy
-            let lookups = proxyLookups
             let limiter = proxyLimiter
             nonisolated(unsafe) let factory = upstream
             do {
@@ -81,10 +77,10 @@ final class Daemon: @unchecked Sendable {
                     let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: try factory(loop))
                     var proxy: ProxyLoop?
                     if !proxyAddresses.isEmpty {
-                        // On the DNS loop, with its upstream client: the same resolver, no hops.
+                        // On the DNS loop, through its driver: the same resolver, no hops.
                         let loopProxy = ProxyLoop(
-                            loop: loop, lookups: lookups, upstream: driver.upstream,
-                            snapshot: driver.snapshot, settings: proxySettings, hits: pipeline.hits,
+                            loop: loop, driver: driver, snapshot: driver.snapshot, settings: proxySettings,
+                            hits: pipeline.hits,
                             limiter: limiter, log: log)
                         for address in proxyAddresses { try loopProxy.listen(on: address) }
                         proxy = loopProxy
@@ -190,7 +186,6 @@ final class Daemon: @unchecked Sendable {
     /// Called under `parts`' lock, so snapshots are published in the order they were made.
     private func publish(_ snapshot: ProxySnapshot, proxy settings: ProxySettings) {
         pipeline.replace(snapshot)
-        proxyLookups.replace(ProxyLookups.snapshot(from: snapshot))
         for servers in perLoop {
             let driver = servers.driver
             nonisolated(unsafe) let unsafeDriver = driver

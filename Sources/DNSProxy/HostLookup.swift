@@ -1,0 +1,130 @@
+import DNSWire
+import DomainMatch
+import Policy
+
+/// What the gateway's resolver found for a host the HTTP proxy has already decided.
+public enum ResolvedHost: Sendable, Equatable {
+    /// Every A or AAAA record of the answer (after a CNAME chain, those of its end), in order.
+    case addresses([IPAddress])
+    /// The answer's CNAME chain reaches a name the profile blocks: the decision on that
+    /// name (the hit is recorded, `source: proxy`).
+    case blocked(Decision)
+    /// The chain reaches a safe-search name: connect to this target instead.
+    case rewrite(DomainName)
+    /// NOERROR without an address of the type asked (NODATA).
+    case noAddress
+    /// NXDOMAIN.
+    case notFound
+    /// SERVFAIL, REFUSED, no upstream answered, or an answer that cannot be read.
+    case failed
+}
+
+/// One host lookup waiting for an upstream: what to ask and what was decided before.
+public struct HostResolution: Sendable {
+    public let name: DomainName
+    public let profile: Profile
+    public let inspect: Bool
+    public let client: IPAddress
+    public let question: DNSQuestion
+    public let key: CacheKey
+    /// `local_forward`'s zone when the name goes to its server instead of the upstreams.
+    public let localZone: DomainName?
+    /// An expired answer to fall back on when no upstream answers (RFC 8767).
+    public let stale: CacheEntry?
+}
+
+/// The HTTP proxy's door into the resolver (docs/proxy.md#connect): typed, for a host the
+/// proxy has decided once already for the client's profile. The name is not decided again
+/// here; the same cache, local zones, upstreams and answer inspection serve it as they
+/// serve a DNS client, and a block found in the CNAME chain comes back as a `Decision`,
+/// never as text.
+extension QueryPipeline {
+    public enum HostStep: Sendable {
+        case done(ResolvedHost)
+        case resolve(HostResolution)
+    }
+
+    /// Looks `name` up (type A or AAAA) for `profile`; `inspect` is false for names the
+    /// decision allowed outright (parent-allowed, system) and for unfiltered profiles.
+    public func lookUpHost(
+        _ name: DomainName, type: DNSType, profile: Profile, inspect: Bool, client: IPAddress, now: Now,
+        snapshot: ProxySnapshot
+    ) -> HostStep {
+        var localZone: DomainName?
+        switch snapshot.localZones.answer(for: name) {
+        case .nxdomain?: return .done(.notFound)
+        case .nodata?: return .done(.noAddress)
+        case .forward(let zone)?: localZone = zone
+        case nil: break
+        }
+        guard let wireName = try? DNSName(wire: name.wire) else { return .done(.failed) }
+        let question = DNSQuestion(name: wireName, type: type)
+        let key = CacheKey(question, dnssecOK: false, checkingDisabled: false)
+        func resolution(_ stale: CacheEntry?) -> HostResolution {
+            HostResolution(
+                name: name, profile: profile, inspect: inspect, client: client, question: question, key: key,
+                localZone: localZone, stale: stale)
+        }
+        switch cache.lookup(key, now: now.monotonicMilliseconds) {
+        case .fresh(let entry, _): return .done(host(from: entry, resolution(nil), snapshot, now))
+        case .stale(let entry): return .resolve(resolution(entry))
+        case .miss: return .resolve(resolution(nil))
+        }
+    }
+
+    /// The upstream's reply for `resolution` (nil when every upstream failed): cached when
+    /// it may be, then read; without a usable reply the stale copy, else `.failed`.
+    public func finishHost(
+        _ resolution: HostResolution, reply: [UInt8]?, now: Now, snapshot: ProxySnapshot
+    ) -> ResolvedHost {
+        guard let reply,
+            let entry = CacheEntry.make(
+                from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL, maxTTL: snapshot.maxTTL)
+        else {
+            return resolution.stale.map { host(from: $0, resolution, snapshot, now) } ?? .failed
+        }
+        if entry.ttl > 0 { cache.store(resolution.key, entry) }
+        return host(from: entry, resolution, snapshot, now)
+    }
+
+    func host(
+        from entry: CacheEntry, _ resolution: HostResolution, _ snapshot: ProxySnapshot, _ now: Now
+    )
+        -> ResolvedHost
+    {
+        if resolution.inspect, !entry.chain.isEmpty {
+            let engine = snapshot.engine
+            let local = engine.zone.localDateTime(at: now.unixSeconds)
+            for link in entry.chain {
+                // As for a DNS client: the chain is judged by the lists, not the clock.
+                let decision = engine.decide(link, rules: resolution.profile.rules, local: local, applyCutoff: false)
+                if decision.action == .block {
+                    hits.record(
+                        Hit(
+                            profile: resolution.profile.name, name: resolution.name.description, decision: decision,
+                            rule: link.description, client: resolution.client, source: .proxy, time: now.unixSeconds
+                        ))
+                    return .blocked(decision)
+                }
+                if decision.action == .rewrite, let text = decision.target, let target = try? QueryName.parse(text) {
+                    return .rewrite(target)
+                }
+            }
+        }
+        switch entry.rcode {
+        case .noError: break
+        case .nxDomain: return .notFound
+        default: return .failed
+        }
+        guard let message = try? DNSMessage.parse(entry.response) else { return .failed }
+        var addresses: [IPAddress] = []
+        for record in message.answers {
+            switch record.rdata {
+            case .a(let address): addresses.append(.v4(address.value))
+            case .aaaa(let address): addresses.append(.v6(high: address.high, low: address.low))
+            default: continue
+            }
+        }
+        return addresses.isEmpty ? .noAddress : .addresses(addresses)
+    }
+}
