@@ -11,8 +11,9 @@ import TLS
 /// process list; neither it nor the device key is ever printed or logged.
 enum RegisterCommand {
     static let usage = """
-        usage: phosra-gate register [--api URL] --child-id UUID --parent-token-file FILE|- [--name NAME]
+        usage: phosra-gate register [--api URL] [--child-id UUID] --parent-token-file FILE|- [--name NAME]
                                     [--profile NAME] [--state-dir DIR] [--ca-file FILE] [--config FILE]
+        (--child-id may be left out when --profile names a [profile] section with child_id)
         """
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
@@ -27,9 +28,6 @@ enum RegisterCommand {
                     ])
             } catch { throw GatewayError.config(error) }
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
-            guard let childID = arguments.flag("--child-id"), !childID.isEmpty else {
-                throw GatewayError.flag("--child-id", "required")
-            }
             guard let tokenFile = arguments.flag("--parent-token-file") else {
                 throw GatewayError.flag("--parent-token-file", "required")
             }
@@ -38,6 +36,13 @@ enum RegisterCommand {
                 throw GatewayError.flag("--profile", "letters, digits, - and _ only")
             }
             let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
+            // The profile's section names its child; a flag wins.
+            let configured = settings.profiles.first { $0.name == profile }?.settings[Key.childID] ?? ""
+            guard let childID = arguments.flag("--child-id") ?? (configured.isEmpty ? nil : configured),
+                !childID.isEmpty
+            else {
+                throw GatewayError.flag("--child-id", "required (or child_id in the [profile \(profile)] section)")
+            }
             let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
             let token = try readToken(tokenFile)
             let api: HTTPURL

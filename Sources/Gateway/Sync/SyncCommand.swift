@@ -11,12 +11,13 @@ import SystemIO
 /// report and ack, queued hits sent) and exit; non-zero with a clear message when the API
 /// could not be reached, or when `run` holds the state directory (ask it with SIGUSR1).
 enum SyncCommand {
-    static let usage = "usage: phosra-gate sync [--state-dir DIR] [--config FILE] [--api URL] [--ca-file FILE]"
+    static let usage =
+        "usage: phosra-gate sync [--profile NAME] [--state-dir DIR] [--config FILE] [--api URL] [--ca-file FILE]"
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
-            do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch {
+            do { arguments = try Arguments(words, commandFlags: ["--config": .value, "--profile": .value]) } catch {
                 throw GatewayError.config(error)
             }
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
@@ -33,8 +34,14 @@ enum SyncCommand {
                 throw GatewayError.usage("\(error)")
             }
             defer { withExtendedLifetime(lock) {} }
-            guard let profile = DeviceIdentity.registeredProfiles(stateDirectory: state).sorted().first else {
+            let registered = DeviceIdentity.registeredProfiles(stateDirectory: state).sorted()
+            guard let profile = arguments.flag("--profile") ?? registered.first else {
                 throw GatewayError.usage("no registered device in \(state) (run phosra-gate register first)")
+            }
+            guard registered.contains(profile) else {
+                throw GatewayError.flag(
+                    "--profile",
+                    "\(profile) is not registered in \(state) (registered: \(registered.joined(separator: ", ")))")
             }
             let identity: DeviceIdentity
             do { identity = try DeviceIdentity.load(stateDirectory: state, profile: profile) } catch {
