@@ -21,14 +21,19 @@ struct NetworkNamespaces {
         let pair = NetworkNamespaces(gateway: "pgn-gw-\(suffix)", device: "pgn-dev-\(suffix)")
         let first = try ip(["netns", "add", pair.gateway])
         guard first.status == 0 else {
-            try Test.cancel("`ip netns add` refused (needs root and network namespaces): \(first.stderr)")
+            try Test.cancel(refusal(first))
         }
         let second = try ip(["netns", "add", pair.device])
         guard second.status == 0 else {
             _ = try? ip(["netns", "del", pair.gateway])
-            try Test.cancel("`ip netns add` refused (needs root and network namespaces): \(second.stderr)")
+            try Test.cancel(refusal(second))
         }
         return pair
+    }
+
+    private static func refusal(_ output: ProgramOutput) -> Comment {
+        let reason = output.stderr.split(separator: "\n").joined(separator: "; ")
+        return "`ip netns add` refused (the test needs root and network namespaces): \(reason)"
     }
 
     /// Deletes both namespaces; what fails is recorded, not thrown (it runs in a `defer`).
