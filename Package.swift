@@ -16,7 +16,8 @@ let package = Package(
         .target(name: "Zoneinfo"),
         // System calls through one wrapper (errno + call in the error) and small file helpers.
         .target(name: "SystemIO"),
-        // What Swift's Glibc import lacks: epoll (unpacked), eventfd, signalfd, recvmmsg/sendmmsg, splice, accept4.
+        // What Swift's Glibc import lacks: epoll (unpacked), eventfd, signalfd, recvmmsg/sendmmsg, splice, accept4,
+        // rtnetlink and setns.
         .target(name: "CSystem"),
         // The byte buffer (reader and writer index, copy-on-write) that sockets read into and the
         // pure parsers and state machines read from. Pure.
@@ -50,6 +51,9 @@ let package = Package(
                 "ProxyCore", "HTTP1", "EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo",
                 "SystemIO",
             ]),
+        // The device (MAC address) behind a client's IP address, from the kernel's neighbour
+        // tables over rtnetlink, cached per loop thread: the pure dump parser, the socket, the cache.
+        .target(name: "Neighbours", dependencies: ["DomainMatch", "EventLoop", "CSystem", "SystemIO"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // SQLite 3 from the system (Debian: libsqlite3-dev), plus SQLITE_TRANSIENT as a function.
@@ -99,6 +103,9 @@ let package = Package(
             dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
+        .testTarget(
+            name: "NeighboursTests",
+            dependencies: ["Neighbours", "DomainMatch", "EventLoop", "CSystem", "SystemIO", "TestSupport"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "COpenSSL", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(

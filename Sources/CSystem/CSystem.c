@@ -4,6 +4,7 @@
 #include "CSystem.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,3 +130,25 @@ int cs_set_thread_name(const char *name) {
     truncated[sizeof truncated - 1] = 0;
     return pthread_setname_np(pthread_self(), truncated);
 }
+
+int cs_netlink_route_socket(void) {
+    return socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+}
+
+ssize_t cs_netlink_send(int fd, const void *bytes, size_t length) {
+    struct sockaddr_nl kernel;
+    memset(&kernel, 0, sizeof kernel);
+    kernel.nl_family = AF_NETLINK;
+    return sendto(fd, bytes, length, MSG_DONTWAIT, (struct sockaddr *)&kernel, sizeof kernel);
+}
+
+ssize_t cs_netlink_receive(int fd, void *buffer, size_t capacity, uint32_t *sender) {
+    struct sockaddr_nl from;
+    memset(&from, 0, sizeof from);
+    socklen_t length = sizeof from;
+    ssize_t received = recvfrom(fd, buffer, capacity, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &length);
+    if (received >= 0) *sender = from.nl_pid;
+    return received;
+}
+
+int cs_setns_network(int fd) { return setns(fd, CLONE_NEWNET); }

@@ -1,11 +1,12 @@
 // CSystem: what Swift's Glibc import lacks or gets wrong, and nothing else.
 //
-// Swift's Glibc module does not include <sys/epoll.h>, <sys/eventfd.h> or
-// <sys/signalfd.h>, imports `struct epoll_event` with the wrong layout (it is
-// `__attribute__((packed))` on x86-64), and cannot call variadic `fcntl` with the
-// GNU-only F_SETPIPE_SZ. Every function here is a thin, allocation-free pass-through:
-// it returns what the system call returns (-1 with errno set on failure) and does not
-// retry EINTR; the Swift side does that through `systemCall`.
+// Swift's Glibc module does not include <sys/epoll.h>, <sys/eventfd.h>,
+// <sys/signalfd.h> or the rtnetlink headers, does not declare setns(2), imports
+// `struct epoll_event` with the wrong layout (it is `__attribute__((packed))` on
+// x86-64), and cannot call variadic `fcntl` with the GNU-only F_SETPIPE_SZ. Every
+// function here is a thin, allocation-free pass-through: it returns what the system
+// call returns (-1 with errno set on failure) and does not retry EINTR; the Swift side
+// does that through `systemCall`.
 #ifndef CSYSTEM_H
 #define CSYSTEM_H
 
@@ -15,6 +16,9 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/epoll.h>
+#include <linux/netlink.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
 
 // MARK: - Constants the Swift import lacks or types awkwardly
 
@@ -120,5 +124,42 @@ int cs_signalfd_read(int fd, int *signals, int max);
 /// Names the calling thread (at most 15 bytes are kept), for ps, top and gdb. Returns 0
 /// or an error number (pthread style: errno is not set).
 int cs_set_thread_name(const char *name);
+
+// MARK: - rtnetlink (the neighbour tables) and network namespaces
+
+// The kernel ABI the neighbour-dump parser reads (<linux/netlink.h>, <linux/rtnetlink.h>,
+// <linux/neighbour.h>). Messages are in host byte order; addresses in network order.
+static const uint16_t CS_NLMSG_NOOP = NLMSG_NOOP;
+static const uint16_t CS_NLMSG_ERROR = NLMSG_ERROR;
+static const uint16_t CS_NLMSG_DONE = NLMSG_DONE;
+static const uint16_t CS_NLMSG_OVERRUN = NLMSG_OVERRUN;
+static const uint16_t CS_NLM_F_REQUEST = NLM_F_REQUEST;
+static const uint16_t CS_NLM_F_DUMP = NLM_F_DUMP;
+static const uint16_t CS_RTM_NEWNEIGH = RTM_NEWNEIGH;
+static const uint16_t CS_RTM_GETNEIGH = RTM_GETNEIGH;
+static const uint16_t CS_NDA_DST = NDA_DST;
+static const uint16_t CS_NDA_LLADDR = NDA_LLADDR;
+/// Clears the flag bits (nested, network byte order) of rtattr.rta_type, leaving the type.
+static const uint16_t CS_NLA_TYPE_MASK = (uint16_t)NLA_TYPE_MASK;
+static const uint16_t CS_NUD_INCOMPLETE = NUD_INCOMPLETE;
+static const uint16_t CS_NUD_FAILED = NUD_FAILED;
+static const uint16_t CS_NUD_NOARP = NUD_NOARP;
+static const uint8_t CS_AF_INET = AF_INET;
+static const uint8_t CS_AF_INET6 = AF_INET6;
+static const int CS_NLMSG_HEADER_SIZE = sizeof(struct nlmsghdr);
+static const int CS_NDMSG_SIZE = sizeof(struct ndmsg);
+static const int CS_RTATTR_SIZE = sizeof(struct rtattr);
+
+/// socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE). It belongs to
+/// the network namespace of the calling thread, for good.
+int cs_netlink_route_socket(void);
+/// sendto the kernel (nl_pid 0) without waiting.
+ssize_t cs_netlink_send(int fd, const void *bytes, size_t length);
+/// recvfrom without waiting, with MSG_TRUNC: returns the datagram's whole length, which
+/// exceeds `capacity` when it was cut. `*sender` receives the sender's port (0: the kernel).
+ssize_t cs_netlink_receive(int fd, void *buffer, size_t capacity, uint32_t *sender);
+/// setns(fd, CLONE_NEWNET): moves the calling thread (only it) into the network namespace
+/// `fd` refers to (e.g. an open /run/netns/NAME). Needs CAP_SYS_ADMIN.
+int cs_setns_network(int fd);
 
 #endif

@@ -1,0 +1,130 @@
+import CSystem
+import EventLoop
+import Glibc
+import Synchronization
+import SystemIO
+import TestSupport
+import Testing
+
+/// Two network namespaces made for one test — a gateway and a device joined by a veth
+/// pair — and a way to run code inside either. Everything is made inside the namespaces
+/// (`ip -n`), so the host's interfaces and addresses are never touched; `remove()` deletes
+/// both namespaces, which takes the veth pair with them. Needs root.
+struct NetworkNamespaces {
+    let gateway: String
+    let device: String
+
+    /// Makes both namespaces (empty). Cancels the test, with the reason, when `ip netns add`
+    /// is refused (not root, or no namespaces in this sandbox).
+    static func make() throws -> NetworkNamespaces {
+        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let pair = NetworkNamespaces(gateway: "pgn-gw-\(suffix)", device: "pgn-dev-\(suffix)")
+        let first = try ip(["netns", "add", pair.gateway])
+        guard first.status == 0 else {
+            try Test.cancel(refusal(first))
+        }
+        let second = try ip(["netns", "add", pair.device])
+        guard second.status == 0 else {
+            _ = try? ip(["netns", "del", pair.gateway])
+            try Test.cancel(refusal(second))
+        }
+        return pair
+    }
+
+    private static func refusal(_ output: ProgramOutput) -> Comment {
+        let reason = output.stderr.split(separator: "\n").joined(separator: "; ")
+        return "`ip netns add` refused (the test needs root and network namespaces): \(reason)"
+    }
+
+    /// Deletes both namespaces; what fails is recorded, not thrown (it runs in a `defer`).
+    func remove() {
+        for name in [gateway, device] {
+            do {
+                let result = try Self.ip(["netns", "del", name])
+                if result.status != 0 { Issue.record("ip netns del \(name): \(result.stderr)") }
+            } catch {
+                Issue.record("ip netns del \(name): \(error)")
+            }
+        }
+    }
+
+    /// `ip -n namespace arguments…`, which must succeed.
+    func run(in namespace: String, _ arguments: [String]) throws {
+        let result = try Self.ip(["-n", namespace] + arguments)
+        guard result.status == 0 else {
+            throw NamespaceError.command("ip -n \(namespace) \(arguments.joined(separator: " ")): \(result.stderr)")
+        }
+    }
+
+    /// Runs `body` on a new thread that has entered `namespace` (setns(2) moves only the
+    /// calling thread, so no thread of the test runner ever leaves the host's namespace).
+    /// Sockets made in `body` stay in that namespace wherever they are used later.
+    func inside<T: Sendable>(_ namespace: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let thread = try SystemThread.spawn(name: "pg-netns") {
+            let result = Result { () throws -> T in
+                let descriptor = open("/run/netns/\(namespace)", O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { throw SystemError("open", errno: errno, subject: namespace) }
+                defer { close(descriptor) }
+                _ = try systemCall("setns", subject: namespace) { cs_setns_network(descriptor) }
+                return try body()
+            }
+            outcome.withLock { $0 = result }
+        }
+        thread.join()
+        return try outcome.withLock { $0! }.get()
+    }
+
+    private static func ip(_ arguments: [String]) throws -> ProgramOutput {
+        let candidates: [String] = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
+        let path = candidates.first { access($0, X_OK) == 0 }
+        guard let path else { throw NamespaceError.command("ip (iproute2) is not installed") }
+        return try Program.run(path, arguments)
+    }
+}
+
+enum NamespaceError: Error, CustomStringConvertible {
+    case command(String)
+    case noEcho(String)
+
+    var description: String {
+        switch self {
+        case .command(let text): text
+        case .noEcho(let text): "no echo: \(text)"
+        }
+    }
+}
+
+/// A UDP round trip, as ping would make: the device sends from `device` to the gateway's
+/// `echo` socket, which answers to the source. The answer makes the gateway resolve the
+/// device's address (ARP or neighbour solicitation), so once it is back the gateway's
+/// neighbour table holds that address. Sent again every 200 ms (the first datagrams can be
+/// lost while a new link comes up), for at most 5 s.
+func roundTrip(from device: Socket, to gateway: SocketAddress, echo: Socket) throws {
+    let payload: [UInt8] = Array("phosra-gate neighbour test".utf8)
+    for _ in 0..<25 {
+        _ = try payload.withUnsafeBytes { try device.send($0, to: gateway) }
+        if readable(echo, milliseconds: 200) {
+            var buffer = ByteBuffer()
+            while let source = try echo.receive(into: &buffer) {
+                _ = try buffer.withUnsafeReadableBytes { try echo.send($0, to: source) }
+                buffer.clear()
+            }
+        }
+        if readable(device, milliseconds: 200) {
+            var buffer = ByteBuffer()
+            if try device.receive(into: &buffer) != nil { return }
+        }
+    }
+    throw NamespaceError.noEcho("\(device) → \(gateway)")
+}
+
+/// Waits for `socket` to have something to read, for at most `milliseconds`.
+private func readable(_ socket: Socket, milliseconds: Int32) -> Bool {
+    var entry = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+    while true {
+        let count = poll(&entry, 1, milliseconds)
+        if count < 0, errno == EINTR { continue }
+        return count > 0
+    }
+}
