@@ -33,7 +33,11 @@ let package = Package(
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
         .target(
             name: "DNSProxy",
-            dependencies: ["DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "EventLoop", "SystemIO"]),
+            dependencies: [
+                "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "EventLoop", "SystemIO", "Neighbours",
+            ]),
+        // Strict base64 (RFC 4648 §4), padded or not: Basic credentials and password hashes. Pure.
+        .target(name: "Base64"),
         // HTTP/1.1 messages (RFC 9112): request and response heads, body framing, chunked bodies,
         // keep-alive; each malformation a named error. Pure, no dependencies.
         .target(name: "HTTP1"),
@@ -41,7 +45,7 @@ let package = Package(
         // (CONNECT with the SNI check, plain HTTP with the block page, PAC), the target policy,
         // the responses it makes, the heads it forwards. No sockets, no clock: the dependencies
         // leave out EventLoop, SystemIO, TLS and DNSProxy, so the compiler keeps it that way.
-        .target(name: "ProxyCore", dependencies: ["Bytes", "HTTP1", "Policy", "DomainMatch", "Zoneinfo"]),
+        .target(name: "ProxyCore", dependencies: ["Base64", "Bytes", "HTTP1", "Policy", "DomainMatch", "Zoneinfo"]),
         // The HTTP proxy's socket driver on the DNS loops: accepts, reads and writes for ProxyCore's
         // state machines, carries out their actions, relays tunnels with splice(2), and looks
         // names up through the gateway's own resolver.
@@ -68,6 +72,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // OpenSSL macros Swift cannot call (SNI, minimum version, BIO controls), as functions.
         .target(name: "COpenSSLShim", dependencies: ["COpenSSL"]),
+        // Proxy passwords: scrypt hashes through OpenSSL (`phosra-gate passwd`), plain values,
+        // verification in constant time with a cache of successes (docs/proxy.md#proxy-authentication).
+        .target(name: "Passwords", dependencies: ["Base64", "COpenSSL"]),
         // Client TLS on the event loop: a verifying context and a non-blocking connection state machine.
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (docs/dns.md#forwarding).
@@ -80,7 +87,9 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
+                "Neighbours",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
+                "Passwords",
             ]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
@@ -88,12 +97,16 @@ let package = Package(
         .target(name: "TestFixtures", dependencies: ["HTTP1"]),
         // Helpers for tests only: scratch directories, free ports, child processes, dig,
         // the fake Phosra API and HTTP(S) test servers (re-exports TestFixtures).
-        .target(name: "TestSupport", dependencies: ["COpenSSL", "EventLoop", "HTTP1", "TestFixtures"]),
+        .target(
+            name: "TestSupport",
+            dependencies: ["COpenSSL", "EventLoop", "HTTP1", "TestFixtures", "CSystem", "SystemIO"]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch", "TestSupport"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo", "TestSupport"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CSystem", "SystemIO", "TestSupport"]),
+        .testTarget(name: "Base64Tests", dependencies: ["Base64"]),
+        .testTarget(name: "PasswordsTests", dependencies: ["Passwords", "Base64"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestFixtures"]),
         .testTarget(
             name: "ProxyCoreTests",
@@ -123,7 +136,9 @@ let package = Package(
         .testTarget(name: "SyncIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
         .testTarget(name: "HTTPProxyIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
-        .testTarget(name: "CLITests", dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "TestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport"]),
         // The docs' links and anchors, and the pages code comments cite; reads files only.
         .testTarget(name: "DocsTests"),
     ],

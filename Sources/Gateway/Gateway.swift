@@ -18,6 +18,7 @@ public enum Gateway {
           hits        recent blocks, newest first
           blocklists  list | compile: the category lists and their compiled file
           bench       matcher: the matcher's speed and memory (docs/benchmarks.md#targets)
+          passwd      read a password on standard input, print its hash for proxy_password
           version   print the version
         """
 
@@ -84,6 +85,12 @@ public enum Gateway {
                 console.err("usage: phosra-gate bench matcher [options]")
                 return 1
             }
+        case "passwd":
+            if rest.contains("--help") {
+                console.out(PasswdCommand.usage)
+                return 0
+            }
+            return PasswdCommand.run(rest, console: console)
         case "version", "--version":
             console.out("phosra-gate \(version)")
             return 0

@@ -107,7 +107,9 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
                 message: "too many connections from \(peer)", now: now)
         } else {
             counted = true
-            machine = ProxyConnection(client: peer, arrivedOn: arrivedOn, now: now)
+            var connection = ProxyConnection(client: peer, arrivedOn: arrivedOn, now: now)
+            connection.clientMAC = resolver.driver.mac(for: peer)
+            machine = connection
         }
         do {
             let handler = try ConnectionHandler(owner: self, socket: socket, machine: machine)

@@ -167,6 +167,9 @@ public struct ProfileTable: Sendable {
         return ranges.contains { $0.range.contains(address) }
     }
 
+    /// Whether any profile lists a MAC address: only then is the neighbour table read.
+    public var usesMACs: Bool { !byMAC.isEmpty }
+
     /// Whether `user` is a proxy user of some profile.
     public func hasProxyUser(_ user: String) -> Bool { byUser[user] != nil }
 }

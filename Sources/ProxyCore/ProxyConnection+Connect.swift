@@ -80,9 +80,10 @@ extension ProxyConnection {
             return clientIn.readableBytes >= ProxyLimits.inspectBytes ? startRelay(tunnel) : []
         case .serverName(let text):
             guard let name = try? QueryName.parse(text) else { return startRelay(tunnel) }
-            if let refusal = Tunnel.judgeServerName(name, rewriteTarget: tunnel.rewriteTarget, env.policy(for: client))
+            if let refusal = Tunnel.judgeServerName(
+                name, rewriteTarget: tunnel.rewriteTarget, env.policy(for: client, mac: clientMAC))
             {
-                return [.record(env.hit(name.description, refusal, client: client))] + close()
+                return [.record(env.hit(name.description, refusal, client: client, mac: clientMAC))] + close()
             }
             var named = tunnel
             named.serverName = name
@@ -107,11 +108,11 @@ extension ProxyConnection {
     public mutating func tick(_ env: ProxyEnvironment, lastActivity: UInt64) -> [ProxyAction] {
         guard let tunnel else { return [] }
         if case .relaying = state, env.now >= lastActivity &+ env.settings.tunnelIdle { return close() }
-        switch tunnel.judge(env.policy(for: client)) {
+        switch tunnel.judge(env.policy(for: client, mac: clientMAC)) {
         case .keep:
             return []
         case .close(let hit):
-            let record = hit.map { [ProxyAction.record(env.hit($0.0, $0.1, client: client))] } ?? []
+            let record = hit.map { [ProxyAction.record(env.hit($0.0, $0.1, client: client, mac: clientMAC))] } ?? []
             return record + close()
         }
     }

@@ -90,13 +90,13 @@ extension ProxyConnection {
     /// never contacted; or resolved (the rewrite's target for safe search) and connected.
     mutating func tunnel(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target = try ProxyTarget.connect(head.target)
-        let profile = env.profile(for: client)
+        let profile = env.profile(for: client, mac: clientMAC)
         profile.activity.recordQuery()
         var actions = dropIdleUpstream()
         switch env.policy(of: profile).verdict(target, isConnect: true) {
         case .refuse(let block):
             ProxyResponse.blocked(block, host: target.host.description, keepAlive: false, to: &clientOut)
-            actions.append(.record(env.hit(target.host.description, block.decision, client: client)))
+            actions.append(.record(env.hit(target.host.description, block.decision, client: client, mac: clientMAC)))
             return actions + closeAfterResponse(env)
         case .resolve(let name, let decision):
             let rewritten = decision.action == .rewrite ? decision.target : nil

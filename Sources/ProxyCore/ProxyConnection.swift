@@ -44,6 +44,9 @@ public struct ProxyConnection: Sendable {
     }
 
     public let client: IPAddress
+    /// The device's link-layer address, when the neighbour table knew it at accept time:
+    /// the profile is chosen by it before the address.
+    public var clientMAC: MACAddress?
     /// Where the client reached the proxy (the PAC file names it).
     public let arrivedOn: Endpoint
     public internal(set) var state: State = .readingHead

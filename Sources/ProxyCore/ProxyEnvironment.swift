@@ -30,13 +30,16 @@ public struct ProxyEnvironment: Sendable {
         self.wallClock = wallClock
     }
 
-    /// The profile that governs `client` (its hits, its activity, its policy).
-    public func profile(for client: IPAddress) -> Profile {
-        snapshot.engine.profiles.choose(Client(address: client))
+    /// The profile that governs `client` (its hits, its activity, its policy); `mac` is the
+    /// device's link-layer address when the neighbour table knew it at accept time.
+    public func profile(for client: IPAddress, mac: MACAddress? = nil) -> Profile {
+        snapshot.engine.profiles.choose(Client(address: client, mac: mac))
     }
 
     /// The policy of `client` now.
-    public func policy(for client: IPAddress) -> TargetPolicy { policy(of: profile(for: client)) }
+    public func policy(for client: IPAddress, mac: MACAddress? = nil) -> TargetPolicy {
+        policy(of: profile(for: client, mac: mac))
+    }
 
     /// The policy of a profile already chosen, now.
     public func policy(of profile: Profile) -> TargetPolicy {
@@ -46,9 +49,10 @@ public struct ProxyEnvironment: Sendable {
     }
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.
-    public func hit(_ name: String, _ decision: Decision, client: IPAddress) -> Hit {
+    public func hit(_ name: String, _ decision: Decision, client: IPAddress, mac: MACAddress? = nil) -> Hit {
         Hit(
-            profile: profile(for: client).name, name: name, decision: decision, client: client, source: .proxy,
+            profile: profile(for: client, mac: mac).name, name: name, decision: decision, client: client,
+            source: .proxy,
             time: wallClock)
     }
 }

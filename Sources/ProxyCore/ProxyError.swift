@@ -13,12 +13,15 @@ public enum ProxyError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidHost(String)
     /// The request came back to this proxy (its own `Via` is in it) (508).
     case loop
+    /// `Proxy-Authorization` is not usable Basic credentials (407, with the challenge).
+    case credentials(CredentialsError)
 
     /// The status a client is answered with when its own request is at fault.
     public var status: Int {
         switch self {
         case .malformed(.headTooLarge): 431
         case .loop: 508
+        case .credentials: 407
         default: 400
         }
     }
@@ -29,6 +32,7 @@ public enum ProxyError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badTarget(let target): "bad request target \"\(target)\""
         case .invalidHost(let host): "invalid host \"\(host)\""
         case .loop: "request loops back to this proxy"
+        case .credentials(let error): error.description
         }
     }
 }

@@ -33,7 +33,27 @@ public enum ProxyResponse {
             body: BlockPage.invalidHost(host, url: url, gatewayName: gatewayName), keepAlive: keepAlive, to: &out)
     }
 
-    /// An error of the proxy's own (400, 404, 429, 431, 502, 504, 508) with a one-line body.
+    /// `407`: credentials are missing, wrong or malformed (RFC 9110 §15.5.8), with the
+    /// challenge `Proxy-Authenticate: Basic realm="phosra-gate"` (§11.7.1) that makes a
+    /// browser ask for a user and password (docs/proxy.md#proxy-authentication). A browser
+    /// answers it by sending the same request again with `Proxy-Authorization`, on the same
+    /// connection when it stays open: pass the request's own keep-alive, and false when a
+    /// request body will not be read (its bytes would be taken for the next request).
+    public static func authenticationRequired(keepAlive: Bool, to out: inout ByteBuffer) {
+        write(status: 407, body: "phosra-gate: proxy authentication required\n", keepAlive: keepAlive, to: &out)
+    }
+
+    /// `429` after too many failed logins from one address (`AuthFailureLimiter`):
+    /// `Retry-After` in whole seconds, rounded up (RFC 6585 §4, RFC 9110 §10.2.3), and the
+    /// connection closed, so that guessing costs a new connection each time.
+    public static func tooManyAuthenticationFailures(retryAfter nanoseconds: UInt64, to out: inout ByteBuffer) {
+        let seconds = max(1, nanoseconds / 1_000_000_000 + (nanoseconds % 1_000_000_000 == 0 ? 0 : 1))
+        write(
+            status: 429, headers: [("Retry-After", "\(seconds)")],
+            body: "phosra-gate: too many failed proxy logins; try again in \(seconds) s\n", keepAlive: false, to: &out)
+    }
+
+    /// An error of the proxy's own (400, 404, 407, 429, 431, 502, 504, 508) with a one-line body.
     public static func error(_ status: Int, _ message: String, keepAlive: Bool = false, to out: inout ByteBuffer) {
         write(status: status, body: "phosra-gate: \(sanitized(message))\n", keepAlive: keepAlive, to: &out)
     }
@@ -45,12 +65,17 @@ public enum ProxyResponse {
             body: PAC.script(for: address), keepAlive: keepAlive, headOnly: headOnly, to: &out)
     }
 
+    /// The challenge of every 407: Basic is what browsers and command-line clients offer
+    /// for a proxy without extra setup.
+    public static let authenticationChallenge = #"Basic realm="phosra-gate""#
+
     public static func reasonPhrase(_ status: Int) -> String {
         switch status {
         case 200: "OK"
         case 400: "Bad Request"
         case 403: "Forbidden"
         case 404: "Not Found"
+        case 407: "Proxy Authentication Required"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
         case 502: "Bad Gateway"
@@ -65,6 +90,9 @@ public enum ProxyResponse {
         body: String, keepAlive: Bool, headOnly: Bool = false, to out: inout ByteBuffer
     ) {
         var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\nContent-Type: \(contentType)\r\n"
+        // A 407 without its challenge leaves the client nothing to answer (RFC 9110 §15.5.8:
+        // MUST), so every 407 gets it, also one made by `error`.
+        if status == 407 { head += "Proxy-Authenticate: \(authenticationChallenge)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\n"
         head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"

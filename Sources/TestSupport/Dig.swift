@@ -3,6 +3,8 @@ import Foundation
 /// `dig` (bind9-dnsutils) as a client, its answer parsed into what tests assert on.
 public struct DigAnswer: CustomStringConvertible {
     public let output: String
+
+    public init(output: String) { self.output = output }
     public var status: String? { field(after: "status: ", until: ",") }
     public var flags: [String] { (field(after: ";; flags: ", until: ";") ?? "").split(separator: " ").map(String.init) }
     /// EDE lines: `15 (Blocked): (category:adult)` → `["15 (Blocked): (category:adult)"]`.

@@ -18,15 +18,57 @@ public final class SpawnedServer: @unchecked Sendable {
 
     /// Starts `path arguments…` and waits until 127.0.0.1:`readyPort` accepts TCP
     /// connections (at most `timeout`); throws with the log if it exits or never does.
-    public init(
+    public convenience init(
         _ path: String, _ arguments: [String], logFile: String, readyPort: UInt16,
         timeout: TimeInterval = 10
     ) throws {
+        try self.init(path, arguments, logFile: logFile, timeout: timeout, what: "start on 127.0.0.1:\(readyPort)") {
+            _ in SpawnedServer.acceptsTCP(readyPort)
+        }
+    }
+
+    /// Starts `path arguments…` and waits until its log contains `text` (at most
+    /// `timeout`): for a server whose port the test cannot reach from here (one started
+    /// inside a network namespace).
+    public convenience init(
+        _ path: String, _ arguments: [String], logFile: String, readyWhenLogContains text: String,
+        timeout: TimeInterval = 20
+    ) throws {
+        try self.init(path, arguments, logFile: logFile, timeout: timeout, what: "log \"\(text)\"") { log in
+            log.contains(text)
+        }
+    }
+
+    private init(
+        _ path: String, _ arguments: [String], logFile: String, timeout: TimeInterval, what: String,
+        ready: (String) -> Bool
+    ) throws {
         self.logFile = logFile
+        pid = try Self.spawn([path] + arguments, logFile: logFile, deathSignal: true)
+        let started = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) { ready(log) || hasExited }
+        if !started || hasExited {
+            kill()
+            throw SpawnedServerError(message: "\(path) did not \(what):\n\(log)")
+        }
+    }
+
+    /// Runs `argv` to completion, its output (stdout and stderr) into `logFile`; the exit
+    /// status and the output. Waited for here, with waitpid, whatever else the test runs.
+    public static func run(_ argv: [String], logFile: String) throws -> (status: Int32, output: String) {
+        let child = try spawn(argv, logFile: logFile, deathSignal: false)
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0, errno == EINTR {}
+        let output = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+        return (status, output)
+    }
+
+    /// posix_spawn in a process group of its own, with default signal dispositions and an
+    /// empty mask, stdin from /dev/null, stdout and stderr into `logFile`.
+    private static func spawn(_ command: [String], logFile: String, deathSignal: Bool) throws -> pid_t {
         let setpriv = "/usr/bin/setpriv"
         let argv =
-            FileManager.default.isExecutableFile(atPath: setpriv)
-            ? [setpriv, "--pdeathsig", "KILL", "--", path] + arguments : [path] + arguments
+            deathSignal && FileManager.default.isExecutableFile(atPath: setpriv)
+            ? [setpriv, "--pdeathsig", "KILL", "--"] + command : command
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -51,16 +93,17 @@ public final class SpawnedServer: @unchecked Sendable {
         var child: pid_t = 0
         let result = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, environ)
         guard result == 0 else {
-            throw SpawnedServerError(message: "\(path) could not be started: \(String(cString: strerror(result)))")
+            throw SpawnedServerError(
+                message: "\(command[0]) could not be started: \(String(cString: strerror(result)))")
         }
-        pid = child
-        let ready = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) {
-            SpawnedServer.acceptsTCP(readyPort) || hasExited
-        }
-        if !ready || hasExited {
-            kill()
-            throw SpawnedServerError(message: "\(path) did not start on 127.0.0.1:\(readyPort):\n\(log)")
-        }
+        return child
+    }
+
+    /// Sends `number` to the server (its process, not its group).
+    public func signal(_ number: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !reaped { Glibc.kill(pid, number) }
     }
 
     deinit { kill() }

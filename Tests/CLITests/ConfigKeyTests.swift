@@ -105,6 +105,22 @@ import Testing
         #expect(settings[Key.tunnelIdle].wholeNanoseconds == 90_000_000_000)
     }
 
+    /// `proxy_auth` is a choice, optional by default; a `passwd` hash is a `proxy_password`
+    /// as written (its `$`, `=` and `/` need no quotes).
+    @Test func proxyAuthentication() throws {
+        #expect(try parse("")[Key.proxyAuth].rawValue == "optional")
+        #expect(try parse("proxy_auth = Required")[Key.proxyAuth].rawValue == "required")
+        #expect(
+            throws: ConfigError(
+                .file(path: "x.conf", line: 1), key: "proxy_auth", "\"maybe\" is not one of optional, required")
+        ) {
+            try parse("proxy_auth = maybe")
+        }
+        let hash = "$scrypt$ln=14,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$Zm9vYmFyZm9vYmFyZm9vYmFyZm9vYmFyZm9vYmFyZm9v+/"
+        let settings = try parse("[profile anna]\nproxy_user = anna\nproxy_password = \(hash) # from passwd\n")
+        #expect(settings.profiles.first?.settings[Key.proxyPassword] == hash)
+    }
+
     @Test func flagsUseTheSameTable() throws {
         let arguments = try Arguments(
             ["--rate-limit", "7", "--allow-ip-connect", "--block-mode=null", "x.example"],

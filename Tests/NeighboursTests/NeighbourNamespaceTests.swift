@@ -1,6 +1,7 @@
 import DomainMatch
 import EventLoop
 import Neighbours
+import TestSupport
 import Testing
 
 /// The real kernel: a gateway and a device in network namespaces of their own, a veth

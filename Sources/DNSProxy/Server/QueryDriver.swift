@@ -3,6 +3,7 @@ import DNSWire
 import DomainMatch
 import EventLoop
 import Glibc
+import Neighbours
 import Policy
 import Synchronization
 
@@ -27,6 +28,9 @@ public final class QueryDriver {
     /// This loop's copy of the pipeline's snapshot, read without a lock; `QueryPipeline`
     /// owners set it on the loop (through `execute`) when they publish a new one.
     public var snapshot: ProxySnapshot
+    /// This loop's view of the kernel's neighbour table (MAC by address), when profiles
+    /// are chosen by MAC; set on the loop thread by whoever starts the loop.
+    public var neighbours: NeighbourCache?
     static let staleAfter: Nanoseconds = 1_800_000_000
 
     public init(loop: EventLoop, pipeline: QueryPipeline, upstream: any UpstreamResolving) {
@@ -45,7 +49,16 @@ public final class QueryDriver {
 
     /// Handles a query packet end to end; `send` gets the answer (at most once).
     public func handle(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, send: @escaping ([UInt8]) -> Void) {
-        carryOut(pipeline.receive(packet, from: client, overUDP: overUDP, now: now(), snapshot: snapshot), send: send)
+        let step = pipeline.receive(
+            packet, from: client, mac: mac(for: client), overUDP: overUDP, now: now(), snapshot: snapshot)
+        carryOut(step, send: send)
+    }
+
+    /// The client's MAC address when some profile is chosen by MAC and the neighbour table
+    /// knows it (from this loop's cache: no system call while it is fresh); else nil.
+    public func mac(for client: IPAddress) -> MACAddress? {
+        guard snapshot.engine.profiles.usesMACs, let neighbours else { return nil }
+        return neighbours.mac(for: client, now: loop.clock.now())
     }
 
     private func carryOut(_ step: QueryPipeline.Step, send: @escaping ([UInt8]) -> Void) {

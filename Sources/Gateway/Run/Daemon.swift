@@ -5,6 +5,7 @@ import DomainMatch
 import EventLoop
 import Glibc
 import HTTPProxy
+import Neighbours
 import Policy
 import ProxyCore
 import Synchronization
@@ -75,6 +76,9 @@ final class Daemon: @unchecked Sendable {
             do {
                 let servers = try loop.runSync { () throws -> LoopServers in
                     let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: try factory(loop))
+                    // This loop's own view of the neighbour table (its netlink socket opens on
+                    // first use, here on the loop thread); read only while a profile lists a MAC.
+                    driver.neighbours = NeighbourCache()
                     var proxy: ProxyLoop?
                     if !proxyAddresses.isEmpty {
                         // On the DNS loop, through its driver: the same resolver, no hops.

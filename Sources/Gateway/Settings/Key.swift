@@ -3,6 +3,7 @@ import DNSProxy
 import DNSUpstream
 import DomainMatch
 import Policy
+import ProxyCore
 import Sync
 import SystemIO
 
@@ -81,6 +82,9 @@ enum Key {
         "proxy_max_conns_per_client", .integer, default: "256", reload: true, "connections per client; 0 = no limit")
     static let gatewayName = ConfigKey(
         "gateway_name", .string, reload: true, "name shown on the block page (default: host name)")
+    static let proxyAuth = ConfigKey(
+        "proxy_auth", .choice(ProxyAuthMode.self), default: "optional", reload: true,
+        "required: 407 for proxy clients that no profile's clients entry covers")
 
     // Profiles.
     static let defaultProfile = ConfigKey(
@@ -130,7 +134,7 @@ enum Key {
         allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased, dnsThreads.erased,
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
         proxyListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
-        tunnelIdle.erased, proxyMaxConnsPerClient.erased, gatewayName.erased,
+        tunnelIdle.erased, proxyMaxConnsPerClient.erased, gatewayName.erased, proxyAuth.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,

@@ -3,32 +3,39 @@ import EventLoop
 import Glibc
 import Synchronization
 import SystemIO
-import TestSupport
 import Testing
 
-/// Two network namespaces made for one test — a gateway and a device joined by a veth
-/// pair — and a way to run code inside either. Everything is made inside the namespaces
-/// (`ip -n`), so the host's interfaces and addresses are never touched; `remove()` deletes
-/// both namespaces, which takes the veth pair with them. Needs root.
-struct NetworkNamespaces {
-    let gateway: String
-    let device: String
+/// Network namespaces made for one test — a gateway and one or more devices — and ways
+/// to run code or a program inside one. Everything is made inside the namespaces (`ip -n`),
+/// so the host's interfaces and addresses are never touched; `remove()` deletes them all,
+/// which takes their veth pairs with them. Needs root.
+public struct NetworkNamespaces: Sendable {
+    public let gateway: String
+    /// The first device's namespace.
+    public var device: String { devices[0] }
+    public let devices: [String]
 
-    /// Makes both namespaces (empty). Cancels the test, with the reason, when `ip netns add`
-    /// is refused (not root, or no namespaces in this sandbox).
-    static func make() throws -> NetworkNamespaces {
+    /// Makes a gateway and `devices` device namespaces (empty). Cancels the test, with the
+    /// reason, when `ip netns add` is refused (not root, or no namespaces in this sandbox).
+    public static func make(devices count: Int = 1) throws -> NetworkNamespaces {
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let pair = NetworkNamespaces(gateway: "pgn-gw-\(suffix)", device: "pgn-dev-\(suffix)")
-        let first = try ip(["netns", "add", pair.gateway])
-        guard first.status == 0 else {
-            try Test.cancel(refusal(first))
+        let made = NetworkNamespaces(
+            gateway: "pgn-gw-\(suffix)", devices: (0..<count).map { "pgn-dev\($0)-\(suffix)" })
+        var created: [String] = []
+        for name in [made.gateway] + made.devices {
+            let result = try ip(["netns", "add", name])
+            guard result.status == 0 else {
+                for done in created { _ = try? ip(["netns", "del", done]) }
+                try Test.cancel(refusal(result))
+            }
+            created.append(name)
         }
-        let second = try ip(["netns", "add", pair.device])
-        guard second.status == 0 else {
-            _ = try? ip(["netns", "del", pair.gateway])
-            try Test.cancel(refusal(second))
-        }
-        return pair
+        return made
+    }
+
+    /// `ip netns exec namespace` before `command`: a program's words to run it inside.
+    public func exec(in namespace: String, _ command: [String]) throws -> (path: String, arguments: [String]) {
+        (try Self.ipPath(), ["netns", "exec", namespace] + command)
     }
 
     private static func refusal(_ output: ProgramOutput) -> Comment {
@@ -36,9 +43,9 @@ struct NetworkNamespaces {
         return "`ip netns add` refused (the test needs root and network namespaces): \(reason)"
     }
 
-    /// Deletes both namespaces; what fails is recorded, not thrown (it runs in a `defer`).
-    func remove() {
-        for name in [gateway, device] {
+    /// Deletes every namespace; what fails is recorded, not thrown (it runs in a `defer`).
+    public func remove() {
+        for name in [gateway] + devices {
             do {
                 let result = try Self.ip(["netns", "del", name])
                 if result.status != 0 { Issue.record("ip netns del \(name): \(result.stderr)") }
@@ -49,7 +56,7 @@ struct NetworkNamespaces {
     }
 
     /// `ip -n namespace arguments…`, which must succeed.
-    func run(in namespace: String, _ arguments: [String]) throws {
+    public func run(in namespace: String, _ arguments: [String]) throws {
         let result = try Self.ip(["-n", namespace] + arguments)
         guard result.status == 0 else {
             throw NamespaceError.command("ip -n \(namespace) \(arguments.joined(separator: " ")): \(result.stderr)")
@@ -59,7 +66,7 @@ struct NetworkNamespaces {
     /// Runs `body` on a new thread that has entered `namespace` (setns(2) moves only the
     /// calling thread, so no thread of the test runner ever leaves the host's namespace).
     /// Sockets made in `body` stay in that namespace wherever they are used later.
-    func inside<T: Sendable>(_ namespace: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    public func inside<T: Sendable>(_ namespace: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         let thread = try SystemThread.spawn(name: "pg-netns") {
             let result = Result { () throws -> T in
@@ -76,18 +83,23 @@ struct NetworkNamespaces {
     }
 
     private static func ip(_ arguments: [String]) throws -> ProgramOutput {
+        try Program.run(try ipPath(), arguments)
+    }
+
+    private static func ipPath() throws -> String {
         let candidates: [String] = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
-        let path = candidates.first { access($0, X_OK) == 0 }
-        guard let path else { throw NamespaceError.command("ip (iproute2) is not installed") }
-        return try Program.run(path, arguments)
+        guard let path = candidates.first(where: { access($0, X_OK) == 0 }) else {
+            throw NamespaceError.command("ip (iproute2) is not installed")
+        }
+        return path
     }
 }
 
-enum NamespaceError: Error, CustomStringConvertible {
+public enum NamespaceError: Error, CustomStringConvertible {
     case command(String)
     case noEcho(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .command(let text): text
         case .noEcho(let text): "no echo: \(text)"
@@ -100,7 +112,7 @@ enum NamespaceError: Error, CustomStringConvertible {
 /// device's address (ARP or neighbour solicitation), so once it is back the gateway's
 /// neighbour table holds that address. Sent again every 200 ms (the first datagrams can be
 /// lost while a new link comes up), for at most 5 s.
-func roundTrip(from device: Socket, to gateway: SocketAddress, echo: Socket) throws {
+public func roundTrip(from device: Socket, to gateway: SocketAddress, echo: Socket) throws {
     let payload: [UInt8] = Array("phosra-gate neighbour test".utf8)
     for _ in 0..<25 {
         _ = try payload.withUnsafeBytes { try device.send($0, to: gateway) }
