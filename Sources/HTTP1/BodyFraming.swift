@@ -42,26 +42,25 @@ extension HeaderFields {
     public func contentLength() throws(HTTP1Error) -> Int64? {
         var found: Int64?
         for field in fields where isNamed(field, "content-length") {
-            var start = field.value.lowerBound
-            while start <= field.value.upperBound {
-                var end = start
-                while end < field.value.upperBound, bytes[end] != UInt8(ascii: ",") { end += 1 }
-                var low = start
-                var high = end
-                while low < high, HTTPSyntax.isWhitespace(bytes[low]) { low += 1 }
-                while high > low, HTTPSyntax.isWhitespace(bytes[high - 1]) { high -= 1 }
-                guard low < high, high - low <= 18 else { throw .badContentLength }
-                var value: Int64 = 0
-                for byte in bytes[low..<high] {
-                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { throw .badContentLength }
-                    value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-                }
-                guard found == nil || found == value else { throw .badContentLength }
+            let wellFormed = forEachMember(of: field, includeEmpty: true) { member in
+                guard let value = decimal(member), found == nil || found == value else { return false }
                 found = value
-                start = end + 1
+                return true
             }
+            guard wellFormed else { throw .badContentLength }
         }
         return found
+    }
+
+    /// The bytes in `range` as a decimal number of 1 to 18 digits (no sign), else nil.
+    private func decimal(_ range: Range<Int>) -> Int64? {
+        guard !range.isEmpty, range.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for byte in bytes[range] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     /// The codings as listed, for an error message.

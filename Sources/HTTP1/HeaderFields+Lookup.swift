@@ -103,9 +103,10 @@ extension HeaderFields {
         }
     }
 
-    /// As above for one field; false when `body` asked to stop.
+    /// As above for one field; false when `body` asked to stop. `includeEmpty` hands empty
+    /// members (`5,,5`) to `body` too, as empty ranges, for fields where one is an error.
     @discardableResult
-    func forEachMember(of field: Field, _ body: (Range<Int>) -> Bool) -> Bool {
+    func forEachMember(of field: Field, includeEmpty: Bool = false, _ body: (Range<Int>) -> Bool) -> Bool {
         var start = field.value.lowerBound
         while start <= field.value.upperBound {
             var end = start
@@ -114,7 +115,7 @@ extension HeaderFields {
             var high = end
             while low < high, HTTPSyntax.isWhitespace(bytes[low]) { low += 1 }
             while high > low, HTTPSyntax.isWhitespace(bytes[high - 1]) { high -= 1 }
-            if low < high, !body(low..<high) { return false }
+            if low < high || includeEmpty, !body(low..<high) { return false }
             start = end + 1
         }
         return true
