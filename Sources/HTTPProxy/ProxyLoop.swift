@@ -15,6 +15,8 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     // Sendable: every member but the atomic is touched only on `loop`'s thread.
     public let loop: EventLoop
     let resolver: ProxyResolver
+    /// Failed proxy logins per client address, shared by every loop.
+    let authLimiter: AuthFailureLimiter
     let hits: any HitRecorder
     let limiter: ConnectionLimiter
     let log: Logger
@@ -38,9 +40,11 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     ///     host twice.
     public init(
         loop: EventLoop, driver: QueryDriver, snapshot: ProxySnapshot,
-        settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter, log: Logger
+        settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter,
+        authLimiter: AuthFailureLimiter = AuthFailureLimiter(), log: Logger
     ) {
         self.loop = loop
+        self.authLimiter = authLimiter
         resolver = ProxyResolver(driver: driver)
         self.snapshot = snapshot
         decisions = Self.decisions(from: snapshot)
@@ -83,7 +87,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     func environment() -> ProxyEnvironment {
         ProxyEnvironment(
             snapshot: decisions, settings: settings, now: loop.clock.now(),
-            wallClock: loop.clock.wall().unixSeconds)
+            wallClock: loop.clock.wall().unixSeconds, authLimiter: authLimiter)
     }
 
     private static func decisions(from snapshot: ProxySnapshot) -> DecisionSnapshot {

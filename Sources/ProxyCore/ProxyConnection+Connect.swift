@@ -81,9 +81,10 @@ extension ProxyConnection {
         case .serverName(let text):
             guard let name = try? QueryName.parse(text) else { return startRelay(tunnel) }
             if let refusal = Tunnel.judgeServerName(
-                name, rewriteTarget: tunnel.rewriteTarget, env.policy(for: client, mac: clientMAC))
+                name, rewriteTarget: tunnel.rewriteTarget, env.policy(for: client, mac: clientMAC, user: proxyUser))
             {
-                return [.record(env.hit(name.description, refusal, client: client, mac: clientMAC))] + close()
+                return [.record(env.hit(name.description, refusal, client: client, mac: clientMAC, user: proxyUser))]
+                    + close()
             }
             var named = tunnel
             named.serverName = name
@@ -108,11 +109,13 @@ extension ProxyConnection {
     public mutating func tick(_ env: ProxyEnvironment, lastActivity: UInt64) -> [ProxyAction] {
         guard let tunnel else { return [] }
         if case .relaying = state, env.now >= lastActivity &+ env.settings.tunnelIdle { return close() }
-        switch tunnel.judge(env.policy(for: client, mac: clientMAC)) {
+        switch tunnel.judge(env.policy(for: client, mac: clientMAC, user: proxyUser)) {
         case .keep:
             return []
         case .close(let hit):
-            let record = hit.map { [ProxyAction.record(env.hit($0.0, $0.1, client: client, mac: clientMAC))] } ?? []
+            let record =
+                hit.map { [ProxyAction.record(env.hit($0.0, $0.1, client: client, mac: clientMAC, user: proxyUser))] }
+                ?? []
             return record + close()
         }
     }

@@ -22,7 +22,7 @@ extension ProxyConnection {
         let framing: BodyFraming
         do { framing = try head.bodyFraming() } catch { throw .malformed(error) }
         if ForwardedHead.isLoop(head) { throw .loop }
-        let profile = env.profile(for: client, mac: clientMAC)
+        let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
         profile.activity.recordQuery()
         let destination: Origin.Destination
         var inspect = true
@@ -32,7 +32,7 @@ extension ProxyConnection {
             writeBlockPage(
                 block, site: target.host.description, url: head.target, method: head.method, keepAlive: keepAlive, env)
             let record = ProxyAction.record(
-                env.hit(target.host.description, block.decision, client: client, mac: clientMAC))
+                env.hit(target.host.description, block.decision, client: client, mac: clientMAC, user: proxyUser))
             return [record] + (keepAlive ? waitForNextRequest(env) : closeAfterResponse(env))
         case .resolve(let name, let decision):
             if decision.action == .rewrite, let rewritten = decision.target {
@@ -221,7 +221,7 @@ extension ProxyConnection {
         _ block: BlockReason, site: String, url: String, method: String, keepAlive: Bool,
         _ env: ProxyEnvironment
     ) {
-        let policy = env.policy(for: client, mac: clientMAC)
+        let policy = env.policy(for: client, mac: clientMAC, user: proxyUser)
         let zone = policy.engine.zone
         var end: LocalDateTime??
         if block.isCutoff {

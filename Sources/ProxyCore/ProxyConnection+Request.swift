@@ -81,8 +81,10 @@ extension ProxyConnection {
 
     /// One request: which kind, from its method and target form (RFC 9112 §3.2).
     mutating func handle(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
+        // The PAC file is for anyone who may use the proxy at all: no login.
+        if !head.isConnect, head.target.hasPrefix("/") { return serveDirect(head, env) }
+        if let refused = authenticate(head, env) { return refused }
         if head.isConnect { return try tunnel(head, env) }
-        if head.target.hasPrefix("/") { return serveDirect(head, env) }
         return try forward(head, env)
     }
 
@@ -90,13 +92,15 @@ extension ProxyConnection {
     /// never contacted; or resolved (the rewrite's target for safe search) and connected.
     mutating func tunnel(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target = try ProxyTarget.connect(head.target)
-        let profile = env.profile(for: client, mac: clientMAC)
+        let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
         profile.activity.recordQuery()
         var actions = dropIdleUpstream()
         switch env.policy(of: profile).verdict(target, isConnect: true) {
         case .refuse(let block):
             ProxyResponse.blocked(block, host: target.host.description, keepAlive: false, to: &clientOut)
-            actions.append(.record(env.hit(target.host.description, block.decision, client: client, mac: clientMAC)))
+            actions.append(
+                .record(
+                    env.hit(target.host.description, block.decision, client: client, mac: clientMAC, user: proxyUser)))
             return actions + closeAfterResponse(env)
         case .resolve(let name, let decision):
             let rewritten = decision.action == .rewrite ? decision.target : nil

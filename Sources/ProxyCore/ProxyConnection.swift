@@ -47,6 +47,9 @@ public struct ProxyConnection: Sendable {
     /// The device's link-layer address, when the neighbour table knew it at accept time:
     /// the profile is chosen by it before the address.
     public var clientMAC: MACAddress?
+    /// The proxy user whose credentials this request (and, for a tunnel, the connection)
+    /// carried and proved: the profile is chosen by it first.
+    public var proxyUser: String?
     /// Where the client reached the proxy (the PAC file names it).
     public let arrivedOn: Endpoint
     public internal(set) var state: State = .readingHead

@@ -23,22 +23,29 @@ public struct ProxyEnvironment: Sendable {
     /// Unix seconds: the policy's clock, the block page, hits.
     public let wallClock: Int64
 
-    public init(snapshot: DecisionSnapshot, settings: ProxySettings, now: UInt64, wallClock: Int64) {
+    /// Failed logins per client address, shared by every loop (nil: no limit, in tests).
+    public let authLimiter: AuthFailureLimiter?
+
+    public init(
+        snapshot: DecisionSnapshot, settings: ProxySettings, now: UInt64, wallClock: Int64,
+        authLimiter: AuthFailureLimiter? = nil
+    ) {
         self.snapshot = snapshot
         self.settings = settings
         self.now = now
         self.wallClock = wallClock
+        self.authLimiter = authLimiter
     }
 
     /// The profile that governs `client` (its hits, its activity, its policy); `mac` is the
     /// device's link-layer address when the neighbour table knew it at accept time.
-    public func profile(for client: IPAddress, mac: MACAddress? = nil) -> Profile {
-        snapshot.engine.profiles.choose(Client(address: client, mac: mac))
+    public func profile(for client: IPAddress, mac: MACAddress? = nil, user: String? = nil) -> Profile {
+        snapshot.engine.profiles.choose(Client(address: client, mac: mac, proxyUser: user))
     }
 
     /// The policy of `client` now.
-    public func policy(for client: IPAddress, mac: MACAddress? = nil) -> TargetPolicy {
-        policy(of: profile(for: client, mac: mac))
+    public func policy(for client: IPAddress, mac: MACAddress? = nil, user: String? = nil) -> TargetPolicy {
+        policy(of: profile(for: client, mac: mac, user: user))
     }
 
     /// The policy of a profile already chosen, now.
@@ -49,9 +56,11 @@ public struct ProxyEnvironment: Sendable {
     }
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.
-    public func hit(_ name: String, _ decision: Decision, client: IPAddress, mac: MACAddress? = nil) -> Hit {
+    public func hit(
+        _ name: String, _ decision: Decision, client: IPAddress, mac: MACAddress? = nil, user: String? = nil
+    ) -> Hit {
         Hit(
-            profile: profile(for: client, mac: mac).name, name: name, decision: decision, client: client,
+            profile: profile(for: client, mac: mac, user: user).name, name: name, decision: decision, client: client,
             source: .proxy,
             time: wallClock)
     }

@@ -15,6 +15,10 @@ public struct ProxySettings: Sendable, Equatable {
     public var maxConnectionsPerClient: Int
     /// `gateway_name` (or the host name): shown on the block page.
     public var gatewayName: String
+    /// `proxy_auth`: whether a proxy client no device entry covers must log in.
+    public var authMode: ProxyAuthMode = .optional
+    /// The profiles' proxy users and their passwords; nil when no profile has one.
+    public var logins: ProxyLogins?
 
     public init(
         connectPorts: Set<UInt16> = [443], allowIPConnect: Bool = false,

@@ -34,6 +34,11 @@ enum RunCommand {
             let settings = try EngineOptions.settings(configFlag: configPath, flags: arguments.settings)
             let options = try RunOptions(settings, fromCheckout: fromCheckout)
             let log = Logger(format: options.logFormat)
+            for profile in options.plainPasswordProfiles {
+                log.warn(
+                    "proxy_password",
+                    [("profile", profile), ("note", "written in clear; store a hash made by phosra-gate passwd")])
+            }
             let lock: DirectoryLock
             do { lock = try DirectoryLock(directory: options.stateDirectory) } catch {
                 throw GatewayError.usage("--state-dir: \(error)")

@@ -31,6 +31,8 @@ struct RunOptions {
     /// The HTTP proxy (docs/proxy.md): where it listens (empty: no proxy) and its reloadable keys.
     var proxyListen: [ListenAddress]
     var proxy: ProxySettings
+    /// Profiles whose `proxy_password` is written in clear (a warning at start).
+    var plainPasswordProfiles: [String] = []
 
     /// Without a configuration file (running from a checkout), DNS listens on
     /// 127.0.0.1:5300 (not 5353, which mDNS owns) and state lives in ./.phosra-gate.
@@ -89,6 +91,10 @@ struct RunOptions {
             tunnelIdle: settings[Key.tunnelIdle].wholeNanoseconds,
             maxConnectionsPerClient: settings[Key.proxyMaxConnsPerClient],
             gatewayName: gatewayName.isEmpty ? Self.hostName() : gatewayName)
+        proxy.authMode = settings[Key.proxyAuth]
+        let accounts = try ProxyAccounts.logins(settings)
+        proxy.logins = accounts.logins
+        plainPasswordProfiles = accounts.plain
         guard !dnsListen.isEmpty else { throw .config(settings.error(Key.dnsListen, "no address to listen on")) }
         guard proxy.connectTimeout > 0 else { throw .config(settings.error(Key.connectTimeout, "must be above 0")) }
         guard proxy.tunnelIdle > 0 else { throw .config(settings.error(Key.tunnelIdle, "must be above 0")) }
