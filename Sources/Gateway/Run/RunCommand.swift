@@ -13,7 +13,7 @@ import SystemIO
 enum RunCommand {
     static let usage = """
         usage: phosra-gate run [--config FILE] [--policy FILE] [--lists DIR] [--state-dir DIR] [--dns-listen ADDR:PORT,…]
-                               [--proxy-listen ADDR:PORT,…] [--upstream SPEC,…] [--timezone TZ] [--block-mode MODE]
+                               [--proxy-listen ADDR:PORT,…] [--upstream UPSTREAM,…] [--timezone TZ] [--block-mode MODE]
                                [--block-ttl DURATION] [--rate-limit N] [--allow-clients CIDR,…] [--ca-file FILE]
                                [--connect-ports PORT,…] [--allow-ip-connect] [--connect-timeout DURATION]
                                [--tunnel-idle DURATION] [--proxy-max-conns-per-client N] [--gateway-name NAME]
