@@ -135,41 +135,58 @@ public struct ProfileTable: Sendable {
         fallback = index[roster.defaultProfile] ?? 0
     }
 
-    /// The profile that governs `client` now.
-    public func choose(_ client: Client) -> Profile {
-        if let user = client.proxyUser, let position = byUser[user] { return profiles[position] }
-        if let mac = client.mac, let position = byMAC[mac] { return profiles[position] }
-        if let address = client.address {
-            for entry in ranges where entry.range.contains(address) { return profiles[entry.profile] }
-        }
-        return profiles[fallback]
+    /// How a client was matched: the order of `choose`, in one place.
+    private enum Match {
+        case user(String, position: Int)
+        case mac(MACAddress, position: Int)
+        case range(AddressRange, position: Int)
+        case fallback
     }
 
-    /// How `client` was matched, for `check --client` and `status`.
-    public func why(_ client: Client) -> String {
-        if let user = client.proxyUser, byUser[user] != nil { return "proxy user \(user)" }
-        if let mac = client.mac, byMAC[mac] != nil { return "MAC \(mac)" }
-        if let address = client.address, let entry = ranges.first(where: { $0.range.contains(address) }) {
-            return "address \(ClientEntry.range(entry.range))"
+    /// The first rule that applies to `client`. Allocates nothing: dictionary probes on
+    /// values, then a scan of the ranges, longest prefix first.
+    private func match(_ client: Client) -> Match {
+        if let user = client.proxyUser, let position = byUser[user] { return .user(user, position: position) }
+        if let mac = client.mac, let position = byMAC[mac] { return .mac(mac, position: position) }
+        if let address = client.address {
+            for entry in ranges where entry.range.contains(address) {
+                return .range(entry.range, position: entry.profile)
+            }
         }
-        return "default_profile"
+        return .fallback
+    }
+
+    /// The profile that governs `client` now.
+    public func choose(_ client: Client) -> Profile {
+        switch match(client) {
+        case .user(_, let position), .mac(_, let position), .range(_, let position): profiles[position]
+        case .fallback: profiles[fallback]
+        }
+    }
+
+    /// How `client` was matched, for `check --client`.
+    public func why(_ client: Client) -> String {
+        switch match(client) {
+        case .user(let user, _): "proxy user \(user)"
+        case .mac(let mac, _): "MAC \(mac)"
+        case .range(let range, _): "address \(ClientEntry.range(range))"
+        case .fallback: "default_profile"
+        }
     }
 
     public func rules(for client: Client) -> PolicyRules { choose(client).rules }
 
     public func named(_ name: String) -> Profile? { profiles.first { $0.name == name } }
 
-    /// Whether a proxy client that no MAC or address entry covers would get the default
-    /// only (for `proxy_auth = required`).
+    /// Whether a MAC or address entry covers `client` (its proxy user aside), for
+    /// `proxy_auth = required`.
     public func coversByDevice(_ client: Client) -> Bool {
-        if let mac = client.mac, byMAC[mac] != nil { return true }
-        guard let address = client.address else { return false }
-        return ranges.contains { $0.range.contains(address) }
+        var device = client
+        device.proxyUser = nil
+        if case .fallback = match(device) { return false }
+        return true
     }
 
     /// Whether any profile lists a MAC address: only then is the neighbour table read.
     public var usesMACs: Bool { !byMAC.isEmpty }
-
-    /// Whether `user` is a proxy user of some profile.
-    public func hasProxyUser(_ user: String) -> Bool { byUser[user] != nil }
 }
