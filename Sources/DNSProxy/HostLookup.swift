@@ -92,24 +92,13 @@ extension QueryPipeline {
     )
         -> ResolvedHost
     {
-        if resolution.inspect, !entry.chain.isEmpty {
-            let engine = snapshot.engine
-            let local = engine.zone.localDateTime(at: now.unixSeconds)
-            for link in entry.chain {
-                // As for a DNS client: the chain is judged by the lists, not the clock.
-                let decision = engine.decide(link, rules: resolution.profile.rules, local: local, applyCutoff: false)
-                if decision.action == .block {
-                    hits.record(
-                        Hit(
-                            profile: resolution.profile.name, name: resolution.name.description, decision: decision,
-                            rule: link.description, client: resolution.client, source: .proxy, time: now.unixSeconds
-                        ))
-                    return .blocked(decision)
-                }
-                if decision.action == .rewrite, let text = decision.target, let target = try? QueryName.parse(text) {
-                    return .rewrite(target)
-                }
-            }
+        if resolution.inspect,
+            let found = inspectChain(
+                entry, asked: resolution.name, profile: resolution.profile, client: resolution.client,
+                source: .proxy, snapshot, now)
+        {
+            if found.action == .block { return .blocked(found) }
+            if let text = found.target, let target = try? QueryName.parse(text) { return .rewrite(target) }
         }
         switch entry.rcode {
         case .noError: break

@@ -65,29 +65,21 @@ extension QueryPipeline {
                     query, target: target, from: entry, age: age, stale: stale, cap: ttlCap,
                     maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
         case .forward(let inspect):
-            if inspect, let name = pending.name, !entry.chain.isEmpty {
-                let engine = snapshot.engine
-                let local = engine.zone.localDateTime(at: now.unixSeconds)
-                for link in entry.chain {
-                    // The chain is judged by the lists, not the clock: the queried name
-                    // already passed the cutoff step (and may be on downtime_allow).
-                    let decision = engine.decide(link, rules: profile.rules, local: local, applyCutoff: false)
-                    if decision.action == .block {
-                        hits.record(
-                            Hit(
-                                profile: profile.name, name: name.description, decision: decision,
-                                rule: link.description, client: pending.client, source: .dns, time: now.unixSeconds))
-                        return .reply(
-                            snapshot.answers.block(
-                                query, reason: decision.reasonText,
-                                ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now)))
-                    }
-                    if decision.action == .rewrite, let target = decision.target {
-                        if countsActivity { profile.activity.recordRewrite(target: target) }
-                        return rewrite(
-                            query, pending.client, name: name, target: target, profile: profile, snapshot,
-                            pending.overUDP, now)
-                    }
+            if inspect, let name = pending.name,
+                let found = inspectChain(
+                    entry, asked: name, profile: profile, client: pending.client, source: .dns, snapshot, now)
+            {
+                if found.action == .block {
+                    return .reply(
+                        snapshot.answers.block(
+                            query, reason: found.reasonText,
+                            ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now)))
+                }
+                if let target = found.target {
+                    if countsActivity { profile.activity.recordRewrite(target: target) }
+                    return rewrite(
+                        query, pending.client, name: name, target: target, profile: profile, snapshot,
+                        pending.overUDP, now)
                 }
             }
             return .reply(
@@ -96,6 +88,33 @@ extension QueryPipeline {
                     removeECH: profile.rules.filtered,
                     maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
         }
+    }
+
+    /// Answer inspection (docs/dns.md#answer-inspection), for a DNS client and for the HTTP
+    /// proxy alike: the decision on the first name of `entry`'s CNAME chain that `profile`
+    /// blocks or rewrites, or nil. A block is recorded as a hit on the name asked, with the
+    /// chain name as its rule and `source` as who asked.
+    func inspectChain(
+        _ entry: CacheEntry, asked name: DomainName, profile: Profile, client: IPAddress, source: HitSource,
+        _ snapshot: ProxySnapshot, _ now: Now
+    ) -> Decision? {
+        guard !entry.chain.isEmpty else { return nil }
+        let engine = snapshot.engine
+        let local = engine.zone.localDateTime(at: now.unixSeconds)
+        for link in entry.chain {
+            // The chain is judged by the lists, not the clock: the queried name already
+            // passed the cutoff step (and may be on downtime_allow).
+            let decision = engine.decide(link, rules: profile.rules, local: local, applyCutoff: false)
+            if decision.action == .block {
+                hits.record(
+                    Hit(
+                        profile: profile.name, name: name.description, decision: decision, rule: link.description,
+                        client: client, source: source, time: now.unixSeconds))
+                return decision
+            }
+            if decision.action == .rewrite, decision.target != nil { return decision }
+        }
+        return nil
     }
 
     /// A safe-search rewrite (docs/dns.md#safe-search-rewrites): HTTPS/SVCB get NODATA; A and AAAA a CNAME followed
