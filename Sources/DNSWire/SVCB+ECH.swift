@@ -1,6 +1,6 @@
 // Removing the `ech` SvcParam (docs/dns.md#answer-inspection): without ECH the client sends the real site name
-// in its TLS SNI, which the HTTP proxy checks. This invalidates any RRSIG over the record;
-// the spec accepts that.
+// in its TLS SNI, which the HTTP proxy checks. This invalidates any RRSIG over the record,
+// which the gateway accepts (the same page says why).
 
 extension RData.SVCB {
     /// Removes `key` and returns whether it was present. If `mandatory` listed the key, it is
