@@ -130,6 +130,7 @@ let package = Package(
         .testTarget(
             name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),
+        .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "ProxyCore", "EventLoop"]),
         .testTarget(
             name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),

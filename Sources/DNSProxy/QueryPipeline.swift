@@ -73,7 +73,7 @@ public final class QueryPipeline: Sendable {
             return .reply(writer.finish(maxSize: query.udpResponseLimit()))
         }
         let profile = snapshot.engine.profiles.choose(Client(address: client, mac: mac))
-        if countsActivity { profile.activity.recordQuery() }
+        if countsActivity { profile.activity.recordQuery(from: SeenClient(address: client, mac: mac)) }
         let question = query.question
         guard question.dnsClass == .in, question.type != .axfr, question.type != .ixfr else {
             return .reply(

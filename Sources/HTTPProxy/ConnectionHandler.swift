@@ -138,6 +138,7 @@ final class ConnectionHandler: Selectable, TimerTarget {
                 owner.resolver.lookup(query, client: machine.client) { [weak self] result in
                     self?.deliver { $0.lookupFinished(result, $1) }
                 }
+            case .checkLogin(let login): owner.checkLogin(login, for: self)
             case .connect(let address): openUpstream(address)
             case .dropUpstream: dropUpstream()
             case .relay: startRelay()

@@ -17,6 +17,12 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     let resolver: ProxyResolver
     /// Failed proxy logins per client address, shared by every loop.
     let authLimiter: AuthFailureLimiter
+    /// Where proxy logins are checked (scrypt), shared by every loop.
+    let loginWorker: LoginWorker
+    /// Connections whose login is being checked, by ticket: kept until the outcome comes
+    /// back, so it reaches the connection that asked and no other.
+    private var awaitingLogin: [UInt64: ConnectionHandler] = [:]
+    private var nextLoginTicket: UInt64 = 0
     let hits: any HitRecorder
     let limiter: ConnectionLimiter
     let log: Logger
@@ -41,10 +47,11 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     public init(
         loop: EventLoop, driver: QueryDriver, snapshot: ProxySnapshot,
         settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter,
-        authLimiter: AuthFailureLimiter = AuthFailureLimiter(), log: Logger
+        authLimiter: AuthFailureLimiter = AuthFailureLimiter(), loginWorker: LoginWorker = LoginWorker(), log: Logger
     ) {
         self.loop = loop
         self.authLimiter = authLimiter
+        self.loginWorker = loginWorker
         resolver = ProxyResolver(driver: driver)
         self.snapshot = snapshot
         decisions = Self.decisions(from: snapshot)
@@ -81,6 +88,18 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         for server in servers { server.close() }
         servers.removeAll()
         closeIdle()
+    }
+
+    /// Checks `login` for `handler` off this thread; the outcome is delivered to it here.
+    func checkLogin(_ login: LoginCheck, for handler: ConnectionHandler) {
+        nextLoginTicket &+= 1
+        let ticket = nextLoginTicket
+        awaitingLogin[ticket] = handler
+        loginWorker.check(login, answerOn: loop) { [self] outcome in
+            // Back on the loop thread.
+            guard let handler = awaitingLogin.removeValue(forKey: ticket) else { return }
+            handler.deliver { $0.loginChecked(outcome, $1) }
+        }
     }
 
     /// What a connection decides with, now.

@@ -46,6 +46,14 @@ public final class PasswordVerifier: Sendable {
         return true
     }
 
+    /// Whether this (user, password, stored) matched before and is still remembered: a
+    /// keyed hash and a set lookup, no scrypt. False means "run `verify`", not "wrong".
+    public func isRemembered(user: String, password: [UInt8], against stored: StoredPassword) -> Bool {
+        guard !password.isEmpty, let key else { return false }
+        let entry = Crypto.hmacSHA256(key: key, Self.message(user, password, stored))
+        return cache.withLock { $0.entries.contains(entry) }
+    }
+
     /// How many successes are remembered now.
     public var cachedCount: Int { cache.withLock { $0.entries.count } }
 

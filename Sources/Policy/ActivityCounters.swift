@@ -1,15 +1,34 @@
+import DomainMatch
 import Synchronization
 
-/// Queries and rewrites of one profile, counted by the proxies for the hourly
-/// `web_activity` summary (docs/sync.md#activity); blocks are counted from the hits. One atomic add
-/// per query; rewrites (rare) under a lock.
+/// Queries, rewrites and clients of one profile, counted by the proxies for the hourly
+/// `web_activity` summary (docs/sync.md#activity) and for `status` (the clients seen in
+/// the last hour); blocks are counted from the hits. One atomic add per query, and one
+/// uncontended lock around a dictionary that already holds the client (no allocation);
+/// rewrites (rare) under a lock.
 public final class ActivityCounters: Sendable {
+    /// How many distinct clients one profile remembers between two drains. A device that
+    /// spoofs source addresses over UDP could otherwise grow the table without end; past
+    /// the cap, queries still count, only the new clients are not named.
+    public static let clientCap = 1024
+
     private let queries = Atomic<Int>(0)
     private let rewrites = Mutex<[String: Int]>([:])
+    private let clients = Mutex<[SeenClient: Int]>([:])
 
     public init() {}
 
-    public func recordQuery() { queries.add(1, ordering: .relaxed) }
+    /// One query (a DNS question, a CONNECT, a plain-HTTP request) from `client`.
+    public func recordQuery(from client: SeenClient) {
+        queries.add(1, ordering: .relaxed)
+        clients.withLock { seen in
+            if let index = seen.index(forKey: client) {
+                seen.values[index] += 1
+            } else if seen.count < Self.clientCap {
+                seen[client] = 1
+            }
+        }
+    }
 
     /// `target` is the safe-search host; the engine is its brand (`forcesafesearch.google.com`
     /// → `google`).
@@ -20,12 +39,33 @@ public final class ActivityCounters: Sendable {
     }
 
     /// The counts since the last drain, reset.
-    public func drain() -> (queries: Int, rewritesByEngine: [String: Int]) {
+    public func drain() -> (queries: Int, rewritesByEngine: [String: Int], clients: [SeenClient: Int]) {
         let count = queries.exchange(0, ordering: .relaxed)
         let byEngine = rewrites.withLock { counts in
             defer { counts.removeAll() }
             return counts
         }
-        return (count, byEngine)
+        // The next drain's table starts at this one's size, so the loops do not grow it
+        // again query by query.
+        let seen = clients.withLock { seen in
+            defer { seen.removeAll(keepingCapacity: true) }
+            return seen
+        }
+        return (count, byEngine, seen)
     }
+}
+
+/// A device as `status` names it: its address, and its MAC when the neighbour table knew
+/// it (a phone's rotating IPv6 addresses are one device by their MAC).
+public struct SeenClient: Hashable, Sendable {
+    public var address: IPAddress?
+    public var mac: MACAddress?
+
+    public init(address: IPAddress?, mac: MACAddress?) {
+        self.address = address
+        self.mac = mac
+    }
+
+    /// What one device is known by: its MAC when known, else its address.
+    public var key: String { mac?.description ?? address?.description ?? "unknown" }
 }

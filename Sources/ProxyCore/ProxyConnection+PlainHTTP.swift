@@ -23,7 +23,7 @@ extension ProxyConnection {
         do { framing = try head.bodyFraming() } catch { throw .malformed(error) }
         if ForwardedHead.isLoop(head) { throw .loop }
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-        profile.activity.recordQuery()
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
         let destination: Origin.Destination
         var inspect = true
         switch env.policy(of: profile).verdict(target, isConnect: false) {

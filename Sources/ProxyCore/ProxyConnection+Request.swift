@@ -1,5 +1,6 @@
 import Bytes
 import HTTP1
+import Policy
 
 /// Reading request heads and deciding what each asks for: CONNECT (docs/proxy.md#connect), a proxy
 /// request (docs/proxy.md#plain-http), the PAC file (docs/proxy.md#the-pac-file); bad input refused with its status (docs/proxy.md#bad-input-and-limits).
@@ -13,7 +14,7 @@ extension ProxyConnection {
         case .closing:
             clientIn.clear()
             return []
-        case .resolving, .connecting, .relaying, .closed:
+        case .authenticating, .resolving, .connecting, .relaying, .closed:
             return []  // pipelined input waits for its turn
         }
     }
@@ -93,7 +94,7 @@ extension ProxyConnection {
     mutating func tunnel(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target = try ProxyTarget.connect(head.target)
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-        profile.activity.recordQuery()
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
         var actions = dropIdleUpstream()
         switch env.policy(of: profile).verdict(target, isConnect: true) {
         case .refuse(let block):

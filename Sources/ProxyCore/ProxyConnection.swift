@@ -7,6 +7,9 @@ import Policy
 public enum ProxyAction: Equatable, Sendable {
     /// Resolve through the gateway's resolver; answer with `lookupFinished`.
     case lookup(HostQuery)
+    /// Check proxy credentials off the loop thread (scrypt takes tens of milliseconds);
+    /// answer with `loginChecked`.
+    case checkLogin(LoginCheck)
     /// Open a connection to the origin (closing any the connection had); answer with
     /// `connected` or `connectFailed`.
     case connect(Endpoint)
@@ -27,13 +30,15 @@ public enum ProxyAction: Equatable, Sendable {
 /// and watches for what `wantsClientBytes`/`wantsUpstreamBytes`/`deadline` say. Time comes
 /// in with every event (`ProxyEnvironment`), so tests drive it by hand.
 ///
-/// The life of a connection: `readingHead` → for CONNECT `resolving` → `connecting` →
+/// The life of a connection: `readingHead` → (`authenticating`, when a proxy login must
+/// be checked) → for CONNECT `resolving` → `connecting` →
 /// `inspecting` (the SNI check) → `relaying` (splice, outside this type); for a proxy
 /// request `resolving` → `connecting` → `exchanging` → `readingHead` again (keep-alive);
 /// any refusal or error → `closing` (the response is flushed, late input discarded) → `closed`.
 public struct ProxyConnection: Sendable {
     public enum State: Equatable, Sendable {
         case readingHead
+        case authenticating(PendingLogin)
         case resolving(Pending)
         case connecting(Pending)
         case inspecting(Tunnel)
@@ -100,7 +105,7 @@ public struct ProxyConnection: Sendable {
         case .exchanging(let exchange):
             !exchange.requestBody.isComplete && upstreamOut.readableBytes < ProxyLimits.highWater
         case .closing: true
-        case .resolving, .connecting, .relaying, .closed: false
+        case .authenticating, .resolving, .connecting, .relaying, .closed: false
         }
     }
 
@@ -138,6 +143,8 @@ public struct ProxyConnection: Sendable {
             // docs/proxy.md#bad-input-and-limits: a head not complete in 10 s closes the connection; so does an idle
             // keep-alive connection, an exchange without progress, or a lingering close.
             return close()
+        case .authenticating:
+            return fail(503, "the proxy login could not be checked in time", env)
         case .resolving, .connecting:
             return fail(504, "no connection to the origin within the connect timeout", env)
         case .inspecting(let tunnel):

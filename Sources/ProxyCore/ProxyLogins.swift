@@ -3,20 +3,61 @@ import Policy
 
 /// The proxy users of the profiles and how to check a password (docs/proxy.md#proxy-authentication).
 /// ProxyCore links no cryptography: the gateway hands in a check that verifies the stored
-/// scrypt hashes (or plain values) in constant time and remembers recent successes, so a
-/// keep-alive browser does not pay scrypt per request. Compared by identity: a new
-/// configuration makes a new one.
+/// scrypt hashes (or plain values) in constant time, and a quick one that answers from the
+/// recent successes it remembers, so a keep-alive browser does not pay scrypt per request.
+/// Compared by identity: a new configuration makes a new one.
 public final class ProxyLogins: Sendable, Equatable {
+    private let remembered: @Sendable (String, [UInt8]) -> Bool
     private let check: @Sendable (String, [UInt8]) -> Bool
 
-    public init(_ check: @escaping @Sendable (_ user: String, _ password: [UInt8]) -> Bool) {
+    /// - Parameters:
+    ///   - remembered: whether this login succeeded recently; cheap (a keyed hash and a
+    ///     set lookup), fit for a loop thread.
+    ///   - check: the full verification (scrypt: tens of milliseconds); never called on a
+    ///     loop thread by the proxy.
+    public init(
+        remembered: @escaping @Sendable (_ user: String, _ password: [UInt8]) -> Bool = { _, _ in false },
+        check: @escaping @Sendable (_ user: String, _ password: [UInt8]) -> Bool
+    ) {
+        self.remembered = remembered
         self.check = check
     }
 
-    /// Whether `password` is `user`'s; false for a user no profile has.
+    /// Whether `password` is `user`'s by a recent success alone (false: ask `verify`).
+    public func isRemembered(user: String, password: [UInt8]) -> Bool { remembered(user, password) }
+
+    /// Whether `password` is `user`'s; false for a user no profile has. Slow (scrypt).
     public func verify(user: String, password: [UInt8]) -> Bool { check(user, password) }
 
     public static func == (lhs: ProxyLogins, rhs: ProxyLogins) -> Bool { lhs === rhs }
+}
+
+/// A login to check away from the loop thread (`ProxyAction.checkLogin`).
+public struct LoginCheck: Sendable, Equatable {
+    public let logins: ProxyLogins
+    public let user: String
+    let password: [UInt8]
+
+    /// The full verification; blocks for scrypt's duration.
+    public func run() -> LoginOutcome { logins.verify(user: user, password: password) ? .accepted : .rejected }
+}
+
+/// What a login check found.
+public enum LoginOutcome: Sendable, Equatable {
+    case accepted
+    case rejected
+    /// Too many checks were waiting: not counted as a failure, the client may retry.
+    case busy
+}
+
+/// A request held while its credentials are checked.
+public struct PendingLogin: Sendable, Equatable {
+    let head: RequestHead
+    let user: String
+
+    public static func == (lhs: PendingLogin, rhs: PendingLogin) -> Bool {
+        lhs.user == rhs.user && lhs.head.fields.bytes == rhs.head.fields.bytes
+    }
 }
 
 extension ProxyConnection {
@@ -45,12 +86,39 @@ extension ProxyConnection {
             ProxyResponse.tooManyAuthenticationFailures(retryAfter: retryAfter, to: &clientOut)
             return closeAfterResponse(env)
         }
-        guard let logins = env.settings.logins, logins.verify(user: credentials.user, password: credentials.password)
-        else {
-            return loginFailed(env)
+        guard let logins = env.settings.logins else { return loginFailed(env) }
+        if logins.isRemembered(user: credentials.user, password: credentials.password) {
+            proxyUser = credentials.user
+            return nil
         }
-        proxyUser = credentials.user
-        return nil
+        // scrypt would hold the loop thread, and every other client on it, for tens of
+        // milliseconds: the request waits while the driver checks elsewhere.
+        state = .authenticating(PendingLogin(head: head, user: credentials.user))
+        deadline = env.now &+ ProxyLimits.headTimeout
+        return [.checkLogin(LoginCheck(logins: logins, user: credentials.user, password: credentials.password))]
+    }
+
+    /// The check asked for by `.checkLogin` finished: the held request goes on as its
+    /// user's, or gets `407` (counted as a failure) or `503` (too many checks waiting).
+    public mutating func loginChecked(_ outcome: LoginOutcome, _ env: ProxyEnvironment) -> [ProxyAction] {
+        guard case .authenticating(let pending) = state else { return [] }
+        state = .readingHead
+        deadline = nil
+        switch outcome {
+        case .rejected: return loginFailed(env)
+        case .busy: return fail(503, "too many proxy logins are being checked; try again", env)
+        case .accepted:
+            proxyUser = pending.user
+            var actions: [ProxyAction]
+            do throws(ProxyError) {
+                actions = try pending.head.isConnect ? tunnel(pending.head, env) : forward(pending.head, env)
+            } catch {
+                return refuse(error, env)
+            }
+            // A request answered here (a block page on keep-alive) may have pipelined ones behind it.
+            if case .readingHead = state { actions += readHeads(env) }
+            return actions
+        }
     }
 
     private mutating func loginFailed(_ env: ProxyEnvironment) -> [ProxyAction] {

@@ -158,6 +158,25 @@ enum Migrations {
                 ALTER TABLE sync_state ADD COLUMN no_policy_unfiltered INTEGER NOT NULL DEFAULT 0;
                 PRAGMA user_version = 2;
                 """),
+        Migration(
+            version: 3,
+            sql: """
+                -- The devices each profile served (docs/configuration.md#profiles): `status` lists
+                -- those seen in the last hour. One row per device: its MAC when the neighbour
+                -- table knew it, else its address.
+                CREATE TABLE client_sightings (
+                    profile    TEXT NOT NULL,
+                    client     TEXT NOT NULL,
+                    address    TEXT,
+                    mac        TEXT,
+                    first_seen INTEGER NOT NULL,
+                    last_seen  INTEGER NOT NULL,
+                    queries    INTEGER NOT NULL,
+                    PRIMARY KEY (profile, client)
+                );
+                CREATE INDEX client_sightings_last_seen ON client_sightings(last_seen);
+                PRAGMA user_version = 3;
+                """),
     ]
 
     /// The schema version this build writes and reads.

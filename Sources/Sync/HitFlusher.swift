@@ -46,14 +46,35 @@ public struct HitFlusher: Sendable {
                 byProfile[event.key.profile, default: ([:], [:])].categories[category.id, default: 0] += event.count
             }
         }
+        var sightings: [ClientSighting] = []
         for (profile, counters) in activity {
             let counts = counters.drain()
+            sightings += Self.sightings(counts.clients, profile: profile, now: now)
             let blocks = byProfile[profile] ?? ([:], [:])
             guard counts.queries > 0 || !counts.rewritesByEngine.isEmpty || !blocks.reasons.isEmpty else { continue }
             try store.addActivity(
                 profile: profile, hourStart: hour, queries: counts.queries, blocksByReason: blocks.reasons,
                 blocksByCategory: blocks.categories, rewritesByEngine: counts.rewritesByEngine)
         }
+        try store.recordSightings(sightings)
         return merged
+    }
+
+    /// One row per device: a MAC seen from several addresses (IPv6 privacy addresses) is
+    /// one device, listed with one of them.
+    static func sightings(_ clients: [SeenClient: Int], profile: String, now: Int64) -> [ClientSighting] {
+        var byDevice: [String: ClientSighting] = [:]
+        for (client, queries) in clients {
+            let key = client.key
+            if var known = byDevice[key] {
+                known.queries += queries
+                byDevice[key] = known
+            } else {
+                byDevice[key] = ClientSighting(
+                    profile: profile, client: key, address: client.address?.description,
+                    mac: client.mac?.description, firstSeen: now, lastSeen: now, queries: queries)
+            }
+        }
+        return byDevice.values.sorted { $0.client < $1.client }
     }
 }

@@ -97,7 +97,11 @@ public final class SyncService: @unchecked Sendable {
             nextFlush = now.monotonic + intervals.flush
         }
         if now.monotonic >= nextPrune {
-            _ = try? store.pruneHistory(before: (now.wall - intervals.historyRetention) / 1000)
+            let cutoff = (now.wall - intervals.historyRetention) / 1000
+            _ = try? store.pruneHistory(before: cutoff)
+            _ = try? store.pruneSightings(before: cutoff)
+            _ = try? store.pruneActivity(before: cutoff)
+            _ = try? store.pruneDeadLetter(before: cutoff)
             nextPrune = now.monotonic + 600_000
         }
         if now.monotonic >= nextBeat {

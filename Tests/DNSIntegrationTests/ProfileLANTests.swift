@@ -132,5 +132,20 @@ import Testing
         #expect(try ask(0, "www.reddit.com").answerData == ["192.0.2.21"])
         #expect(gate.isRunning)
         #expect(gate.log.contains("event=reloaded"))
+
+        // `status` lists each profile's devices by MAC: alice's phone, asked from three
+        // addresses, is one device (the flush runs every 5 s).
+        let devices = try waitFor(timeout: 15_000_000_000, interval: 500_000_000) {
+            () throws -> [String: [String]]? in
+            let status = try GateCommand.run(["status", "--state-dir", scratch.path("state"), "--json"])
+            var devices: [String: [String]] = [:]
+            for profile in try TestJSON.parse(Array(status.stdout.utf8))["profiles"]?.array ?? [] {
+                devices[profile["profile"]?.string ?? "?"] =
+                    (profile["devices_last_hour"]?.array ?? []).compactMap { $0["client"]?.string }.sorted()
+            }
+            return devices["alice"]?.contains(Self.macs[2]) == true ? devices : nil
+        }
+        #expect(devices?["alice"] == [Self.macs[0], Self.macs[2]], "\(String(describing: devices))")
+        #expect(devices?["bob"] == [Self.macs[1]])
     }
 }

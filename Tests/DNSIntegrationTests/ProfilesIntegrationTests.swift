@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func eachClientGetsItsProfilesAnswer() throws {
-        let (gate, _) = try start(try configuration())
+        let (gate, path) = try start(try configuration())
         defer { gate.daemon.stop() }
         #expect(
             try ask(gate, "www.reddit.com", from: "127.0.0.2").extendedErrors == [
@@ -81,6 +81,23 @@ import Testing
         let teenHits = try GateCommand.run(["hits", "--state-dir", gate.stateDirectory, "--profile", "teen", "--json"])
         #expect(!teenHits.stdout.contains("reddit"))
         #expect(teenHits.stdout.contains(#""domain":"games.example""#))
+        // `status` names the devices each profile served, `none` included.
+        let status = try GateCommand.run(["status", "--config", path, "--state-dir", gate.stateDirectory, "--json"])
+        let json = try TestJSON.parse(Array(status.stdout.utf8))
+        var devices: [String: [String]] = [:]
+        for profile in json["profiles"]?.array ?? [] {
+            devices[profile["profile"]?.string ?? "?"] =
+                (profile["devices_last_hour"]?.array ?? []).compactMap { $0["client"]?.string }.sorted()
+        }
+        #expect(
+            devices == ["kid": ["127.0.0.2", "127.0.0.4"], "teen": ["127.0.0.3"], "none": ["127.0.0.9"]],
+            "\(status.stdout)\(status.stderr)")
+        let kid = json["profiles"]?.array?.first { $0["profile"]?.string == "kid" }
+        #expect(kid?["devices_last_hour"]?[0]?["queries"]?.int == 1)
+        let text = try GateCommand.run(["status", "--config", path, "--state-dir", gate.stateDirectory])
+        #expect(text.stdout.contains("2 devices seen in the last hour:\n"), "\(text.stdout)")
+        let teenLine = text.stdout.split(separator: "\n").first { $0.hasPrefix("    127.0.0.3, last seen ") }
+        #expect(teenLine?.hasSuffix(" s ago, 2 queries") == true, "\(text.stdout)")
     }
 
     @Test func sighupMovesADeviceWithoutARestart() throws {

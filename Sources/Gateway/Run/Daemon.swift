@@ -21,7 +21,9 @@ final class Daemon: @unchecked Sendable {
     /// Open proxy connections per client, across loops (`proxy_max_conns_per_client`).
     let proxyLimiter = ConnectionLimiter()
     /// Failed proxy logins per client, across loops (10 a minute, then 429).
-    let proxyLogins = AuthFailureLimiter()
+    let proxyAuthFailures = AuthFailureLimiter()
+    /// Where proxy logins are checked, off the loop threads, one at a time.
+    let proxyLoginWorker = LoginWorker()
     let log: Logger
     /// The process's one clock (also every loop's): the control thread's watch interval.
     private let clock: any Clock
@@ -74,7 +76,8 @@ final class Daemon: @unchecked Sendable {
             let proxyAddresses = options.proxyListen.map { SocketAddress(listen: $0) }
             let proxySettings = options.proxy
             let limiter = proxyLimiter
-            let authLimiter = proxyLogins
+            let authLimiter = proxyAuthFailures
+            let loginWorker = proxyLoginWorker
             nonisolated(unsafe) let factory = upstream
             do {
                 let servers = try loop.runSync { () throws -> LoopServers in
@@ -88,7 +91,7 @@ final class Daemon: @unchecked Sendable {
                         let loopProxy = ProxyLoop(
                             loop: loop, driver: driver, snapshot: driver.snapshot, settings: proxySettings,
                             hits: pipeline.hits,
-                            limiter: limiter, authLimiter: authLimiter, log: log)
+                            limiter: limiter, authLimiter: authLimiter, loginWorker: loginWorker, log: log)
                         for address in proxyAddresses { try loopProxy.listen(on: address) }
                         proxy = loopProxy
                     }

@@ -101,4 +101,10 @@ struct ProfilePlan: Equatable {
             roster: ProfileRoster(members: members, defaultProfile: defaultProfile), sources: sources,
             configured: true)
     }
+
+    /// The profiles whose activity and devices the sync thread moves into the store: every
+    /// configured one, and `none` when unknown devices go unfiltered, so `status` names them.
+    var flushedProfiles: [String] {
+        sources.map(\.name) + (roster.defaultProfile == Profile.noneName ? [Profile.noneName] : [])
+    }
 }

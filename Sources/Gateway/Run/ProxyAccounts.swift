@@ -33,10 +33,15 @@ enum ProxyAccounts {
         guard !stored.isEmpty else { return (nil, plain) }
         let verifier = PasswordVerifier()
         let accounts = stored
-        let logins = ProxyLogins { user, password in
-            guard let expected = accounts[user] else { return false }
-            return verifier.verify(user: user, password: password, against: expected)
-        }
+        let logins = ProxyLogins(
+            remembered: { user, password in
+                guard let expected = accounts[user] else { return false }
+                return verifier.isRemembered(user: user, password: password, against: expected)
+            },
+            check: { user, password in
+                guard let expected = accounts[user] else { return false }
+                return verifier.verify(user: user, password: password, against: expected)
+            })
         return (logins, plain)
     }
 }

@@ -162,7 +162,7 @@ struct SyncSetup {
             return try SyncService(
                 store: store,
                 flusher: HitFlusher(aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax])),
-                profiles: syncs, activity: activity.counters(for: plan.sources.map(\.name)),
+                profiles: syncs, activity: activity.counters(for: plan.flushedProfiles),
                 localVersions: localVersions,
                 intervals: intervals,
                 heartbeat: {

@@ -118,7 +118,8 @@ enum Key {
     static let hitQueueMax = ConfigKey(
         "hit_queue_max", .integer, default: "100000", reload: false, "queued hit rows before merging")
     static let hitRetention = ConfigKey(
-        "hit_retention", .duration, default: "7d", reload: false, "local hit history kept for `hits`")
+        "hit_retention", .duration, default: "7d", reload: false,
+        "local hit history, hourly activity and devices seen kept for `hits` and `status`")
 
     // Operation.
     static let logFormat = ConfigKey(

@@ -1,12 +1,15 @@
 import Config
 import EventLoop
 import Glibc
+import Policy
 import Store
+import Sync
 import SystemIO
 
 /// `phosra-gate status`: what the store says — whether `run` is alive and where it
 /// listens, per profile the policy version and id, last sync and last error, revoked or
-/// not, hits queued and dead-lettered — and any note (a database moved aside).
+/// not, hits queued and dead-lettered, the devices seen in the last hour — and any note
+/// (a database moved aside). Profiles of the configuration that never ran are listed too.
 enum StatusCommand {
     static let usage = "usage: phosra-gate status [--json] [--state-dir DIR] [--config FILE]"
 
@@ -15,8 +18,13 @@ enum StatusCommand {
         var alive: Bool
         var heartbeat: Heartbeat?
         var profiles: [(state: SyncState, counts: (queued: Int, batched: Int, deadLettered: Int, mergedPending: Int))]
+        /// Devices seen in the last hour, by profile, most recent first.
+        var devices: [String: [ClientSighting]]
         var notes: [String]
     }
+
+    /// How far back `status` lists devices.
+    static let deviceWindow: Int64 = 3600
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
@@ -26,7 +34,13 @@ enum StatusCommand {
             }
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
             let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
-            let report = try read(StateDirectory.path(settings, configFlag: arguments.flag("--config")))
+            let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+            // A configuration that does not load still leaves the store to show.
+            let configured =
+                (try? ProfilePlan.from(
+                    settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: state)))?.flushedProfiles
+                ?? []
+            let report = try read(state, configured: configured, now: clock.wall().unixSeconds)
             if arguments.isSet("--json") {
                 console.out(json(report))
             } else {
@@ -39,15 +53,30 @@ enum StatusCommand {
         }
     }
 
-    static func read(_ state: String) throws(GatewayError) -> Report {
+    /// `configured`: the profiles of the configuration, listed even without a row in the
+    /// store; `now`: unix seconds.
+    static func read(_ state: String, configured: [String] = [], now: Int64) throws(GatewayError) -> Report {
         var report = Report(
             stateDirectory: state, alive: DirectoryLock.isHeld(directory: state), heartbeat: nil,
-            profiles: [], notes: [])
-        guard let store = try? Store.openReadOnly(directory: state) else { return report }
+            profiles: [], devices: [:], notes: [])
+        let empty = (queued: 0, batched: 0, deadLettered: 0, mergedPending: 0)
+        guard let store = try? Store.openReadOnly(directory: state) else {
+            report.profiles = configured.map { (SyncState(profile: $0), empty) }
+            return report
+        }
         do {
             report.heartbeat = try store.heartbeat()
+            var listed: Set<String> = []
             for state in try store.allSyncStates() {
                 report.profiles.append((state, try store.queueCounts(profile: state.profile)))
+                listed.insert(state.profile)
+            }
+            report.devices = Dictionary(grouping: try store.sightings(since: now - deviceWindow), by: \.profile)
+            // `none` and profiles that never synced have no sync state; list them where the
+            // configuration names them or where they served a device.
+            for name in configured + report.devices.keys.sorted() where !listed.contains(name) {
+                report.profiles.append((SyncState(profile: name), empty))
+                listed.insert(name)
             }
             report.notes = try store.notes()
         } catch {
@@ -69,7 +98,11 @@ enum StatusCommand {
         }
         for (state, counts) in report.profiles {
             var line = "profile \(state.profile): "
-            line += state.appliedVersion > 0 ? "policy version \(state.appliedVersion)" : "no policy yet"
+            if state.profile == Profile.noneName {
+                line += "unfiltered (default_profile = none)"
+            } else {
+                line += state.appliedVersion > 0 ? "policy version \(state.appliedVersion)" : "no policy yet"
+            }
             if !state.policyID.isEmpty { line += " (\(state.policyID))" }
             if state.noActivePolicy {
                 line +=
@@ -84,6 +117,18 @@ enum StatusCommand {
             if state.revoked { line += ", REVOKED (the API refuses this device's key)" }
             line += "; hits queued \(counts.queued + counts.batched), dead-lettered \(counts.deadLettered)"
             lines.append(line)
+            let devices = report.devices[state.profile] ?? []
+            lines.append(
+                devices.isEmpty
+                    ? "  no devices seen in the last hour"
+                    : "  \(devices.count) device\(devices.count == 1 ? "" : "s") seen in the last hour:")
+            for device in devices {
+                var text = "    \(device.client)"
+                if device.mac != nil, let address = device.address { text += " at \(address)" }
+                text += ", last seen \(StatusText.ago(now - device.lastSeen)), \(device.queries) quer"
+                text += device.queries == 1 ? "y" : "ies"
+                lines.append(text)
+            }
         }
         lines += report.notes.map { "note: \($0)" }
         return lines
@@ -91,6 +136,14 @@ enum StatusCommand {
 
     static func json(_ report: Report) -> String {
         func optional(_ value: Int64?) -> String { value.map { JSONText.string(StatusText.rfc3339($0)) } ?? "null" }
+        func device(_ device: ClientSighting) -> String {
+            JSONText.object([
+                ("client", JSONText.string(device.client)),
+                ("address", JSONText.string(device.address)), ("mac", JSONText.string(device.mac)),
+                ("first_seen", optional(device.firstSeen)), ("last_seen", optional(device.lastSeen)),
+                ("queries", "\(device.queries)"),
+            ])
+        }
         let profiles = report.profiles.map { state, counts in
             JSONText.object([
                 ("profile", JSONText.string(state.profile)), ("policy_version", "\(state.appliedVersion)"),
@@ -100,6 +153,10 @@ enum StatusCommand {
                 ("unfiltered", "\(state.noActivePolicy && state.noPolicyUnfiltered)"),
                 ("hits_queued", "\(counts.queued + counts.batched)"), ("hits_dead_lettered", "\(counts.deadLettered)"),
                 ("merged_pending", "\(counts.mergedPending)"),
+                (
+                    "devices_last_hour",
+                    "[" + (report.devices[state.profile] ?? []).map(device).joined(separator: ",") + "]"
+                ),
             ])
         }
         let beat = report.heartbeat

@@ -1,0 +1,73 @@
+/// One device a profile served: what `status` lists under "clients seen".
+public struct ClientSighting: Sendable, Equatable {
+    public var profile: String
+    /// The MAC when known, else the address: what the device is known by.
+    public var client: String
+    /// The address it last asked from.
+    public var address: String?
+    public var mac: String?
+    /// Unix seconds.
+    public var firstSeen: Int64
+    public var lastSeen: Int64
+    /// Queries (DNS questions, CONNECTs, plain-HTTP requests) counted since `firstSeen`.
+    public var queries: Int
+
+    public init(
+        profile: String, client: String, address: String?, mac: String?, firstSeen: Int64, lastSeen: Int64,
+        queries: Int
+    ) {
+        self.profile = profile
+        self.client = client
+        self.address = address
+        self.mac = mac
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.queries = queries
+    }
+}
+
+extension Store {
+    /// Adds one flush's sightings in one transaction: a device already known gets the new
+    /// `lastSeen`, its latest address and the queries added; the first sighting stays.
+    public func recordSightings(_ sightings: [ClientSighting]) throws(StoreError) {
+        guard !sightings.isEmpty else { return }
+        try write { database throws(StoreError) in
+            for sighting in sightings {
+                try database.run(
+                    """
+                    INSERT INTO client_sightings (profile, client, address, mac, first_seen, last_seen, queries)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (profile, client) DO UPDATE SET
+                        address = coalesce(excluded.address, address), mac = coalesce(excluded.mac, mac),
+                        last_seen = max(last_seen, excluded.last_seen), queries = queries + excluded.queries
+                    """, sighting.profile, sighting.client, sighting.address, sighting.mac, sighting.firstSeen,
+                    sighting.lastSeen, sighting.queries)
+            }
+        }
+    }
+
+    /// The devices seen at or after `since` (unix seconds), by profile then most recent first.
+    public func sightings(since: Int64) throws(StoreError) -> [ClientSighting] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows(
+                """
+                SELECT profile, client, address, mac, first_seen, last_seen, queries FROM client_sightings
+                WHERE last_seen >= ? ORDER BY profile, last_seen DESC, client
+                """, since
+            ) { row in
+                ClientSighting(
+                    profile: row.text(0), client: row.text(1), address: row.optionalText(2), mac: row.optionalText(3),
+                    firstSeen: row.int64(4), lastSeen: row.int64(5), queries: row.int(6))
+            }
+        }
+    }
+
+    /// Forgets devices not seen since `before`; returns how many.
+    @discardableResult
+    public func pruneSightings(before: Int64) throws(StoreError) -> Int {
+        try write { database throws(StoreError) in
+            try database.run("DELETE FROM client_sightings WHERE last_seen < ?", before)
+            return database.changes
+        }
+    }
+}

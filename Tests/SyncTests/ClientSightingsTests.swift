@@ -1,0 +1,71 @@
+import DomainMatch
+import Policy
+import Store
+import TestSupport
+import Testing
+
+@testable import Sync
+
+/// The devices each profile served (docs/sync.md#hits): counted per query by the proxies,
+/// written by the flush, one row per device.
+@Suite struct ClientSightingsTests {
+    let phone = MACAddress("02:00:00:00:00:0a")
+    let tablet = IPAddress("192.168.1.30")
+
+    @Test func countersNameEachClientAndStartAfreshAfterADrain() throws {
+        let counters = ActivityCounters()
+        let first = SeenClient(address: IPAddress("192.168.1.20"), mac: phone)
+        for _ in 0..<3 { counters.recordQuery(from: first) }
+        counters.recordQuery(from: SeenClient(address: tablet, mac: nil))
+        let drained = counters.drain()
+        #expect(drained.queries == 4)
+        #expect(drained.clients == [first: 3, SeenClient(address: tablet, mac: nil): 1])
+        #expect(counters.drain().clients.isEmpty)
+        #expect(counters.drain().queries == 0)
+    }
+
+    @Test func aSpoofingClientCannotGrowTheTableWithoutEnd() {
+        let counters = ActivityCounters()
+        let extra = 10
+        for index in 0..<(ActivityCounters.clientCap + extra) {
+            counters.recordQuery(from: SeenClient(address: .v4(0x0A00_0000 + UInt32(index)), mac: nil))
+        }
+        let drained = counters.drain()
+        // Every query counts; only the first `clientCap` clients are named.
+        #expect(drained.queries == ActivityCounters.clientCap + extra)
+        #expect(drained.clients.count == ActivityCounters.clientCap)
+    }
+
+    @Test func aPhoneFromTwoAddressesIsOneDeviceByItsMAC() {
+        let rows = HitFlusher.sightings(
+            [
+                SeenClient(address: IPAddress("2001:db8::1"), mac: phone): 2,
+                SeenClient(address: IPAddress("2001:db8::2"), mac: phone): 5,
+                SeenClient(address: tablet, mac: nil): 1,
+            ], profile: "kid", now: 500)
+        #expect(rows.map(\.client) == ["02:00:00:00:00:0a", "192.168.1.30"])
+        #expect(rows.map(\.queries) == [7, 1])
+        #expect(rows[0].mac == "02:00:00:00:00:0a" && rows[0].address?.hasPrefix("2001:db8::") == true)
+        #expect(rows[1].mac == nil && rows[1].address == "192.168.1.30")
+        #expect(rows.allSatisfy { $0.profile == "kid" && $0.firstSeen == 500 && $0.lastSeen == 500 })
+    }
+
+    @Test func theFlushWritesEachProfilesDevicesToTheStore() throws {
+        let scratch = try ScratchDirectory("pg-sightings")
+        let store = try Store.open(directory: scratch.path, now: 1000)
+        let kid = ActivityCounters()
+        let teen = ActivityCounters()
+        kid.recordQuery(from: SeenClient(address: IPAddress("192.168.1.20"), mac: phone))
+        teen.recordQuery(from: SeenClient(address: tablet, mac: nil))
+        teen.recordQuery(from: SeenClient(address: tablet, mac: nil))
+        let flusher = HitFlusher(aggregator: HitAggregator(), store: store, queueMax: 100)
+        try flusher.flush(activity: ["kid": kid, "teen": teen], versions: [:], now: 2000)
+        let seen = try store.sightings(since: 1000)
+        #expect(seen.map(\.profile) == ["kid", "teen"])
+        #expect(seen.map(\.client) == ["02:00:00:00:00:0a", "192.168.1.30"])
+        #expect(seen.map(\.queries) == [1, 2])
+        // A flush with nothing new leaves the rows as they were.
+        try flusher.flush(activity: ["kid": kid, "teen": teen], versions: [:], now: 2005)
+        #expect(try store.sightings(since: 2001).isEmpty)
+    }
+}
