@@ -19,6 +19,9 @@ public enum Reason: String, Sendable, Equatable, CaseIterable {
     case ipLiteral = "ip_literal"
     case port
     case sni
+    /// A filtered client's tunnel on port 443 whose first bytes are not a readable
+    /// ClientHello with a valid name, so the name it goes to cannot be decided.
+    case tlsUnreadable = "tls_unreadable"
 }
 
 /// The outcome of `decide`: an action, its reason, the matched rule (normalised entry),

@@ -47,6 +47,7 @@ public struct BlockReason: Equatable, Sendable {
         case .ipLiteral: return "Sites reached by a bare IP address instead of a name are not allowed."
         case .port: return "Connections to this port are not allowed."
         case .sni: return "The secure connection named a site that is blocked."
+        case .tlsUnreadable: return "The connection did not say which site it was for, so it was closed."
         case .system, .safeSearch, .allowedDomain, .default: return "This site is blocked."
         }
     }

@@ -71,27 +71,45 @@ extension ProxyConnection {
         return [.connect(pending.addresses[pending.next])]
     }
 
-    /// docs/proxy.md#the-sni-check: the client's first bytes, up to 16 KiB or 2 s. A ClientHello whose
-    /// server name is blocked (or rewritten elsewhere) closes the tunnel with a hit;
-    /// anything else — another protocol, no SNI, a name that is allowed — is relayed.
+    /// docs/proxy.md#the-sni-check: the client's first bytes, up to 16 KiB or 2 s, decided as
+    /// soon as a ClientHello is complete. Its server name blocked (or rewritten elsewhere):
+    /// closed with a hit. A hello without a server name is relayed: the CONNECT host was
+    /// decided and the tunnel goes only to its addresses. Anything else — another protocol,
+    /// a malformed hello, a name that is not a valid name, 16 KiB without a complete hello —
+    /// is relayed only where the parent opened a port knowingly or the profile does not
+    /// filter; a filtered client on port 443 is closed with `tls_unreadable`, since what it
+    /// reaches could not be decided.
     mutating func inspect(_ tunnel: Tunnel, _ env: ProxyEnvironment) -> [ProxyAction] {
+        let policy = env.policy(for: client, mac: clientMAC, user: proxyUser)
         switch clientIn.withUnsafeReadableBytes({ ClientHello.scan($0) }) {
         case .needMore:
-            return clientIn.readableBytes >= ProxyLimits.inspectBytes ? startRelay(tunnel) : []
+            guard clientIn.readableBytes >= ProxyLimits.inspectBytes else { return [] }
+            return unreadable(tunnel, policy, env)
         case .serverName(let text):
-            guard let name = try? QueryName.parse(text) else { return startRelay(tunnel) }
-            if let refusal = Tunnel.judgeServerName(
-                name, rewriteTarget: tunnel.rewriteTarget, env.policy(for: client, mac: clientMAC, user: proxyUser))
-            {
+            guard let name = try? QueryName.parse(text) else { return unreadable(tunnel, policy, env) }
+            if let refusal = Tunnel.judgeServerName(name, rewriteTarget: tunnel.rewriteTarget, policy) {
                 return [.record(env.hit(name.description, refusal, client: client, mac: clientMAC, user: proxyUser))]
                     + close()
             }
             var named = tunnel
             named.serverName = name
             return startRelay(named)
-        case .noServerName, .notTLS, .malformed:
+        case .noServerName:
             return startRelay(tunnel)
+        case .notTLS, .malformed:
+            return unreadable(tunnel, policy, env)
         }
+    }
+
+    /// First bytes that say nothing decidable (docs/proxy.md#the-sni-check): closed with a
+    /// `tls_unreadable` hit on the CONNECT host when the client's profile filters and the
+    /// port is 443; relayed otherwise.
+    mutating func unreadable(_ tunnel: Tunnel, _ policy: TargetPolicy, _ env: ProxyEnvironment) -> [ProxyAction] {
+        guard policy.rules.filtered, tunnel.target.port == 443 else { return startRelay(tunnel) }
+        let decision = Decision(.block, .tlsUnreadable)
+        return [
+            .record(env.hit(tunnel.target.host.description, decision, client: client, mac: clientMAC, user: proxyUser))
+        ] + close()
     }
 
     /// What the client sent so far goes to the origin first, then splice takes over.

@@ -148,7 +148,8 @@ public struct ProxyConnection: Sendable {
         case .resolving, .connecting:
             return fail(504, "no connection to the origin within the connect timeout", env)
         case .inspecting(let tunnel):
-            return startRelay(tunnel)  // 2 s without a complete ClientHello: relay as it is
+            // 2 s without a complete ClientHello.
+            return unreadable(tunnel, env.policy(for: client, mac: clientMAC, user: proxyUser), env)
         case .relaying:
             return []
         }

@@ -92,6 +92,19 @@ final class ProxyClient {
         }
     }
 
+    /// Everything until the proxy closes or resets the connection (a close with bytes of
+    /// ours unread is a reset); nil when it did neither within the read timeout.
+    func readUntilClosedOrReset() -> [UInt8]? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return received }
+            if count < 0 { return errno == ECONNRESET ? received : nil }
+            received += buffer[0..<count]
+        }
+    }
+
     /// Seconds until the proxy closed the connection (nil: not within the read timeout).
     func secondsUntilClosed() -> TimeInterval? {
         let (closed, seconds) = timed { readToEnd() != nil }

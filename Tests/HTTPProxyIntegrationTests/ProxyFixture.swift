@@ -14,7 +14,8 @@ final class ProxyFixture: @unchecked Sendable {
     var lists: String { scratch.path("lists") }
 
     /// `origin.test`, `dot.test` (the test certificate's name), `open.test` and the
-    /// safe-search target → 127.0.0.1; `www.google.com` → 192.0.2.66 (unreachable: a
+    /// safe-search target → 127.0.0.1; `edge.test` and `news.test` → 127.0.0.61 (where a
+    /// test listens on port 443); `www.google.com` → 192.0.2.66 (unreachable: a
     /// proxy that connected there instead of the rewrite target would time out);
     /// `adult.example` and `www.reddit.com` resolve too, so only the policy stops them.
     init() throws {
@@ -24,7 +25,8 @@ final class ProxyFixture: @unchecked Sendable {
             "--host-record=origin.test,127.0.0.1", "--host-record=dot.test,127.0.0.1",
             "--host-record=open.test,127.0.0.1", "--host-record=forcesafesearch.google.com,127.0.0.1",
             "--host-record=www.google.com,192.0.2.66", "--address=/adult.example/127.0.0.1",
-            "--host-record=www.reddit.com,127.0.0.1", "--local=/v6only.test/", "--host-record=v6only.test,::1",
+            "--host-record=www.reddit.com,127.0.0.1", "--host-record=edge.test,127.0.0.61",
+            "--host-record=news.test,127.0.0.61", "--local=/v6only.test/", "--host-record=v6only.test,::1",
         ])
         origin = try TestHTTPServer { request in
             let headers = request.headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n")

@@ -91,4 +91,52 @@ import Testing
         #expect(listener.waitForBytes(allowed.count) == allowed)
         _ = gate
     }
+
+    /// What a curious child tried on port 443, each closed for a filtered client with a
+    /// `tls_unreadable` hit, not one byte reaching the origin: a hello after a 2.5 s pause,
+    /// a record header at once and the rest 3 s later, a hello padded past 16 KiB, a server
+    /// name with two trailing dots, and plain HTTP in the tunnel. (Port 443 is where the
+    /// check fails closed: the origin listens on 127.0.0.61:443.)
+    @Test func everyWayAroundTheCheckOn443IsClosedWithAHit() throws {
+        let listener = try RawOrigin(host: "127.0.0.61", port: 443)
+        let gate = try fixture.start(connectPorts: [443])
+        let hello = TLSClientHello.record(serverName: "www.reddit.com")
+        let padded = TLSClientHello.records(
+            TLSClientHello.handshake(serverName: "www.reddit.com", padding: 17_000), fragmentSize: 16_384)
+        let tries = ["pause", "header first", "padded", "two dots", "not TLS"]
+        let clients = try tries.map { _ in try fixture.tunnel(to: "edge.test", port: 443) }
+        clients[1].send(Array(hello.prefix(5)))
+        clients[2].send(padded)
+        clients[3].send(TLSClientHello.record(serverName: "www.reddit.com.."))
+        clients[4].send("GET / HTTP/1.1\r\nHost: www.reddit.com\r\n\r\n")
+        // The scenario's own pauses: past the check's 2 s.
+        pause(2_500_000_000)
+        clients[0].send(hello)
+        pause(500_000_000)
+        clients[1].send(Array(hello.dropFirst(5)))
+        for (what, client) in zip(tries, clients) {
+            #expect(client.readUntilClosedOrReset() == [], "\(what): closed without a byte")
+        }
+        #expect(listener.received().isEmpty, "the origin got not one byte")
+        gate.daemon.stop()
+        let hits = try fixture.storedHits(gate).filter { $0.reason == "tls_unreadable" }
+        #expect(hits.map(\.domain) == ["edge.test"], "\(hits)")
+        #expect(hits.map(\.count) == [5], "\(hits)")
+    }
+
+    /// A tunnel whose hello named an allowed host is re-decided on that name too: a new
+    /// policy blocking it closes the open tunnel within about a second, with a hit.
+    @Test func anOpenTunnelIsClosedWhenTheNameItsHelloAskedForIsBlocked() throws {
+        let listener = try RawOrigin(host: "127.0.0.61", port: 443)
+        let gate = try fixture.start(connectPorts: [443])
+        let client = try fixture.tunnel(to: "edge.test", port: 443, timeout: 6)
+        let hello = TLSClientHello.record(serverName: "news.test")
+        client.send(hello)
+        #expect(listener.waitForBytes(hello.count) == hello, "an allowed hello is relayed")
+        try fixture.replacePolicy(ProxyFixture.policy(blocked: ["reddit.com", "news.test"], version: 4))
+        #expect(client.secondsUntilClosed() != nil, "the tunnel was not closed:\n\(gate.log)")
+        gate.daemon.stop()
+        let hits = try fixture.storedHits(gate)
+        #expect(hits.contains { $0.domain == "news.test" && $0.reason == "sni:news.test" }, "\(hits)")
+    }
 }

@@ -119,19 +119,68 @@ import Testing
         #expect(actions.hits.first?.category == .adult)
     }
 
-    @Test func otherProtocolsAndHellosWithoutSNIAreRelayed() {
-        var plain = established()
-        #expect(plain.receive("GET / HTTP/1.1\r\n", fixture.env()) == [.relay])
+    @Test func aHelloWithoutSNIIsRelayed() {
         var anonymous = established()
         #expect(anonymous.receive(TLSClientHello.record(serverName: nil), fixture.env()) == [.relay])
+    }
+
+    /// What a curious child tries: anything on port 443 whose name cannot be read is closed
+    /// for a filtered profile, with a `tls_unreadable` hit on the CONNECT host, and not one
+    /// byte reaches the origin.
+    @Test func unreadableFirstBytesCloseAFilteredTunnelOn443() {
+        func expectClosed(_ actions: [ProxyAction], _ connection: ProxyConnection, _ what: Comment) {
+            #expect(actions.last == .close, what)
+            #expect(actions.hits.map(\.reasonText) == ["tls_unreadable"], what)
+            #expect(actions.hits.first?.name == "example.org", what)
+            #expect(connection.upstreamOut.readableBytes == 0, what)
+        }
+        var plain = established()
+        expectClosed(plain.receive("GET / HTTP/1.1\r\n", fixture.env()), plain, "not TLS")
         var silent = established()
         #expect(silent.deadlinePassed(fixture.env(now: second + ProxyLimits.inspectTimeout - 1)) == [])
-        #expect(silent.deadlinePassed(fixture.env(now: second + ProxyLimits.inspectTimeout)) == [.relay], "2 s: relay")
+        expectClosed(silent.deadlinePassed(fixture.env(now: second + ProxyLimits.inspectTimeout)), silent, "2 s")
+        // A record header at once, the rest after the 2 s.
+        var slow = established()
+        let hello = TLSClientHello.record(serverName: "www.reddit.com")
+        #expect(slow.receive(Array(hello.prefix(5)), fixture.env()) == [])
+        expectClosed(
+            slow.deadlinePassed(fixture.env(now: second + ProxyLimits.inspectTimeout)), slow, "a header, then a pause")
         var huge = established()
-        #expect(
+        expectClosed(
             huge.receive(
-                Array(TLSClientHello.record(serverName: "x.example", padding: 20_000).prefix(16_384)),
-                fixture.env()) == [.relay], "16 KiB without a whole hello: relay")
+                Array(TLSClientHello.record(serverName: "www.reddit.com", padding: 20_000).prefix(16_384)),
+                fixture.env()), huge, "16 KiB without a whole hello")
+        var dots = established()
+        expectClosed(
+            dots.receive(TLSClientHello.record(serverName: "www.reddit.com.."), fixture.env()), dots,
+            "a name that is not a valid name")
+        var malformed = established()
+        var broken = TLSClientHello.record(serverName: "www.reddit.com")
+        broken[5] = 2  // a ServerHello where a ClientHello must be
+        expectClosed(malformed.receive(broken, fixture.env()), malformed, "malformed")
+    }
+
+    /// An unfiltered profile, or a port the parent opened knowingly, relays what it cannot
+    /// read; a server name there is still decided.
+    @Test func unreadableBytesAreRelayedForUnfilteredProfilesAndOtherPorts() {
+        let unfiltered = ProxyFixture(filtered: false)
+        var open = established("example.org", unfiltered)
+        #expect(open.receive("GET / HTTP/1.1\r\n", unfiltered.env()) == [.relay])
+
+        var ports = fixture
+        ports.settings.connectPorts = [443, 8443]
+        var other = ports.connection()
+        _ = other.receive("CONNECT example.org:8443 HTTP/1.1\r\n\r\n", ports.env())
+        _ = other.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), ports.env())
+        _ = other.connected(ports.env())
+        #expect(other.receive("SSH-2.0-OpenSSH_9.2\r\n", ports.env()) == [.relay])
+        var named = ports.connection()
+        _ = named.receive("CONNECT example.org:8443 HTTP/1.1\r\n\r\n", ports.env())
+        _ = named.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), ports.env())
+        _ = named.connected(ports.env())
+        #expect(
+            named.receive(TLSClientHello.record(serverName: "www.reddit.com"), ports.env()).hits.first?.reasonText
+                == "sni:www.reddit.com")
     }
 
     @Test func connectFailuresTryTheNextAddressThen502AndTimeoutsAre504() {
@@ -166,7 +215,7 @@ import Testing
         // Downtime from 12:01: at 12:00 the tunnel opens, at 12:01 it is closed.
         let timed = ProxyFixture(policy: ProxyFixture.policy(downtime: ("12:01", "13:00")))
         var connection = established("example.org", timed)
-        _ = connection.receive("GET / HTTP/1.1\r\n", timed.env())
+        _ = connection.receive(TLSClientHello.record(serverName: "example.org"), timed.env())
         #expect(connection.tick(timed.env(), lastActivity: second) == [])
         let actions = connection.tick(timed.env(wallClock: ProxyFixture.noon + 60), lastActivity: second)
         #expect(actions.last == .close)
@@ -178,13 +227,22 @@ import Testing
         let stricter = ProxyFixture(policy: ProxyFixture.policy(blocked: ["example.org"]))
         let closed = open.tick(stricter.env(), lastActivity: second)
         #expect(closed.hits.first?.reasonText == "blocked_domain:example.org")
+
+        // A tunnel to an allowed host whose hello named another: the name the hello asked
+        // for is re-decided too.
+        var fronted = established("example.org")
+        #expect(fronted.receive(TLSClientHello.record(serverName: "news.example"), fixture.env()) == [.relay])
+        let newsBlocked = ProxyFixture(policy: ProxyFixture.policy(blocked: ["news.example"]))
+        let byName = fronted.tick(newsBlocked.env(), lastActivity: second)
+        #expect(byName.last == .close)
+        #expect(byName.hits.map(\.reasonText) == ["sni:news.example"])
     }
 
     @Test func anIdleTunnelIsClosed() {
         var settings = fixture
         settings.settings.tunnelIdle = 5 * second
         var connection = established("example.org", settings)
-        _ = connection.receive("x", settings.env())
+        #expect(connection.receive(TLSClientHello.record(serverName: "example.org"), settings.env()) == [.relay])
         #expect(connection.tick(settings.env(now: 5 * second), lastActivity: second) == [])
         #expect(connection.tick(settings.env(now: 6 * second), lastActivity: second) == [.close])
     }

@@ -16,14 +16,14 @@ struct ProxyFixture {
 
     init(
         policy: CompiledPolicy = ProxyFixture.policy(), options: DecisionOptions = DecisionOptions(),
-        lists: [Category: [String]] = [.adult: ["adult.example"], .proxy: ["vpn.example"]]
+        lists: [Category: [String]] = [.adult: ["adult.example"], .proxy: ["vpn.example"]], filtered: Bool = true
     ) {
         var trieLists = Array(repeating: [DomainName](), count: Category.allCases.count)
         for (category, names) in lists { trieLists[category.rawValue] = names.map { try! QueryName.parse($0) } }
         let trie = LabelTrie(lists: trieLists, listNames: Category.allCases.map(\.id))
         let engine = DecisionEngine(
             system: SystemRules(options), categories: CategorySet(matcher: trie, present: Set(lists.keys)),
-            zone: .utc, profiles: ProfileTable(single: PolicyRules(policy)))
+            zone: .utc, profiles: ProfileTable(single: filtered ? PolicyRules(policy) : .unfiltered))
         snapshot = DecisionSnapshot(engine: engine)
     }
 
