@@ -113,6 +113,23 @@ public final class Socket: Sendable, CustomStringConvertible {
         return address
     }
 
+    /// Where an accepted connection was going before the firewall redirected it to this
+    /// listener (netfilter's `SO_ORIGINAL_DST`, and `IP6T_SO_ORIGINAL_DST` for IPv6, both
+    /// option 80: linux/netfilter_ipv4.h, linux/netfilter_ipv6/ip6_tables.h). Nil for a
+    /// connection that was not redirected (conntrack has no NAT entry for it).
+    public func originalDestination() -> SocketAddress? {
+        let originalDestinationOption: Int32 = 80
+        guard let local = try? localAddress() else { return nil }
+        var raw = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let level = local.family == .ipv6 ? Int32(IPPROTO_IPV6) : Int32(IPPROTO_IP)
+        let result = withUnsafeMutablePointer(to: &raw) { pointer in
+            getsockopt(descriptor, level, originalDestinationOption, pointer, &length)
+        }
+        guard result == 0 else { return nil }
+        return SocketAddress(raw, length: length)
+    }
+
     /// Sets an `int` socket option, e.g. `(SOL_SOCKET, SO_RCVBUF, 1 << 20)`.
     public func setOption(level: Int32, name: Int32, value: Int32, label: String = "setsockopt") throws(SystemError) {
         let descriptor = descriptor

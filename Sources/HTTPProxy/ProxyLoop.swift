@@ -61,10 +61,11 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         self.log = log
     }
 
-    /// Listens on `address` (loop thread); returns the bound address.
+    /// Listens on `address` (loop thread): for proxy clients, or with `transparent` for
+    /// connections the firewall redirected; returns the bound address.
     @discardableResult
-    public func listen(on address: SocketAddress) throws(SystemError) -> SocketAddress {
-        let server = try ProxyServer(address: address, owner: self)
+    public func listen(on address: SocketAddress, transparent: Bool = false) throws(SystemError) -> SocketAddress {
+        let server = try ProxyServer(address: address, transparent: transparent, owner: self)
         servers.append(server)
         if !ticking {
             ticking = true
@@ -113,9 +114,12 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         DecisionSnapshot(engine: snapshot.engine)
     }
 
-    /// A new connection: `allow_clients` (403) and the per-client limit (429) first.
+    /// A new connection: `allow_clients` (403) and the per-client limit (429) first; on
+    /// the transparent listener, where the client expects no proxy to answer, those are
+    /// closed without a word.
     func accept(_ socket: Socket, from server: ProxyServer) {
         guard let peer = socket.address?.ipAddress else { return socket.close() }
+        if server.transparent, !snapshot.allowClients.contains(peer) { return socket.close() }
         let arrivedOn = Endpoint(server.isWildcard ? ((try? socket.localAddress()) ?? server.address) : server.address)
         let now = loop.clock.now()
         var counted = false
@@ -128,6 +132,21 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
             machine = .refused(
                 client: peer, arrivedOn: arrivedOn, status: 429,
                 message: "too many connections from \(peer)", now: now)
+        } else if server.transparent {
+            // Not redirected (conntrack has no entry: someone connected to the listener
+            // itself), or redirected to the listener's own address (a loop): nothing to serve.
+            let local = try? socket.localAddress()
+            guard let original = socket.originalDestination(), let destination = original.ipAddress,
+                destination != local?.ipAddress || original.port != local?.port
+            else {
+                limiter.release(peer)
+                return socket.close()
+            }
+            counted = true
+            var connection = ProxyConnection.redirected(
+                client: peer, arrivedOn: arrivedOn, destination: Endpoint(destination, port: original.port), now: now)
+            connection.clientMAC = resolver.driver.mac(for: peer)
+            machine = connection
         } else {
             counted = true
             var connection = ProxyConnection(client: peer, arrivedOn: arrivedOn, now: now)

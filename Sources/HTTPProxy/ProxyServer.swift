@@ -10,9 +10,13 @@ final class ProxyServer: Selectable {
     let address: SocketAddress
     /// Bound to 0.0.0.0 or ::: the address a connection arrived on must be asked for.
     let isWildcard: Bool
+    /// The transparent listener: connections the firewall redirected here
+    /// (docs/network.md#transparent-mode), not proxy clients.
+    let transparent: Bool
     unowned let owner: ProxyLoop
 
-    init(address: SocketAddress, owner: ProxyLoop) throws(SystemError) {
+    init(address: SocketAddress, transparent: Bool = false, owner: ProxyLoop) throws(SystemError) {
+        self.transparent = transparent
         socket = try Socket.listen(on: address, backlog: 1024, reusePort: true)
         self.address = socket.address ?? address
         isWildcard = address.ipv4Bits == 0 || (address.ipv6Bits.map { $0.high == 0 && $0.low == 0 } ?? false)

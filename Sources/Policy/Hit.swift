@@ -2,7 +2,9 @@ import DomainMatch
 
 /// Where a block happened.
 public enum HitSource: String, Sendable {
-    case dns, proxy
+    /// A DNS answer; the HTTP proxy (CONNECT, plain HTTP); a connection the firewall
+    /// redirected to the transparent listener.
+    case dns, proxy, transparent
 }
 
 /// One blocked query or refused proxy request (docs/sync.md#hits). Rewrites and local answers are

@@ -50,6 +50,9 @@ extension ProxyConnection {
     public mutating func connected(_ env: ProxyEnvironment) -> [ProxyAction] {
         guard case .connecting(let pending) = state else { return [] }
         switch pending.purpose {
+        case .tunnel(let tunnel) where tunnel.transparent:
+            // The hello already read goes first; no `200` (the client never asked a proxy).
+            return startRelay(tunnel)
         case .tunnel(let tunnel):
             clientOut.writeBytes(ProxyResponse.established)
             state = .inspecting(tunnel)
@@ -81,14 +84,16 @@ extension ProxyConnection {
     /// reaches could not be decided.
     mutating func inspect(_ tunnel: Tunnel, _ env: ProxyEnvironment) -> [ProxyAction] {
         let policy = env.policy(for: client, mac: clientMAC, user: proxyUser)
-        switch clientIn.withUnsafeReadableBytes({ ClientHello.scan($0) }) {
+        let scan = clientIn.withUnsafeReadableBytes { ClientHello.scan($0) }
+        if tunnel.transparent { return inspectRedirected(tunnel, scan, policy, env) }
+        switch scan {
         case .needMore:
             guard clientIn.readableBytes >= ProxyLimits.inspectBytes else { return [] }
             return unreadable(tunnel, policy, env)
         case .serverName(let text):
             guard let name = try? QueryName.parse(text) else { return unreadable(tunnel, policy, env) }
             if let refusal = Tunnel.judgeServerName(name, rewriteTarget: tunnel.rewriteTarget, policy) {
-                return [.record(env.hit(name.description, refusal, client: client, mac: clientMAC, user: proxyUser))]
+                return [.record(hit(name.description, refusal, env))]
                     + close()
             }
             var named = tunnel
@@ -105,10 +110,12 @@ extension ProxyConnection {
     /// `tls_unreadable` hit on the CONNECT host when the client's profile filters and the
     /// port is 443; relayed otherwise.
     mutating func unreadable(_ tunnel: Tunnel, _ policy: TargetPolicy, _ env: ProxyEnvironment) -> [ProxyAction] {
-        guard policy.rules.filtered, tunnel.target.port == 443 else { return startRelay(tunnel) }
+        guard policy.rules.filtered, tunnel.target.port == 443 else {
+            return tunnel.transparent ? passThrough(tunnel, env) : startRelay(tunnel)
+        }
         let decision = Decision(.block, .tlsUnreadable)
         return [
-            .record(env.hit(tunnel.target.host.description, decision, client: client, mac: clientMAC, user: proxyUser))
+            .record(hit(tunnel.target.host.description, decision, env))
         ] + close()
     }
 
@@ -131,9 +138,7 @@ extension ProxyConnection {
         case .keep:
             return []
         case .close(let hit):
-            let record =
-                hit.map { [ProxyAction.record(env.hit($0.0, $0.1, client: client, mac: clientMAC, user: proxyUser))] }
-                ?? []
+            let record = hit.map { [ProxyAction.record(self.hit($0.0, $0.1, env))] } ?? []
             return record + close()
         }
     }
@@ -142,6 +147,9 @@ extension ProxyConnection {
     mutating func refuseAfterLookup(_ block: BlockReason, _ pending: Pending, _ env: ProxyEnvironment) -> [ProxyAction]
     {
         switch pending.purpose {
+        case .tunnel(let tunnel) where tunnel.transparent:
+            clientOut.writeBytes(ProxyResponse.accessDeniedAlert)
+            return closeAfterResponse(env)
         case .tunnel(let tunnel):
             ProxyResponse.blocked(block, host: tunnel.target.host.description, keepAlive: false, to: &clientOut)
             return closeAfterResponse(env)

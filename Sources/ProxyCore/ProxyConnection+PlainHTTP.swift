@@ -12,7 +12,9 @@ import Zoneinfo
 extension ProxyConnection {
     mutating func forward(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target: ProxyTarget
-        do { target = try ProxyTarget.absolute(head.target) } catch .invalidHost(let host) {
+        do {
+            target = try redirectedTo == nil ? ProxyTarget.absolute(head.target) : Self.redirectedTarget(head)
+        } catch .invalidHost(let host) {
             let keepAlive = head.keepAlive && (try? head.bodyFraming()) == .length(0)
             ProxyResponse.invalidHost(
                 host, url: head.target, gatewayName: env.settings.gatewayName, keepAlive: keepAlive,
@@ -32,13 +34,17 @@ extension ProxyConnection {
             writeBlockPage(
                 block, site: target.host.description, url: head.target, method: head.method, keepAlive: keepAlive, env)
             let record = ProxyAction.record(
-                env.hit(target.host.description, block.decision, client: client, mac: clientMAC, user: proxyUser))
+                hit(target.host.description, block.decision, env))
             return [record] + (keepAlive ? waitForNextRequest(env) : closeAfterResponse(env))
         case .resolve(let name, let decision):
             if decision.action == .rewrite, let rewritten = decision.target {
                 profile.activity.recordRewrite(target: rewritten)
             }
-            destination = .name(name)
+            if let redirected = redirectedTo, decision.action != .rewrite {
+                destination = .address(redirected.address)
+            } else {
+                destination = .name(name)
+            }
             inspect = TargetPolicy.inspects(decision, profile.rules)
         case .address(let address, _):
             destination = .address(address)
@@ -47,7 +53,7 @@ extension ProxyConnection {
             method: head.method, site: target.host.description, url: head.target,
             head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
             clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
-            origin: Origin(destination: destination, port: target.port),
+            origin: Origin(destination: destination, port: redirectedTo?.port ?? target.port),
             retryable: framing == .length(0))
         exchange.profile = profile.name
         exchange.inspect = inspect

@@ -82,6 +82,9 @@ extension ProxyConnection {
 
     /// One request: which kind, from its method and target form (RFC 9112 §3.2).
     mutating func handle(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
+        // Redirected by the firewall: an origin-form request to the original destination,
+        // no login (the client does not know there is a proxy).
+        if redirectedTo != nil { return try forward(head, env) }
         // The PAC file is for anyone who may use the proxy at all: no login.
         if !head.isConnect, head.target.hasPrefix("/") { return serveDirect(head, env) }
         if let refused = authenticate(head, env) { return refused }
@@ -101,7 +104,7 @@ extension ProxyConnection {
             ProxyResponse.blocked(block, host: target.host.description, keepAlive: false, to: &clientOut)
             actions.append(
                 .record(
-                    env.hit(target.host.description, block.decision, client: client, mac: clientMAC, user: proxyUser)))
+                    hit(target.host.description, block.decision, env)))
             return actions + closeAfterResponse(env)
         case .resolve(let name, let decision):
             let rewritten = decision.action == .rewrite ? decision.target : nil

@@ -57,6 +57,9 @@ public struct ProxyConnection: Sendable {
     public var proxyUser: String?
     /// Where the client reached the proxy (the PAC file names it).
     public let arrivedOn: Endpoint
+    /// For a connection the firewall redirected to the transparent listener, where it was
+    /// going (docs/network.md#transparent-mode).
+    public internal(set) var redirectedTo: Endpoint?
     public internal(set) var state: State = .readingHead
     /// When `deadlinePassed` is due, if ever (monotonic nanoseconds, as `ProxyEnvironment.now`).
     public internal(set) var deadline: UInt64?

@@ -57,11 +57,11 @@ public struct ProxyEnvironment: Sendable {
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.
     public func hit(
-        _ name: String, _ decision: Decision, client: IPAddress, mac: MACAddress? = nil, user: String? = nil
+        _ name: String, _ decision: Decision, client: IPAddress, mac: MACAddress? = nil, user: String? = nil,
+        source: HitSource = .proxy
     ) -> Hit {
         Hit(
             profile: profile(for: client, mac: mac, user: user).name, name: name, decision: decision, client: client,
-            source: .proxy,
-            time: wallClock)
+            source: source, time: wallClock)
     }
 }

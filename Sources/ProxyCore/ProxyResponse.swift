@@ -6,6 +6,9 @@ import Bytes
 public enum ProxyResponse {
     /// After the upstream connection is open (RFC 9110 §9.3.6): no body, no length.
     public static let established = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)
+    /// A fatal TLS alert, `access_denied` (RFC 8446 §6: record type 21, level 2,
+    /// description 49), in a TLS 1.2-versioned record as every TLS version reads it.
+    public static let accessDeniedAlert: [UInt8] = [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x31]
 
     /// A refusal: `403 Forbidden`, `Content-Type: text/plain`, `X-Phosra-Block: <reason>`
     /// and a one-line body (docs/proxy.md#connect).

@@ -10,11 +10,16 @@ public struct Tunnel: Equatable, Sendable {
     public let rewriteTarget: String?
     /// The SNI of the client's ClientHello, when there was one.
     public var serverName: DomainName?
+    /// A connection the firewall redirected (docs/network.md#transparent-mode): `target` is
+    /// its original destination, an address the client chose, so only the server name
+    /// speaks for it (without one, the address is decided as an IP literal).
+    public let transparent: Bool
 
-    public init(target: ProxyTarget, rewriteTarget: String?, serverName: DomainName? = nil) {
+    public init(target: ProxyTarget, rewriteTarget: String?, serverName: DomainName? = nil, transparent: Bool = false) {
         self.target = target
         self.rewriteTarget = rewriteTarget
         self.serverName = serverName
+        self.transparent = transparent
     }
 
     /// Why this tunnel may no longer stay open under `policy`, or nil when it may:
@@ -22,6 +27,11 @@ public struct Tunnel: Equatable, Sendable {
     /// host's reason), or its server name is (`sni:<name>`). A host now rewritten
     /// elsewhere closes too, without a hit (a rewrite is not a block).
     public func judge(_ policy: TargetPolicy) -> TunnelJudgement {
+        if transparent, let serverName {
+            let decision = policy.decide(serverName)
+            guard decision.action == .block else { return .keep }
+            return .close(hit: (serverName.description, decision))
+        }
         switch policy.verdict(target, isConnect: true) {
         case .refuse(let block):
             return .close(hit: (target.host.description, block.decision))

@@ -74,6 +74,7 @@ final class Daemon: @unchecked Sendable {
             let idle = Nanoseconds(max(options.tcpIdle, 1)) * 1_000_000
             let addresses = options.dnsListen.map { SocketAddress(listen: $0) }
             let proxyAddresses = options.proxyListen.map { SocketAddress(listen: $0) }
+            let transparentAddresses = options.transparentListen.map { SocketAddress(listen: $0) }
             let proxySettings = options.proxy
             let limiter = proxyLimiter
             let authLimiter = proxyAuthFailures
@@ -86,13 +87,14 @@ final class Daemon: @unchecked Sendable {
                     // first use, here on the loop thread); read only while a profile lists a MAC.
                     driver.neighbours = NeighbourCache()
                     var proxy: ProxyLoop?
-                    if !proxyAddresses.isEmpty {
+                    if !proxyAddresses.isEmpty || !transparentAddresses.isEmpty {
                         // On the DNS loop, through its driver: the same resolver, no hops.
                         let loopProxy = ProxyLoop(
                             loop: loop, driver: driver, snapshot: driver.snapshot, settings: proxySettings,
                             hits: pipeline.hits,
                             limiter: limiter, authLimiter: authLimiter, loginWorker: loginWorker, log: log)
                         for address in proxyAddresses { try loopProxy.listen(on: address) }
+                        for address in transparentAddresses { try loopProxy.listen(on: address, transparent: true) }
                         proxy = loopProxy
                     }
                     return try LoopServers(driver: driver, addresses: addresses, idle: idle, log: log, proxy: proxy)
@@ -106,6 +108,9 @@ final class Daemon: @unchecked Sendable {
             log.info("listening", [("service", "dns"), ("udp", "\(address)"), ("tcp", "\(address)")])
         }
         for address in options.proxyListen { log.info("listening", [("service", "proxy"), ("tcp", "\(address)")]) }
+        for address in options.transparentListen {
+            log.info("listening", [("service", "transparent"), ("tcp", "\(address)")])
+        }
         let first = group.loops[0]
         do {
             try first.runSync { () throws -> Void in

@@ -115,9 +115,12 @@ enum RunCommand {
             let options = try RunOptions(
                 settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
             if options.dnsListen != running.dnsListen || options.proxyListen != running.proxyListen
+                || options.transparentListen != running.transparentListen
                 || options.stateDirectory != running.stateDirectory
             {
-                log.warn("reload", [("note", "dns_listen, proxy_listen and state_dir change only on restart")])
+                log.warn(
+                    "reload",
+                    [("note", "dns_listen, proxy_listen, transparent_listen and state_dir change only on restart")])
             }
             let plan = try ProfilePlan.from(
                 settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: running.stateDirectory))

@@ -30,6 +30,8 @@ struct RunOptions {
     var threads: Int
     /// The HTTP proxy (docs/proxy.md): where it listens (empty: no proxy) and its reloadable keys.
     var proxyListen: [ListenAddress]
+    /// Where connections the firewall redirects arrive (docs/network.md#transparent-mode).
+    var transparentListen: [ListenAddress]
     var proxy: ProxySettings
     /// Profiles whose `proxy_password` is written in clear (a warning at start).
     var plainPasswordProfiles: [String] = []
@@ -83,6 +85,7 @@ struct RunOptions {
             !settings.isSet(Key.proxyListen) && fromCheckout
             ? Self.checkoutProxyListen
             : settings[Key.proxyListen]
+        transparentListen = settings[Key.transparentListen]
         let gatewayName = settings[Key.gatewayName]
         proxy = ProxySettings(
             connectPorts: Set(settings[Key.connectPorts]),

@@ -157,7 +157,9 @@ struct SyncSetup {
         intervals.report = max(1000, settings[Key.reportInterval].wholeMilliseconds)
         intervals.historyRetention = max(60_000, settings[Key.hitRetention].wholeMilliseconds)
         let started = now.wallSeconds
-        let listeners = options.dnsListen.map { "dns \($0)" } + options.proxyListen.map { "proxy \($0)" }
+        let listeners =
+            options.dnsListen.map { "dns \($0)" } + options.proxyListen.map { "proxy \($0)" }
+            + options.transparentListen.map { "transparent \($0)" }
         do {
             return try SyncService(
                 store: store,

@@ -70,6 +70,9 @@ enum Key {
     // The HTTP proxy.
     static let proxyListen = ConfigKey(
         "proxy_listen", .listenAddresses, reload: false, "HTTP proxy listen addresses, ADDR:PORT")
+    static let transparentListen = ConfigKey(
+        "transparent_listen", .listenAddresses, reload: false,
+        "transparent listener for ports 80 and 443 redirected by the firewall, ADDR:PORT")
     static let connectPorts = ConfigKey(
         "connect_ports", .ports, default: "443", reload: true, "ports CONNECT may reach")
     static let allowIPConnect = ConfigKey(
@@ -134,7 +137,7 @@ enum Key {
         dnsListen.erased, upstream.erased, upstreamTimeout.erased, caFile.erased, localForward.erased,
         allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased, dnsThreads.erased,
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
-        proxyListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
+        proxyListen.erased, transparentListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
         tunnelIdle.erased, proxyMaxConnsPerClient.erased, gatewayName.erased, proxyAuth.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
