@@ -99,12 +99,14 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// The threads hold the core, not this object, so releasing the server stops them.
     let core: Core
 
-    /// Starts listening on 127.0.0.1:`port` (0: the OS picks; read `port`).
+    /// Starts listening on `host`:`port` (an IPv4 address, 127.0.0.1 unless a test made its
+    /// own namespace; port 0: the OS picks, read `port`).
     public init(
-        port: UInt16 = 0, tls: TLSServerContext? = nil, idleTimeout: Duration = .seconds(15),
-        handler: @escaping Handler
+        host: String = "127.0.0.1", port: UInt16 = 0, tls: TLSServerContext? = nil,
+        idleTimeout: Duration = .seconds(15), handler: @escaping Handler
     ) throws {
-        let listener = try Self.listen(port: port)
+        let listener = try Self.listen(port: port, host: host)
+        self.host = host
         core = Core(port: listener.port, tls: tls, idleTimeout: idleTimeout, handler: handler)
         core.startAccepting(listener.descriptor)
     }
@@ -112,8 +114,9 @@ public final class TestHTTPServer: @unchecked Sendable {
     deinit { core.stop() }
 
     public var port: UInt16 { core.port }
-    /// `http://127.0.0.1:PORT` or `https://127.0.0.1:PORT`.
-    public var origin: String { "\(core.tls == nil ? "http" : "https")://127.0.0.1:\(port)" }
+    public let host: String
+    /// `http://HOST:PORT` or `https://HOST:PORT`.
+    public var origin: String { "\(core.tls == nil ? "http" : "https")://\(host):\(port)" }
 
     public var isRunning: Bool { core.isRunning }
     /// Connections accepted since the server was made (over restarts).
@@ -128,16 +131,20 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// Listens again on the same port after `stop()`.
     public func start() throws {
         guard !isRunning else { return }
-        let listener = try Self.listen(port: port)
+        let listener = try Self.listen(port: port, host: host)
         core.startAccepting(listener.descriptor)
     }
 
-    static func listen(port: UInt16) throws -> (descriptor: Int32, port: UInt16) {
+    static func listen(port: UInt16, host: String) throws -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SpawnedServerError(message: "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in.loopback(port)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            close(descriptor)
+            throw SpawnedServerError(message: "test HTTP server: \(host) is not an IPv4 address")
+        }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -146,7 +153,7 @@ public final class TestHTTPServer: @unchecked Sendable {
         guard bound == 0, Glibc.listen(descriptor, 128) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
-            throw SpawnedServerError(message: "test HTTP server: cannot listen on 127.0.0.1:\(port): \(reason)")
+            throw SpawnedServerError(message: "test HTTP server: cannot listen on \(host):\(port): \(reason)")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
