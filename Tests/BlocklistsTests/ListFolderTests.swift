@@ -96,6 +96,61 @@ import Testing
         }
     }
 
+    /// The `proxy` folder's three files (docs/blocklists.md#the-proxy-category) are read, and
+    /// their names, and names below them, match with the entry as the rule; the hosts next
+    /// to them that a family needs do not.
+    @Test func theProxyFolderCoversCachesTunnelsAndDynamicDNS() throws {
+        let inputs = try ListInputs.scan(Self.checkout.appendingPathComponent("blocklists").path)
+        let proxyFiles = inputs.files.filter { $0.category == .proxy }.map {
+            URL(fileURLWithPath: $0.path).lastPathComponent
+        }
+        #expect(Set(proxyFiles) == ["curated.txt", "tunnels.txt", "dynamic-dns.txt"])
+        var warnings: [String] = []
+        let lists = CategoryLists.build(inputs, warnings: &warnings)
+        let matcher = lists.categorySet.matcher
+        let covered: [(name: String, entry: String)] = [
+            ("en-m-wikipedia-org.translate.goog", "translate.goog"),
+            ("translate.googleusercontent.com", "translate.googleusercontent.com"),
+            ("translated.turbopages.org", "translated.turbopages.org"),
+            ("pub-example-com.cdn.ampproject.org", "cdn.ampproject.org"),
+            ("www.bing-amp.com", "bing-amp.com"),
+            ("abc123.ngrok-free.app", "ngrok-free.app"), ("abc123.ngrok.io", "ngrok.io"),
+            ("random-words-here.trycloudflare.com", "trycloudflare.com"),
+            ("kids-proxy.tail1234.ts.net", "ts.net"), ("abcd1234-8080.euw.devtunnels.ms", "devtunnels.ms"),
+            ("6b62ad7472b661.lhr.life", "lhr.life"), ("name.serveousercontent.com", "serveousercontent.com"),
+            ("rnxyz-1-2-3-4.a.free.pinggy.link", "pinggy.link"), ("brown-colts-sneeze.loca.lt", "loca.lt"),
+            ("myshare.share.zrok.io", "share.zrok.io"), ("bore.pub", "bore.pub"),
+            ("site.sharedwithexpose.com", "sharedwithexpose.com"), ("x.tunnelmole.net", "tunnelmole.net"),
+            ("myproxy.duckdns.org", "duckdns.org"), ("home.ddns.net", "ddns.net"), ("cam.hopto.org", "hopto.org"),
+            ("me.zapto.org", "zapto.org"), ("box.dynu.net", "dynu.net"), ("host.mooo.com", "mooo.com"),
+            ("old.dyndns.org", "dyndns.org"), ("pc.homeip.net", "homeip.net"), ("a.dns04.com", "dns04.com"),
+            ("b.duia.eu", "duia.eu"), ("c.linkpc.net", "linkpc.net"), ("d.dedyn.io", "dedyn.io"),
+            ("vpn.nordvpn.com", "nordvpn.com"),
+        ]
+        for (name, entry) in covered {
+            #expect(
+                matcher.entry(in: Category.proxy.rawValue, covering: try QueryName.parse(name))?.description == entry,
+                "\(name)")
+        }
+        for name in [
+            "translate.google.com", "ampproject.org", "amp.dev", "tailscale.com", "login.tailscale.com",
+            "controlplane.tailscale.com", "ngrok.com", "noip.com", "github.dev", "cloudflare.com", "bing.com",
+        ] {
+            #expect(matcher.entry(in: Category.proxy.rawValue, covering: try QueryName.parse(name)) == nil, "\(name)")
+        }
+    }
+
+    /// The built-in bypass list is checked before the `proxy` lists, at every level: an entry
+    /// on both would only ever be named as the built-in one.
+    @Test func theProxyListsDoNotRepeatTheBuiltInBypassList() throws {
+        let inputs = try ListInputs.scan(Self.checkout.appendingPathComponent("blocklists").path)
+        var warnings: [String] = []
+        let trie = CategoryLists.build(inputs, warnings: &warnings).trie
+        for entry in BypassList.entries {
+            #expect(trie.match(entry)[Category.proxy.rawValue] != entry.labelCount, "\(entry) is in both")
+        }
+    }
+
     @Test func theManifestNamesSourcesForEveryCategory() throws {
         let data = try Data(contentsOf: Self.checkout.appendingPathComponent("blocklists/manifest.json"))
         let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
