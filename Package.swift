@@ -58,6 +58,9 @@ let package = Package(
         // The device (MAC address) behind a client's IP address, from the kernel's neighbour
         // tables over rtnetlink, cached per loop thread: the pure dump parser, the socket, the cache.
         .target(name: "Neighbours", dependencies: ["DomainMatch", "EventLoop", "CSystem", "SystemIO"]),
+        // The nftables table of network enforcement (docs/network.md): who is caught, the rules, the
+        // DNS-over-HTTPS address list's syntax, as text. Pure: no sockets, no processes.
+        .target(name: "Firewall", dependencies: ["DomainMatch", "Policy"]),
         // Category list folders on disk and their manifest.
         .target(name: "Blocklists", dependencies: ["DomainMatch", "Policy", "SystemIO"]),
         // SQLite 3 from the system (Debian: libsqlite3-dev), plus SQLITE_TRANSIENT as a function.
@@ -89,7 +92,7 @@ let package = Package(
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
-                "Passwords",
+                "Passwords", "Firewall",
             ]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
@@ -119,6 +122,7 @@ let package = Package(
         .testTarget(
             name: "NeighboursTests",
             dependencies: ["Neighbours", "DomainMatch", "EventLoop", "CSystem", "SystemIO", "TestSupport"]),
+        .testTarget(name: "FirewallTests", dependencies: ["Firewall", "DomainMatch", "Policy", "TestSupport"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "COpenSSL", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(

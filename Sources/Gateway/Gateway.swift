@@ -17,6 +17,7 @@ public enum Gateway {
           status      what run is doing: policy versions, last sync, queued hits
           hits        recent blocks, newest first
           blocklists  list | compile: the category lists and their compiled file
+          firewall    print | apply | remove: the nftables table that keeps the LAN on the gateway
           bench       matcher: the matcher's speed and memory (docs/benchmarks.md#targets)
           passwd      read a password on standard input, print its hash for proxy_password
           version   print the version
@@ -56,6 +57,8 @@ public enum Gateway {
             return RunCommand.run(rest, console: console, clock: clock)
         case "blocklists":
             return BlocklistsCommand.run(rest, console: console, clock: clock)
+        case "firewall":
+            return FirewallCommand.run(rest, console: console)
         case "register", "sync", "status", "hits":
             if rest.contains("--help") {
                 console.out(

@@ -2,6 +2,7 @@ import Config
 import DNSProxy
 import DNSUpstream
 import DomainMatch
+import Firewall
 import Policy
 import ProxyCore
 import Sync
@@ -89,6 +90,14 @@ enum Key {
         "proxy_auth", .choice(ProxyAuthMode.self), default: "optional", reload: true,
         "required: 407 for proxy clients that no profile's clients entry covers")
 
+    // Network enforcement: the firewall (docs/network.md).
+    static let lanInterfaces = ConfigKey(
+        "lan_interfaces", .interfaceNames, reload: false,
+        "interfaces the LAN is on: the firewall catches the traffic entering through them")
+    static let dohAddresses = ConfigKey(
+        "doh_addresses", .addressRanges, reload: false,
+        "DNS-over-HTTPS resolver addresses (IP or CIDR) the firewall adds to the built-in list")
+
     // Profiles.
     static let defaultProfile = ConfigKey(
         "default_profile", .string, reload: true, "profile for clients no profile covers, or none")
@@ -139,6 +148,7 @@ enum Key {
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
         proxyListen.erased, transparentListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
         tunnelIdle.erased, proxyMaxConnsPerClient.erased, gatewayName.erased, proxyAuth.erased,
+        lanInterfaces.erased, dohAddresses.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,
@@ -169,6 +179,12 @@ extension ValueType where Value == [UpstreamSpec] {
 
 extension ValueType where Value == [AddressRange] {
     static let addressRanges = ValueType<AddressRange>.form("IP or CIDR") { AddressRange($0) }.list
+}
+
+extension ValueType where Value == [InterfaceName] {
+    static let interfaceNames = ValueType<InterfaceName>.form(
+        "interface", expected: "an interface name (letters, digits, - _ . @, at most 15, a final * for a prefix)"
+    ) { InterfaceName($0) }.list
 }
 
 extension ValueType where Value == [UInt16] {
