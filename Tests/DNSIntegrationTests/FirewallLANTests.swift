@@ -11,7 +11,8 @@ import Testing
 /// DNS-over-HTTPS resolver. Filtered devices (one by MAC, one by address) asking that
 /// resolver get the gateway's answers, over IPv4 and IPv6, UDP and TCP; their encrypted
 /// DNS and QUIC are refused at once; an unfiltered device (`default_profile = none`)
-/// reaches everything. `firewall remove` leaves the gateway's ruleset as it found it.
+/// reaches everything. With `transparent_listen`, a filtered device's HTTPS is decided by
+/// its server name. `firewall remove` leaves the gateway's ruleset as it found it.
 /// Addresses are from the documentation ranges and exist only inside these namespaces.
 @Suite(.serialized) struct FirewallLANTests {
     static let kidMAC = "02:00:5e:10:00:0a"
@@ -29,6 +30,9 @@ import Testing
     /// What the gateway's own upstream answers for an allowed name.
     static let gatewayAnswer = "203.0.113.22"
     static let udpPorts: [UInt16] = [443, 784, 853, 8853]
+    /// An HTTPS site on the internet (openssl s_server with the test certificate).
+    static let origin4 = "203.0.113.10"
+    static let origin6 = "2001:db8:2::10"
 
     @Test func filteredDevicesCannotGoAroundTheGateway() throws {
         let lan = try NetworkNamespaces.make(devices: 4)
@@ -75,6 +79,8 @@ import Testing
         try lan.run(in: internet, ["address", "add", "\(Self.resolver4)/24", "dev", "eth0"])
         try lan.run(in: internet, ["address", "add", "\(Self.dohResolver)/24", "dev", "eth0"])
         try lan.run(in: internet, ["-6", "address", "add", "\(Self.resolver6)/64", "dev", "eth0", "nodad"])
+        try lan.run(in: internet, ["address", "add", "\(Self.origin4)/24", "dev", "eth0"])
+        try lan.run(in: internet, ["-6", "address", "add", "\(Self.origin6)/64", "dev", "eth0", "nodad"])
         try lan.run(in: internet, ["link", "set", "eth0", "up"])
         try lan.run(in: internet, ["route", "add", "198.51.100.0/24", "via", "203.0.113.1"])
         try lan.run(in: internet, ["-6", "route", "add", "2001:db8:1::/64", "via", "2001:db8:2::1"])
@@ -121,6 +127,27 @@ import Testing
         }
         defer { for fd in listeners.values { close(fd) } }
 
+        // The HTTPS site: /file.bin over each family.
+        let certificates = try TestCertificates()
+        var body = [UInt8](repeating: 0, count: 200_000)
+        for index in body.indices { body[index] = UInt8(truncatingIfNeeded: index &* 131 ^ index >> 9) }
+        try Data(body).write(to: URL(fileURLWithPath: scratch.path("file.bin")))
+        var origins: [SpawnedServer] = []
+        defer { for origin in origins { origin.kill() } }
+        for (index, accept) in ["\(Self.origin4):443", "[\(Self.origin6)]:443"].enumerated() {
+            let words = try lan.exec(
+                in: internet,
+                [
+                    "/bin/sh", "-c",
+                    "cd \(scratch.path) && exec openssl s_server -accept '\(accept)' -WWW -naccept 50 "
+                        + "-cert \(certificates.serverCertificate) -key \(certificates.serverKey)",
+                ])
+            origins.append(
+                try SpawnedServer(
+                    words.path, words.arguments, logFile: scratch.path("origin\(index).log"),
+                    readyWhenLogContains: "ACCEPT"))
+        }
+
         let kid = try scratch.write("kid.json", PolicyDocuments.json(blocked: ["reddit.com"]))
         let config = try scratch.write(
             "phosra-gate.conf",
@@ -132,6 +159,7 @@ import Testing
             lists = \(GateRun.checkout.appendingPathComponent("blocklists").path)
             timezone = UTC
             proxy_listen =
+            transparent_listen = 198.51.100.1:3129, [2001:db8:1::1]:3129
             # Documentation ranges are not private: the LAN's must be allowed by name.
             allow_clients = 198.51.100.0/24, 2001:db8:1::/64
             doh_addresses = \(Self.dohResolver)
@@ -219,6 +247,36 @@ import Testing
             for (probe, outcome) in outcomes.sorted(by: { $0.key < $1.key }) {
                 #expect(outcome == .refused, "device \(device): \(probe)")
             }
+        }
+
+        // Transparent mode: HTTPS from a filtered device is decided by its server name, an
+        // allowed site arrives byte for byte, a blocked one ends in a TLS alert; the
+        // unfiltered device is not redirected at all.
+        func curl(_ device: Int, _ arguments: [String], _ log: String) throws -> (status: Int32, output: String) {
+            let words = try lan.exec(
+                in: lan.devices[device],
+                ["curl", "-sS", "--max-time", "8", "--cacert", certificates.caFile] + arguments)
+            let result = try SpawnedServer.run([words.path] + words.arguments, logFile: scratch.path(log))
+            return (result.status >> 8, result.output)
+        }
+        for (family, origin) in [("v4", Self.origin4), ("v6", "[\(Self.origin6)]")] {
+            let out = scratch.path("kid-\(family).bin")
+            let allowed = try curl(
+                0, ["--resolve", "dot.test:443:\(origin)", "-o", out, "https://dot.test/file.bin"], "allowed.out")
+            #expect(allowed.status == 0, "\(family): \(allowed.output)\n\(gate.log)")
+            #expect((try? Data(contentsOf: URL(fileURLWithPath: out))) == Data(body), "\(family): byte for byte")
+            let refused = try curl(
+                0, ["--resolve", "www.reddit.com:443:\(origin)", "-k", "https://www.reddit.com/file.bin"], "refused.out"
+            )
+            #expect(refused.status == 35, "\(family): \(refused.output)")
+            #expect(refused.output.lowercased().contains("access denied"), "\(family): \(refused.output)")
+            let untouched = try curl(
+                2,
+                [
+                    "--resolve", "www.reddit.com:443:\(origin)", "-k", "-o", scratch.path("adult.bin"),
+                    "https://www.reddit.com/file.bin",
+                ], "untouched.out")
+            #expect(untouched.status == 0, "\(family): \(untouched.output)")
         }
 
         // The unfiltered device reaches the public resolver and every server.
