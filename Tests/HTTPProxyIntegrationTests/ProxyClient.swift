@@ -2,15 +2,18 @@ import Foundation
 
 /// A blocking TCP client for what curl cannot do: a head sent slowly or split, a
 /// hand-made ClientHello in two writes, half-close, counting open connections.
-final class ProxyClient {
+/// Sendable so that a test can make one inside a network namespace and use it outside:
+/// one thread uses it at a time.
+final class ProxyClient: @unchecked Sendable {
     private let fd: Int32
 
-    /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds.
-    init(port: UInt16, timeout: TimeInterval = 5) throws {
+    /// Connects to `host` (IPv4; 127.0.0.1 unless the test made a namespace of its own, and
+    /// then from a thread inside it):`port`; reads time out after `timeout` seconds.
+    init(host: String = "127.0.0.1", port: UInt16, timeout: TimeInterval = 5) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         address.sin_port = port.bigEndian
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -19,7 +22,7 @@ final class ProxyClient {
         }
         guard connected == 0 else {
             close(fd)
-            throw ProxyClientError(message: "connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+            throw ProxyClientError(message: "connect to \(host):\(port): \(String(cString: strerror(errno)))")
         }
         setTimeout(timeout)
     }

@@ -194,4 +194,42 @@ import Testing
         #expect(blocked.contains("<p class=\"site\">games.example</p>"), "\(blocked)")
         #expect(blocked.contains("Blocked by phosra-gate on Test gateway."), "\(blocked)")
     }
+
+    /// The ways around the SNI check a curious child tried, through transparent mode: a
+    /// hello after a 2.5 s pause, a record header alone with the rest 3 s later, a hello
+    /// padded past 16 KiB, a server name with two trailing dots, and plain HTTP on port
+    /// 443. Each is closed with a `tls_unreadable` hit (source `transparent`) before a byte
+    /// reaches the origin.
+    @Test func everyWayAroundTheNameCheckIsClosedWithAHit() throws {
+        let lan = try LAN()
+        defer { lan.stop() }
+        let origin = try lan.net.inside(lan.net.gateway) { try RawOrigin(host: "203.0.113.10", port: 443) }
+        let hello = TLSClientHello.record(serverName: "www.reddit.com")
+        let padded = TLSClientHello.records(
+            TLSClientHello.handshake(serverName: "www.reddit.com", padding: 17_000), fragmentSize: 16_384)
+        let tries = ["pause", "header first", "padded", "two dots", "not TLS"]
+        let sockets = try lan.net.inside(lan.net.device) {
+            try tries.map { _ in try ProxyClient(host: "203.0.113.10", port: 443, timeout: 6) }
+        }
+        sockets[1].send(Array(hello.prefix(5)))
+        sockets[2].send(padded)
+        sockets[3].send(TLSClientHello.record(serverName: "www.reddit.com.."))
+        sockets[4].send("GET / HTTP/1.1\r\nHost: www.reddit.com\r\n\r\n")
+        pause(2_500_000_000)  // the scenario's own pause, past the check's 2 s
+        sockets[0].send(hello)
+        pause(500_000_000)
+        sockets[1].send(Array(hello.dropFirst(5)))
+        for (what, socket) in zip(tries, sockets) {
+            #expect(socket.readUntilClosedOrReset() == [], "\(what): closed without a byte")
+        }
+        #expect(origin.received().isEmpty, "the origin got not one byte")
+        lan.gate.signal(SIGTERM)
+        _ = waitUntil(timeout: .seconds(5)) { !lan.gate.isRunning }
+        let hits = try HitSummary.read(stateDirectory: lan.scratch.path("state")).filter {
+            $0.reason == "tls_unreadable"
+        }
+        #expect(hits.map(\.domain) == ["203.0.113.10"], "\(hits)")
+        #expect(hits.map(\.source) == ["transparent"], "\(hits)")
+        #expect(hits.map(\.count) == [5], "\(hits)")
+    }
 }
