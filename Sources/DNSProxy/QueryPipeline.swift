@@ -23,10 +23,16 @@ public final class QueryPipeline: Sendable {
     /// Whether queries and rewrites count in the profile's activity: not for the HTTP
     /// proxy's own lookups, which the proxy counts once per request.
     public let countsActivity: Bool
+    /// Counts for `/metrics`: queries by type and outcome, cache hits and misses.
+    public let metrics: DNSMetrics
     private let current: Mutex<ProxySnapshot>
 
-    public init(snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder, countsActivity: Bool = true) {
+    public init(
+        snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder, countsActivity: Bool = true,
+        metrics: DNSMetrics = DNSMetrics()
+    ) {
         current = Mutex(snapshot)
+        self.metrics = metrics
         self.cache = cache
         self.hits = hits
         self.countsActivity = countsActivity
