@@ -153,7 +153,7 @@ enum DoctorVerdict {
             return .fail(
                 "clock", "not synchronised: the kernel says no time service has set the clock",
                 fix: "timedatectl status shows the time service; it needs an NTP server it can reach "
-                    + "(timedatectl set-ntp true); time rules use the last known time until then")
+                    + "(timedatectl set-ntp true); downtime and schedules follow a wrong time until then")
         case .unknown(let why):
             return .skip("clock", "unknown: \(why)")
         case .testClock:
