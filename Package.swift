@@ -96,7 +96,7 @@ let package = Package(
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours", "Metrics",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
-                "Passwords", "Firewall",
+                "Passwords", "Firewall", "CSystem",
             ]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
@@ -148,7 +148,10 @@ let package = Package(
         .testTarget(name: "HTTPProxyIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport"]),
+            dependencies: [
+                "phosra-gate", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport", "Store", "Sync", "DNSWire",
+                "DNSProxy",
+            ]),
         // The docs' links and anchors, and the pages code comments cite; reads files only.
         .testTarget(name: "DocsTests"),
     ],

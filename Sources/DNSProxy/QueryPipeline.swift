@@ -94,6 +94,13 @@ public final class QueryPipeline: Sendable {
         switch snapshot.localZones.answer(for: name) {
         case .nxdomain?: return .reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL))
         case .nodata?: return .reply(answers.negative(query, rcode: .noError, ttl: answers.blockTTL))
+        case .canary?:
+            // Blocked exactly where a list block would be, so it proves the profile filters;
+            // for an unfiltered one it is what any other `.test` name is.
+            guard profile.rules.filtered else {
+                return .reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL))
+            }
+            return .reply(answers.block(query, reason: LocalAnswer.canaryReason, ttl: answers.blockTTL))
         case .forward(let zone)?:
             return resolveOrAnswer(
                 query, client, name: name, profile: profile, purpose: .forward(inspect: false), snapshot,
