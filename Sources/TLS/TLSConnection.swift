@@ -82,6 +82,9 @@ public final class TLSConnection {
         guard named else {
             throw .configuration("server name \"\(serverName)\": \(ErrorQueue.reason(ErrorQueue.drainOldest()))")
         }
+        if context.skipValidityPeriod?() == true {
+            X509_VERIFY_PARAM_set_flags(SSL_get0_param(ssl), UInt(X509_V_FLAG_NO_CHECK_TIME))
+        }
     }
 
     private static func isIPLiteral(_ text: String) -> Bool {

@@ -14,12 +14,17 @@ import SystemIO
 /// reference inside OpenSSL, so they outlive it safely).
 public final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
+    /// Asked for each new connection: true while the wall clock cannot be trusted (a
+    /// board without a real-time clock before NTP), when only the certificate's validity
+    /// period goes unchecked — the chain and the name are checked as always.
+    let skipValidityPeriod: (@Sendable () -> Bool)?
 
     /// - Parameter caFile: a PEM bundle of trusted CAs (`ca_file`), used *instead of* the
     ///   system store; nil uses the system's default paths (Debian: /etc/ssl/certs).
     /// - Throws: `TLSError.configuration` when the file cannot be read or holds no
     ///   certificate, or OpenSSL cannot make a context.
-    public init(caFile: String? = nil) throws(TLSError) {
+    public init(caFile: String? = nil, skipValidityPeriod: (@Sendable () -> Bool)? = nil) throws(TLSError) {
+        self.skipValidityPeriod = skipValidityPeriod
         ErrorQueue.clear()
         guard let method = TLS_client_method(), let context = SSL_CTX_new(method) else {
             throw .configuration("cannot create a TLS context: \(ErrorQueue.reason(ErrorQueue.drainOldest()))")

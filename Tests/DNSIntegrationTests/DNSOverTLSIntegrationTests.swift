@@ -86,6 +86,45 @@ import Testing
         #expect(!gate.log.contains("event=upstream"), "no upstream failure logged: \(gate.log)")
     }
 
+    /// A board that boots in the past (2020, before the certificate's validity begins:
+    /// `faketime` shows OpenSSL that date too) with the floor persisted by its last run:
+    /// the clock counts as not yet set, so the validity period is not checked and the TLS
+    /// upstream answers. Without a floor the same clock is believed, and the certificate is
+    /// refused as not yet valid.
+    @Test(arguments: [true, false])
+    func aBoardThatBootsInThePastStillReachesItsTLSUpstream(withFloor: Bool) throws {
+        let state = fixture.scratch.path("floor-\(withFloor)")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        if withFloor {
+            try fixture.scratch.write("floor-true/clock-floor", "\(Int(Date().timeIntervalSince1970))\n")
+        }
+        let policy = try fixture.scratch.write("floor-policy.json", PolicyDocuments.json())
+        let port = FreePort.tcpAndUDP()
+        let daemon = try ChildDaemon(
+            "/usr/bin/faketime",
+            [
+                "2020-01-01 00:00:00", GateRun.binary, "run", "--policy", policy, "--lists", fixture.lists,
+                "--upstream", unbound.spec(), "--ca-file", unbound.certificates.caFile, "--state-dir", state,
+                "--dns-listen", "127.0.0.1:\(port)", "--proxy-listen=", "--timezone", "UTC",
+            ],
+            // The same date for the daemon's own clock (which also stands for a kernel
+            // that has not synchronised); the monotonic clock stays real.
+            environment: GateRun.wallClock("2020-01-01T00:00:00Z").merging(["FAKETIME_DONT_FAKE_MONOTONIC": "1"]) {
+                $1
+            })
+        defer { daemon.stop() }
+        #expect(daemon.waitFor("event=listening", timeout: 20), "\(daemon.stderr)")
+        let answer = try Dig.query("www.example.test", port: port)
+        if withFloor {
+            #expect(answer.status == "NOERROR", "\(answer)\n\(daemon.stderr)")
+            #expect(answer.answerData == [UnboundDoT.answer])
+            #expect(daemon.stderr.contains("event=clock_behind"), "\(daemon.stderr)")
+        } else {
+            #expect(answer.status == "SERVFAIL", "\(answer)")
+            #expect(daemon.waitFor("not yet valid", timeout: 2), "\(daemon.stderr)")
+        }
+    }
+
     @Test func aCertificateWithTheWrongNameFails() throws {
         let gate = try startTraced(
             upstream: unbound.spec(name: "other.test"), ["--ca-file", unbound.certificates.caFile])

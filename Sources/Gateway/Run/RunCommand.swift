@@ -20,7 +20,7 @@ enum RunCommand {
                                [any other key as --key value]
         """
 
-    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock systemClock: any Clock) -> Int32 {
         do {
             let arguments: Arguments
             do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch {
@@ -34,6 +34,18 @@ enum RunCommand {
             let settings = try EngineOptions.settings(configFlag: configPath, flags: arguments.settings)
             let options = try RunOptions(settings, fromCheckout: fromCheckout)
             let log = Logger(format: options.logFormat)
+            let floored = FlooredClock(
+                base: systemClock, stateDirectory: options.stateDirectory,
+                kernelKnows: getenv(Gateway.testClockVariable) == nil)
+            let clock: any Clock = floored
+            if let floor = floored.floor {
+                log.warn(
+                    "clock_behind",
+                    [
+                        ("floor", "\(floor.unixSeconds)"), ("wall", "\(systemClock.wall().unixSeconds)"),
+                        ("note", "the clock is not set yet: time rules use the last known time"),
+                    ])
+            }
             for profile in options.plainPasswordProfiles {
                 log.warn(
                     "proxy_password",
@@ -85,7 +97,7 @@ enum RunCommand {
                 try daemon.start(
                     options: options,
                     upstream: try Upstreams.factory(
-                        options: options, log: log, metrics: daemon.pipeline.metrics.upstream))
+                        options: options, log: log, metrics: daemon.pipeline.metrics.upstream, clock: floored))
                 if let metricsServer, let listen = settings[Key.metricsListen] {
                     do { try metricsServer.start() } catch { throw GatewayError.usage("metrics_listen: \(error)") }
                     log.info("listening", [("service", "metrics"), ("tcp", "\(listen)")])

@@ -168,7 +168,9 @@ struct SyncSetup {
                 localVersions: localVersions,
                 intervals: intervals,
                 heartbeat: {
-                    Heartbeat(
+                    // The clock floor goes forward with the heartbeat (every 5 s).
+                    FlooredClock.write(options.stateDirectory, clock.wall())
+                    return Heartbeat(
                         pid: getpid(), startedAt: started, updatedAt: clock.wall().unixSeconds,
                         version: Gateway.version, listeners: listeners)
                 },

@@ -11,14 +11,18 @@ extension UpstreamClient: UpstreamResolving {}
 /// Makes each loop's upstream client. The TLS context (CA store or `ca_file`) is built
 /// once, at start, and shared: reading a CA bundle is slow work for no loop thread.
 enum Upstreams {
+    /// `clock`: while it says the wall time is not yet set, DNS-over-TLS certificates are
+    /// checked without their validity period (docs/operations.md#a-clock-without-rtc).
     static func factory(
-        options: RunOptions, log: Logger, metrics: UpstreamMetrics? = nil
+        options: RunOptions, log: Logger, metrics: UpstreamMetrics? = nil, clock: FlooredClock? = nil
     ) throws(GatewayError) -> Daemon.UpstreamFactory {
         var context: TLSContext?
         if options.caFile != nil || options.upstreams.contains(where: { $0.transport == .tls })
             || options.localForward.contains(where: { $0.server.transport == .tls })
         {
-            do { context = try TLSContext(caFile: options.caFile) } catch {
+            var skip: (@Sendable () -> Bool)?
+            if let clock { skip = { clock.unsynchronised } }
+            do { context = try TLSContext(caFile: options.caFile, skipValidityPeriod: skip) } catch {
                 throw .usage("--ca-file: \(error)")
             }
         }
