@@ -1,3 +1,4 @@
+import Blocklists
 import Config
 import DNSProxy
 import DNSUpstream
@@ -39,6 +40,8 @@ final class Daemon: @unchecked Sendable {
     private let doorbell: Doorbell
     /// Each local policy file and the profile it is for. Polled by the control thread only.
     private var watchers: [(profile: String, watcher: PolicyWatcher)] = []
+    /// The marker of `blocklists update`. Polled by the control thread only.
+    private let listsWatcher: ListsWatcher
     private static let watchInterval: Nanoseconds = 500_000_000
     private var signals: SignalSource?
     private var draining = false
@@ -64,6 +67,7 @@ final class Daemon: @unchecked Sendable {
             throw .usage("cannot start the event loops: \(error)")
         }
         watchers = watched.map { ($0.profile, PolicyWatcher(path: $0.path)) }
+        listsWatcher = ListsWatcher(path: ListsLocator.updateMarker(options.stateDirectory))
     }
 
     /// Binds every listener on every loop; logs one line per listener when all are up.
@@ -159,6 +163,9 @@ final class Daemon: @unchecked Sendable {
     var reloadRequested: (() -> Void)?
     /// SIGUSR1: a sync now (runs on loop 0; it only rings the sync thread).
     var syncRequested: (() -> Void)?
+    /// Set by `RunCommand`: builds the category lists again after `blocklists update`
+    /// replaced some. Runs on the control thread, like a reload.
+    var listsUpdated: (() -> Void)?
     /// Runs on the control thread once queries have drained, before the loops stop:
     /// the last flush of hits.
     var beforeStop: (() -> Void)?
@@ -185,6 +192,18 @@ final class Daemon: @unchecked Sendable {
         }
         // Only the control thread touches the watchers, and reloads run on it.
         watchers = watched.map { ($0.profile, PolicyWatcher(path: $0.path)) }
+    }
+
+    /// The parts snapshots are made of now (for a list update to rebuild from).
+    var builder: SnapshotBuilder { parts.withLock { $0.builder } }
+
+    /// New category lists (built aside by `listsUpdated`), enforced from now on for every
+    /// profile: the usual snapshot swap, so no query waits and none sees half of it.
+    func replace(lists: CategoryLists) {
+        parts.withLock { parts in
+            parts.builder = parts.builder.with(lists: lists)
+            publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
+        }
     }
 
     /// A new policy for one profile (its watched file, or the sync), enforced from now on;
@@ -235,18 +254,19 @@ final class Daemon: @unchecked Sendable {
         loop.scheduleTimer(after: 50_000_000) { [weak self] in self?.waitForQuiet(deadline: deadline) }
     }
 
-    /// The control thread (main): watches the policy file every half second and carries
-    /// out reloads until the daemon has drained, then stops the loops. Decoding a policy
-    /// and building its rules happen here, never on a loop: a 5,000-entry parent list
-    /// took a loop 20 ms, and every query on it waited.
+    /// The control thread (main): watches the policy files and the list update marker every
+    /// half second and carries out reloads until the daemon has drained, then stops the
+    /// loops. Decoding a policy, building its rules and building the category lists happen
+    /// here, never on a loop: a 5,000-entry parent list took a loop 20 ms, and every query
+    /// on it waited.
     func wait() {
         var nextWatch = clock.now() + Self.watchInterval
         while true {
-            let timeout: Nanoseconds? = watchers.isEmpty ? nil : nextWatch - min(nextWatch, clock.now())
-            _ = try? doorbell.wait(timeout: timeout, clock: clock)
+            _ = try? doorbell.wait(timeout: nextWatch - min(nextWatch, clock.now()), clock: clock)
             doorbell.drain()
-            if !watchers.isEmpty, clock.now() >= nextWatch {
+            if clock.now() >= nextWatch {
                 checkPolicies()
+                if listsWatcher.poll() { listsUpdated?() }
                 nextWatch = clock.now() + Self.watchInterval
             }
             let pending = requests.withLock { requests in

@@ -63,6 +63,10 @@ enum RunCommand {
                     daemon, configPath: configPath, flags: arguments.settings, running: options, activity: activity,
                     log: log)
             }
+            daemon.listsUpdated = { [weak daemon] in
+                guard let daemon else { return }
+                reloadLists(daemon, log: log)
+            }
             let sync = try setup.service(
                 daemon: daemon, settings: settings, options: options, store: store,
                 aggregator: aggregator, activity: activity, lists: builder.lists, log: log,
@@ -87,7 +91,7 @@ enum RunCommand {
         log: Logger
     ) throws(GatewayError) -> SnapshotBuilder {
         let zone = try EngineOptions.zone(settings)
-        let inputs = try EngineOptions.listInputs(settings)
+        let inputs = try EngineOptions.listInputs(settings, stateDirectory: options.stateDirectory)
         var warnings = inputs.warnings
         let lists = ListCache.open(inputs, stateDirectory: options.stateDirectory, writeBack: true, warnings: &warnings)
         for warning in warnings { log.warn("lists", [("warning", warning)]) }
@@ -99,7 +103,31 @@ enum RunCommand {
             ])
         return SnapshotBuilder(
             options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
-            roster: roster, activity: activity)
+            listsFolder: inputs.path, roster: roster, activity: activity)
+    }
+
+    /// After `blocklists update`: the category lists again, from the same folders (the
+    /// state directory's new copies over the packaged ones), swapped in for every profile;
+    /// configuration and policies stay as they are. The compiled file the update wrote is
+    /// mapped when it matches, else the lists are built from the text here, off the loops.
+    static func reloadLists(_ daemon: Daemon, log: Logger) {
+        let builder = daemon.builder
+        let stateDirectory = builder.options.stateDirectory
+        let inputs: ListInputs
+        do { inputs = try ListsLocator.inputs(folder: builder.listsFolder, stateDirectory: stateDirectory) } catch {
+            log.error("lists_update_failed", [("error", "\(error)"), ("note", "keeping the running lists")])
+            return
+        }
+        var warnings = inputs.warnings
+        let lists = ListCache.open(inputs, stateDirectory: stateDirectory, writeBack: true, warnings: &warnings)
+        for warning in warnings { log.warn("lists", [("warning", warning)]) }
+        daemon.replace(lists: lists)
+        log.info(
+            "lists_updated",
+            [
+                ("names", "\(lists.trie.nameCount)"), ("files", "\(inputs.files.count)"),
+                ("categories", lists.present.sorted().map(\.id).joined(separator: ",")),
+            ])
     }
 
     /// SIGHUP: configuration, profiles and lists again; a bad configuration keeps the

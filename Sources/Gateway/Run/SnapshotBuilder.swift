@@ -15,11 +15,21 @@ struct SnapshotBuilder {
     let decisions: DecisionOptions
     let zone: ZoneRules
     let lists: CategoryLists
+    /// The packaged lists folder `lists` came from (the state directory's copies are laid
+    /// over it): where a list update looks again.
+    let listsFolder: String
     /// Who belongs to which profile (the configuration's; replaced by SIGHUP).
     let roster: ProfileRoster
 
     /// Query and rewrite counts survive every rebuild: one set per profile for the run.
     let activity: ActivityBook
+
+    /// The same parts with other category lists (a list update).
+    func with(lists: CategoryLists) -> SnapshotBuilder {
+        SnapshotBuilder(
+            options: options, decisions: decisions, zone: zone, lists: lists, listsFolder: listsFolder, roster: roster,
+            activity: activity)
+    }
 
     /// A snapshot enforcing `policies` (by profile name); a profile of the roster without
     /// one is unfiltered (which only happens between a configuration that adds a profile
