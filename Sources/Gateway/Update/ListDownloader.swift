@@ -24,7 +24,7 @@ enum DownloadError: Error, CustomStringConvertible {
             case .responseTooLarge: return "larger than the size limit of \(limit) bytes (list_max_size)"
             case .timeout(let phase): return "timed out \(phase.rawValue) (list_timeout \(timeout))"
             case .closed: return "truncated: the connection closed before the whole list arrived"
-            case .tls(let tls): return "TLS: \(tls) (the server's certificate is checked; ca_file to trust another CA)"
+            case .tls(let tls): return "TLS: \(tls)"
             default: return error.description
             }
         }
