@@ -51,8 +51,10 @@ final class Daemon: @unchecked Sendable {
 
     init(
         options: RunOptions, builder: SnapshotBuilder, policies: [String: PolicyRules],
-        watched: [(profile: String, path: String)], log: Logger, hits: any HitRecorder, clock: any Clock
+        watched: [(profile: String, path: String)], listsWatcher: ListsWatcher, log: Logger, hits: any HitRecorder,
+        clock: any Clock
     ) throws(GatewayError) {
+        self.listsWatcher = listsWatcher
         self.log = log
         self.clock = clock
         parts = Mutex((builder, policies))
@@ -67,7 +69,6 @@ final class Daemon: @unchecked Sendable {
             throw .usage("cannot start the event loops: \(error)")
         }
         watchers = watched.map { ($0.profile, PolicyWatcher(path: $0.path)) }
-        listsWatcher = ListsWatcher(path: ListsLocator.updateMarker(options.stateDirectory))
     }
 
     /// Binds every listener on every loop; logs one line per listener when all are up.

@@ -52,11 +52,13 @@ enum RunCommand {
                 settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: options.stateDirectory))
             let setup = try SyncSetup(plan: plan, stateDirectory: options.stateDirectory, store: store, log: log)
             let activity = ActivityBook()
+            // Before the lists are read: an update that lands meanwhile is still noticed.
+            let listsWatcher = ListsWatcher(path: ListsLocator.updateMarker(options.stateDirectory))
             let builder = try makeBuilder(settings, options: options, roster: plan.roster, activity: activity, log: log)
             let aggregator = HitAggregator()
             let daemon = try Daemon(
                 options: options, builder: builder, policies: setup.policies, watched: setup.watched,
-                log: log, hits: aggregator, clock: clock)
+                listsWatcher: listsWatcher, log: log, hits: aggregator, clock: clock)
             daemon.reloadRequested = { [weak daemon] in
                 guard let daemon else { return }
                 reload(
