@@ -15,6 +15,8 @@ public final class TestListServer: @unchecked Sendable {
         case hang
         /// `200` announcing `Content-Length` of the whole text, then half of it and a close.
         case truncated(String)
+        /// `301 Moved Permanently` to this `Location`.
+        case redirect(String)
     }
 
     public let certificates: TestCertificates
@@ -68,6 +70,8 @@ public final class TestListServer: @unchecked Sendable {
             return .respond(.init(status: code, text: "status \(code)\n"))
         case .hang?:
             return .hang
+        case .redirect(let location)?:
+            return .respond(.init(status: 301, headers: [("Location", location)], text: "moved\n"))
         case .truncated(let text)?:
             let body = Array(text.utf8)
             let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n\r\n"

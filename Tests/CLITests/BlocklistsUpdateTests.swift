@@ -150,6 +150,28 @@ import Testing
         #expect(copy("adult/shrunk.txt") == Self.names(3, "shrunk"))
     }
 
+    @Test func redirectsAreFollowedToHTTPSOnly() throws {
+        try dir.write(
+            "manifest.json",
+            server.manifest([
+                ("adult", "Moved", "moved.txt", "domains"), ("adult", "Downgraded", "downgraded.txt", "domains"),
+                ("adult", "Loop", "loop.txt", "domains"),
+            ]))
+        server.set("moved.txt", .redirect("/elsewhere/list.txt"))
+        server.set("elsewhere/list.txt", .list(Self.names(5, "moved")))
+        server.set("downgraded.txt", .redirect("http://127.0.0.1:9/list.txt"))
+        server.set("loop.txt", .redirect(server.url("loop.txt")))
+        let run = try update()
+        #expect(run.status == 1)
+        #expect(run.lines.contains("adult/moved.txt: updated, 5 names (new)"))
+        #expect(copy("adult/moved.txt") == Self.names(5, "moved"))
+        #expect(
+            run.stderr.contains(
+                "adult/downgraded.txt: failed: refused a redirect to http://127.0.0.1:9/list.txt: not HTTPS"))
+        #expect(run.stderr.contains("adult/loop.txt: failed: more than 5 redirects; no previous copy"))
+        #expect(server.requests("loop.txt").count == 6)
+    }
+
     @Test func aBadManifestOrFlagIsAnErrorExit() throws {
         try dir.write("manifest.json", #"{"version": 1, "sources": [{"name": "x"}]}"#)
         let bad = try update()
