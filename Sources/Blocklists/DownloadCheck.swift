@@ -16,7 +16,7 @@ public enum ListRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The shrink guard (docs/blocklists.md#updating-the-lists): a source that suddenly serves
+/// The shrink guard (docs/blocklists.md#updating-lists): a source that suddenly serves
 /// far fewer names is more likely broken (an error page, a cut mirror) than cleaned, and
 /// taking it would open the household to what it used to block.
 public enum ShrinkGuard {

@@ -98,7 +98,7 @@ enum Key {
         "doh_addresses", .addressRanges, reload: false,
         "DNS-over-HTTPS resolver addresses (IP or CIDR) the firewall adds to the built-in list")
 
-    // Downloading the manifest's lists (docs/blocklists.md#updating-the-lists).
+    // Downloading the manifest's lists (docs/blocklists.md#updating-lists).
     static let listMaxSize = ConfigKey(
         "list_max_size", .integer, default: "67108864", reload: true,
         "largest list blocklists update downloads, in bytes (64 MiB)")

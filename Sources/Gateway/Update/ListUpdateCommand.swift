@@ -6,7 +6,7 @@ import SystemIO
 import TLS
 
 /// `phosra-gate blocklists update`: downloads the manifest's sources into the state
-/// directory (docs/blocklists.md#updating-the-lists), one report line per source, exit 1
+/// directory (docs/blocklists.md#updating-lists), one report line per source, exit 1
 /// when any failed. A running daemon notices the marker it rewrites and swaps the new
 /// lists in (`ListsWatcher`).
 enum ListUpdateCommand {

@@ -3,7 +3,7 @@ import DomainMatch
 import Firewall
 import SystemIO
 
-/// Brings one source's copy in the state directory up to date (docs/blocklists.md#updating-the-lists):
+/// Brings one source's copy in the state directory up to date (docs/blocklists.md#updating-lists):
 /// download (conditional when a copy is in place), check, write aside, fsync, rename. Any
 /// failure leaves the copy in place untouched and says why.
 struct SourceUpdate {
