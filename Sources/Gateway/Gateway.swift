@@ -108,6 +108,9 @@ public enum Gateway {
 
     /// For tests of the real binary only; never set on a real gateway. See `makeClock`.
     static let testClockVariable = "PHOSRA_GATE_TEST_CLOCK"
+    /// Test-only: when set, SIGUSR2 wedges the first loop thread for good, so a test can
+    /// see the systemd watchdog stop being pinged (docs/configuration.md#systemd).
+    static let testWedgeVariable = "PHOSRA_GATE_TEST_WEDGE"
 
     /// The one clock of this process, made here and passed to the command and from there
     /// to everything that reads the time. `testClock` (`PHOSRA_GATE_TEST_CLOCK`, test-only)

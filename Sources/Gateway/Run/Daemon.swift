@@ -45,6 +45,15 @@ final class Daemon: @unchecked Sendable {
     private static let watchInterval: Nanoseconds = 500_000_000
     private var signals: SignalSource?
     private var draining = false
+    /// systemd (docs/configuration.md#systemd), when `run` was started by a `Type=notify`
+    /// unit: STOPPING=1 on SIGTERM, and with a watchdog, WATCHDOG=1 from the control
+    /// thread only while every loop thread answers its heartbeat. Set before `start`.
+    var notifier: ServiceNotifier?
+    /// When each loop last ran the heartbeat task the control thread sent it (monotonic).
+    private var beats: [LoopBeat] = []
+    /// Test-only (`PHOSRA_GATE_TEST_WEDGE`): SIGUSR2 wedges loop 0 for good, so a test can
+    /// see the watchdog stop. Set before `start`.
+    var wedgeOnSIGUSR2 = false
 
     /// Makes a loop's upstream client, on that loop's thread.
     typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
@@ -119,13 +128,25 @@ final class Daemon: @unchecked Sendable {
         let first = group.loops[0]
         do {
             try first.runSync { () throws -> Void in
-                self.signals = try SignalSource(loop: first, signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1]) {
+                let watched = [SIGTERM, SIGINT, SIGHUP, SIGUSR1] + (self.wedgeOnSIGUSR2 ? [SIGUSR2] : [])
+                self.signals = try SignalSource(loop: first, signals: watched) {
                     [unowned self] signal in
                     self.signal(signal)
                 }
             }
         } catch {
             throw .usage("cannot watch signals: \(error)")
+        }
+    }
+
+    /// WATCHDOG=1 when every loop ran the heartbeat task sent at the last tick; then a new
+    /// task to each.
+    private func watchdogTick(probeSent: inout Nanoseconds) {
+        if beats.allSatisfy({ $0.ranAt.load(ordering: .acquiring) >= probeSent }) { notifier?.send(["WATCHDOG=1"]) }
+        probeSent = clock.now()
+        let clock = self.clock
+        for (loop, beat) in zip(group.loops, beats) {
+            _ = loop.execute { beat.ranAt.store(clock.now(), ordering: .releasing) }
         }
     }
 
@@ -155,6 +176,9 @@ final class Daemon: @unchecked Sendable {
         case SIGUSR1:
             log.info("sync_requested", [])
             syncRequested?()
+        case SIGUSR2 where wedgeOnSIGUSR2:
+            log.warn("test_wedge", [("note", "loop 0 stops answering (PHOSRA_GATE_TEST_WEDGE)")])
+            while true { sleep(3600) }
         default: break
         }
     }
@@ -238,6 +262,7 @@ final class Daemon: @unchecked Sendable {
         guard !draining else { return }
         draining = true
         log.info("draining", [])
+        notifier?.send(["STOPPING=1", "STATUS=draining: finishing queries and connections in flight"])
         for servers in perLoop { _ = servers.driver.loop.execute { servers.stopListening() } }
         let deadline = clock.now() + 5_000_000_000
         waitForQuiet(deadline: deadline)
@@ -262,9 +287,21 @@ final class Daemon: @unchecked Sendable {
     /// on it waited.
     func wait() {
         var nextWatch = clock.now() + Self.watchInterval
+        // A quarter of systemd's interval: a loop that has not run its heartbeat task
+        // within it misses the next ping, and a few missed pings get the daemon restarted.
+        let beatInterval = notifier?.watchdogInterval.map { max($0 / 4, 10_000_000) }
+        var nextBeat = clock.now()
+        var probeSent: Nanoseconds = 0
+        beats = group.loops.map { _ in LoopBeat() }
         while true {
-            _ = try? doorbell.wait(timeout: nextWatch - min(nextWatch, clock.now()), clock: clock)
+            var timeout = nextWatch - min(nextWatch, clock.now())
+            if beatInterval != nil { timeout = min(timeout, nextBeat - min(nextBeat, clock.now())) }
+            _ = try? doorbell.wait(timeout: timeout, clock: clock)
             doorbell.drain()
+            if let beatInterval, clock.now() >= nextBeat {
+                watchdogTick(probeSent: &probeSent)
+                nextBeat = clock.now() + beatInterval
+            }
             if clock.now() >= nextWatch {
                 checkPolicies()
                 if listsWatcher.poll() { listsUpdated?() }
@@ -324,4 +361,9 @@ extension SocketAddress {
         case .v6(let high, let low): self.init(ipv6: high, low, port: listen.port)
         }
     }
+}
+
+/// When one loop last ran the control thread's heartbeat task.
+final class LoopBeat: Sendable {
+    let ranAt = Atomic<Nanoseconds>(0)
 }

@@ -75,8 +75,13 @@ enum RunCommand {
                 clock: clock)
             daemon.syncRequested = { sync.wake() }
             daemon.beforeStop = { sync.stop() }
+            let notifier = ServiceNotifier.fromEnvironment()
+            daemon.notifier = notifier
+            daemon.wedgeOnSIGUSR2 = getenv(Gateway.testWedgeVariable) != nil
             try daemon.start(options: options, upstream: try Upstreams.factory(options: options, log: log))
             do { try sync.start() } catch { throw GatewayError.usage("cannot start the sync thread: \(error)") }
+            // Listeners bound and every profile's policy in force: ready.
+            notifier?.send(["READY=1", "STATUS=" + statusLine(options, profiles: plan.sources.count)])
             daemon.wait()
             store.close()
             withExtendedLifetime(lock) {}
@@ -85,6 +90,21 @@ enum RunCommand {
             console.err("phosra-gate run: \(error)")
             return 1
         }
+    }
+
+    /// What `systemctl status` shows beside the unit.
+    static func statusLine(_ options: RunOptions, profiles: Int) -> String {
+        var parts = ["filtering \(profiles) profile\(profiles == 1 ? "" : "s")"]
+        if !options.dnsListen.isEmpty {
+            parts.append("DNS on " + options.dnsListen.map(\.description).joined(separator: ", "))
+        }
+        if !options.proxyListen.isEmpty {
+            parts.append("proxy on " + options.proxyListen.map(\.description).joined(separator: ", "))
+        }
+        if !options.transparentListen.isEmpty {
+            parts.append("transparent on " + options.transparentListen.map(\.description).joined(separator: ", "))
+        }
+        return parts.joined(separator: "; ")
     }
 
     /// Zone, category lists (from the compiled cache when it matches) and decision keys.
@@ -168,6 +188,7 @@ enum RunCommand {
             }
             daemon.reload(builder: builder, policies: policies, initial: initial, watched: watched)
             log.info("reloaded", [])
+            daemon.notifier?.send(["STATUS=" + statusLine(running, profiles: plan.sources.count) + " (reloaded)"])
         } catch {
             log.error("reload_failed", [("error", "\(error)"), ("note", "keeping the running configuration")])
         }

@@ -1,0 +1,45 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The units in `systemd/` (docs/configuration.md#systemd), checked by systemd's own tools:
+/// `systemd-analyze verify` clean, and the daemon's sandbox at an exposure of at most 1.5.
+@Suite struct SystemdUnitTests {
+    static let units = [
+        "phosra-gate.service", "phosra-gate-firewall.service", "phosra-gate-update.service",
+        "phosra-gate-update.timer",
+    ]
+    static var directory: URL { GateRun.checkout.appendingPathComponent("systemd") }
+
+    func analyze(_ arguments: [String], in directory: String) throws -> ProgramOutput {
+        try Program.run("/usr/bin/systemd-analyze", arguments, directory: URL(fileURLWithPath: directory))
+    }
+
+    /// verify checks that each command exists: the units go to a scratch folder with the
+    /// binary's installed path pointing at the one just built.
+    @Test func everyUnitVerifiesClean() throws {
+        let scratch = try ScratchDirectory("pg-units")
+        for unit in Self.units {
+            let text = try String(contentsOf: Self.directory.appendingPathComponent(unit), encoding: .utf8)
+            try scratch.write(unit, text.replacingOccurrences(of: "/usr/bin/phosra-gate", with: GateRun.binary))
+        }
+        let result = try analyze(["verify"] + Self.units.map { "./\($0)" }, in: scratch.path)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    @Test func theDaemonsSandboxScoresAtMostOnePointFive() throws {
+        let limits = [
+            "phosra-gate.service": 1.5, "phosra-gate-update.service": 1.5, "phosra-gate-firewall.service": 2.0,
+        ]
+        for (unit, limit) in limits.sorted(by: { $0.key < $1.key }) {
+            let result = try analyze(["security", "--offline=true", unit], in: Self.directory.path)
+            let line = result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level for \(unit):") }
+            let score = line.flatMap { text in
+                text.split(separator: " ").compactMap { Double($0) }.last
+            }
+            #expect(score != nil, "\(result.stdout)\(result.stderr)")
+            #expect((score ?? 10) <= limit, "\(unit): \(line ?? "")")
+        }
+    }
+}
