@@ -30,11 +30,14 @@ let package = Package(
         .target(name: "Config", dependencies: ["SystemIO"]),
         // DNS message parse/serialize (RFC 1035, 6891, 8914, 9460). Pure.
         .target(name: "DNSWire"),
+        // Counters, histograms and Prometheus's text format: lock-free on the hot path. Pure.
+        .target(name: "Metrics"),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
         .target(
             name: "DNSProxy",
             dependencies: [
                 "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "EventLoop", "SystemIO", "Neighbours",
+                "Metrics",
             ]),
         // Strict base64 (RFC 4648 §4), padded or not: Basic credentials and password hashes. Pure.
         .target(name: "Base64"),
@@ -53,7 +56,7 @@ let package = Package(
             name: "HTTPProxy",
             dependencies: [
                 "ProxyCore", "HTTP1", "EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo",
-                "SystemIO",
+                "SystemIO", "Metrics",
             ]),
         // The device (MAC address) behind a client's IP address, from the kernel's neighbour
         // tables over rtnetlink, cached per loop thread: the pure dump parser, the socket, the cache.
@@ -81,7 +84,8 @@ let package = Package(
         // Client TLS on the event loop: a verifying context and a non-blocking connection state machine.
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (docs/dns.md#forwarding).
-        .target(name: "DNSUpstream", dependencies: ["DNSWire", "DomainMatch", "EventLoop", "TLS", "SystemIO"]),
+        .target(
+            name: "DNSUpstream", dependencies: ["DNSWire", "DomainMatch", "EventLoop", "TLS", "SystemIO", "Metrics"]),
         // A small blocking HTTP/1.1 client over TCP or TLS for the sync thread (docs/sync.md);
         // HTTP1 parses what it reads.
         .target(name: "HTTPClient", dependencies: ["HTTP1", "TLS", "EventLoop", "SystemIO"]),
@@ -90,9 +94,9 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
-                "Neighbours",
+                "Neighbours", "Metrics",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
-                "Passwords", "Firewall",
+                "Passwords", "Firewall", "CSystem",
             ]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
@@ -135,6 +139,7 @@ let package = Package(
             name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),
         .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "ProxyCore", "EventLoop"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
             name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),
@@ -143,7 +148,10 @@ let package = Package(
         .testTarget(name: "HTTPProxyIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["phosra-gate", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport"]),
+            dependencies: [
+                "phosra-gate", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport", "Store", "Sync", "DNSWire",
+                "DNSProxy",
+            ]),
         // The docs' links and anchors, and the pages code comments cite; reads files only.
         .testTarget(name: "DocsTests"),
     ],

@@ -11,6 +11,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/uio.h>
+#include <sys/timex.h>
 
 int cs_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -152,3 +153,14 @@ ssize_t cs_netlink_receive(int fd, void *buffer, size_t capacity, uint32_t *send
 }
 
 int cs_setns_network(int fd) { return setns(fd, CLONE_NEWNET); }
+
+const int CS_STA_UNSYNC = STA_UNSYNC;
+const int CS_TIME_ERROR = TIME_ERROR;
+
+int cs_clock_state(int *status) {
+    struct timex reading;
+    memset(&reading, 0, sizeof reading);
+    int state = adjtimex(&reading);
+    *status = reading.status;
+    return state;
+}

@@ -52,7 +52,9 @@ extension QueryPipeline {
     ) -> HostStep {
         var localZone: DomainName?
         switch snapshot.localZones.answer(for: name) {
-        case .nxdomain?: return .done(.notFound)
+        // The canary proves the DNS answers (`doctor` asks it there); through the proxy it
+        // is a name no server has, like any other under `.test`.
+        case .nxdomain?, .canary?: return .done(.notFound)
         case .nodata?: return .done(.noAddress)
         case .forward(let zone)?: localZone = zone
         case nil: break

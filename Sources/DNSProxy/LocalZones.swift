@@ -6,12 +6,18 @@ import DomainMatch
 public enum LocalAnswer: Equatable, Sendable {
     case nxdomain
     case nodata
+    /// `blocked.phosra-gate.test`, the gateway's own canary (`phosra-gate doctor` asks it):
+    /// a block answer with the reason `canary` for a filtered profile, NXDOMAIN otherwise.
+    case canary
     /// Sent to the server `local_forward` names for this zone instead.
     case forward(zone: DomainName)
+
+    /// The reason text of the canary's block answer (EDE 15), which `doctor` looks for.
+    public static let canaryReason = "canary"
 }
 
-/// The local zones: Firefox's canary, RFC 9462 discovery, ESNI, and the private and
-/// special-use zones of RFC 6303, RFC 6761, RFC 8375 and the common `.lan`.
+/// The local zones: Firefox's canary and the gateway's own, RFC 9462 discovery, ESNI, and
+/// the private and special-use zones of RFC 6303, RFC 6761, RFC 8375 and the common `.lan`.
 public struct LocalZones: Sendable {
     /// Zones with a configured server (`local_forward = ZONE=IP[:port]`).
     public let forwarded: Set<DomainName>
@@ -33,15 +39,18 @@ public struct LocalZones: Sendable {
     }()
 
     static let canary = try! QueryName.parse("use-application-dns.net")
+    /// Under `.test` (RFC 6761 §6.2), so no resolver anywhere answers it but the gateway.
+    public static let blockCanary = try! QueryName.parse("blocked.phosra-gate.test")
     static let resolverArpa = try! QueryName.parse("resolver.arpa")
 
     static let privateSet = Set(privateZones)
 
     /// The local answer for `name`, or nil when it goes on to the decision. Cheap for the
-    /// common name: only the canary, `_esni.`, `.arpa`, `.lan` and `.local` are looked at
+    /// common name: only the canaries, `_esni.`, `.arpa`, `.lan` and `.local` are looked at
     /// further, unless `local_forward` names zones.
     public func answer(for name: DomainName) -> LocalAnswer? {
         if name == Self.canary || name.bytes.starts(with: Self.esniPrefix) { return .nxdomain }
+        if name == Self.blockCanary { return .canary }
         let special = Self.specialTLDs.contains { name.endsWithLabel($0) }
         if forwarded.isEmpty, !special { return nil }
         if name.isSubdomain(of: Self.resolverArpa) { return .nodata }

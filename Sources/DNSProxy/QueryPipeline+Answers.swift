@@ -20,9 +20,15 @@ extension QueryPipeline {
                 purpose: purpose, stale: stale, localZone: localZone, overUDP: overUDP)
         }
         switch cache.lookup(key, now: now.monotonicMilliseconds) {
-        case .fresh(let entry, let age): return answer(entry, pending(nil), snapshot, age: age, stale: false, now)
-        case .stale(let entry): return .resolve(pending(entry))
-        case .miss: return .resolve(pending(nil))
+        case .fresh(let entry, let age):
+            metrics.cacheHits.add()
+            return answer(entry, pending(nil), snapshot, age: age, stale: false, now)
+        case .stale(let entry):
+            metrics.cacheMisses.add()
+            return .resolve(pending(entry))
+        case .miss:
+            metrics.cacheMisses.add()
+            return .resolve(pending(nil))
         }
     }
 

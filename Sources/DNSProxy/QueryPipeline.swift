@@ -23,10 +23,16 @@ public final class QueryPipeline: Sendable {
     /// Whether queries and rewrites count in the profile's activity: not for the HTTP
     /// proxy's own lookups, which the proxy counts once per request.
     public let countsActivity: Bool
+    /// Counts for `/metrics`: queries by type and outcome, cache hits and misses.
+    public let metrics: DNSMetrics
     private let current: Mutex<ProxySnapshot>
 
-    public init(snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder, countsActivity: Bool = true) {
+    public init(
+        snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder, countsActivity: Bool = true,
+        metrics: DNSMetrics = DNSMetrics()
+    ) {
         current = Mutex(snapshot)
+        self.metrics = metrics
         self.cache = cache
         self.hits = hits
         self.countsActivity = countsActivity
@@ -88,6 +94,13 @@ public final class QueryPipeline: Sendable {
         switch snapshot.localZones.answer(for: name) {
         case .nxdomain?: return .reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL))
         case .nodata?: return .reply(answers.negative(query, rcode: .noError, ttl: answers.blockTTL))
+        case .canary?:
+            // Blocked exactly where a list block would be, so it proves the profile filters;
+            // for an unfiltered one it is what any other `.test` name is.
+            guard profile.rules.filtered else {
+                return .reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL))
+            }
+            return .reply(answers.block(query, reason: LocalAnswer.canaryReason, ttl: answers.blockTTL))
         case .forward(let zone)?:
             return resolveOrAnswer(
                 query, client, name: name, profile: profile, purpose: .forward(inspect: false), snapshot,

@@ -29,6 +29,8 @@ final class Resolution: AttemptOwner, TimerTarget {
     private var current: UpstreamSpec?
     private var attempt: Attempt?
     private var timer: TimerHandle?
+    /// When the current attempt was sent (monotonic), for the upstream latency metric.
+    private var attemptStarted: Nanoseconds = 0
     private var token: UInt64 = 0
     /// Inside `start` (so inside the caller's `resolve`): a completion must wait.
     private var starting = false
@@ -94,7 +96,8 @@ final class Resolution: AttemptOwner, TimerTarget {
                 return .network(error)
             }
         }
-        timer = loop.scheduleTimer(at: min(loop.clock.now() &+ client.timeout, deadline), target: self, tag: token)
+        attemptStarted = loop.clock.now()
+        timer = loop.scheduleTimer(at: min(attemptStarted &+ client.timeout, deadline), target: self, tag: token)
         return nil
     }
 
@@ -102,11 +105,11 @@ final class Resolution: AttemptOwner, TimerTarget {
         guard token == self.token, completion != nil, let upstream = current else { return }
         switch verdict {
         case .answer:
-            client.noteAnswer(from: upstream)
+            client.noteAnswer(from: upstream, after: client.loop.clock.now() &- attemptStarted)
             finish(reply)
         case .truncated where isStream:
             // TC over TCP has nowhere further to go: it is the answer.
-            client.noteAnswer(from: upstream)
+            client.noteAnswer(from: upstream, after: client.loop.clock.now() &- attemptStarted)
             finish(reply)
         case .truncated:
             endAttempt()

@@ -25,6 +25,8 @@ public final class UpstreamClient: @unchecked Sendable {
     let tls: TLSContext?
     /// Told about failure bursts and recoveries (see `UpstreamEvent`); loop thread.
     public var onEvent: ((UpstreamEvent) -> Void)?
+    /// Latency and failures per upstream, when someone reads them.
+    public var metrics: UpstreamMetrics?
 
     var active: [UInt64: Resolution] = [:]
     let datagramBuffer = ReceiveBuffer()
@@ -116,12 +118,14 @@ public final class UpstreamClient: @unchecked Sendable {
     }
 
     func noteFailure(of upstream: UpstreamSpec, _ error: UpstreamError) {
+        metrics?.errors.add([upstream.description])
         let count = failing[upstream, default: 0]
         failing[upstream] = count + 1
         if count == 0 { onEvent?(.failed(upstream, error)) }
     }
 
-    func noteAnswer(from upstream: UpstreamSpec) {
+    func noteAnswer(from upstream: UpstreamSpec, after nanoseconds: UInt64) {
+        metrics?.latency.histogram(upstream.description).observe(nanoseconds: nanoseconds)
         guard let count = failing.removeValue(forKey: upstream) else { return }
         onEvent?(.recovered(upstream, failures: count))
     }

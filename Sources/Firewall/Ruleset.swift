@@ -94,7 +94,15 @@ public enum Ruleset {
             "\t}",
             "}",
         ]
+        // After the `table` line, a hash of everything else: see TableFingerprint.
+        let header = lines.firstIndex { $0.hasPrefix("table ") }! + 1
+        lines.insert(TableFingerprint.line(TableFingerprint.of(lines.joined(separator: "\n"))), at: header)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The fingerprint the table of `model` carries (TableFingerprint): equal for equal tables.
+    public static func fingerprint(_ model: FirewallModel) throws(FirewallError) -> String {
+        TableFingerprint.find(in: try text(model))!
     }
 
     /// `nft -f` input that replaces the table in one transaction: `add` makes sure there

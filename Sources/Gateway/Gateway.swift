@@ -20,6 +20,7 @@ public enum Gateway {
           firewall    print | apply | remove: the nftables table that keeps the LAN on the gateway
           bench       matcher: the matcher's speed and memory (docs/benchmarks.md#targets)
           passwd      read a password on standard input, print its hash for proxy_password
+          doctor      check a running gateway, one line per check with the fix (docs/doctor.md)
           version   print the version
         """
 
@@ -88,6 +89,12 @@ public enum Gateway {
                 console.err("usage: phosra-gate bench matcher [options]")
                 return 1
             }
+        case "doctor":
+            if rest.contains("--help") {
+                console.out(DoctorCommand.usage)
+                return 0
+            }
+            return DoctorCommand.run(rest, console: console, clock: clock)
         case "passwd":
             if rest.contains("--help") {
                 console.out(PasswdCommand.usage)

@@ -80,6 +80,7 @@ extension ConnectionHandler {
         if let relay {
             relay.stop()
             self.relay = nil
+            owner.metrics.tunnelsOpen.add(-1)
         }
         dropUpstream()
         try? owner.loop.deregister(socket.descriptor)

@@ -7,12 +7,14 @@ extension ConnectionHandler {
         guard let upstream else { return teardown() }
         let relay = TunnelRelay(
             loop: owner.loop, buffers: owner.relayBuffers, client: socket, upstream: upstream.socket,
-            toUpstream: machine.upstreamOut, toClient: machine.clientOut)
+            toUpstream: machine.upstreamOut, toClient: machine.clientOut, bytes: owner.metrics.tunnelBytes)
         // The buffers' bytes now belong to the relay; the connection keeps no buffer.
         machine.upstreamOut = ByteBuffer(capacity: 0)
         machine.clientOut = ByteBuffer(capacity: 0)
         machine.clientIn = ByteBuffer(capacity: 0)
         self.relay = relay
+        owner.metrics.tunnels.add()
+        owner.metrics.tunnelsOpen.add(1)
         cancelTimer()
         owner.tunnels.insert(self)
         relayStep(.start)

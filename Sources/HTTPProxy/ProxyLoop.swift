@@ -19,6 +19,8 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     let authLimiter: AuthFailureLimiter
     /// Where proxy logins are checked (scrypt), shared by every loop.
     let loginWorker: LoginWorker
+    /// Counts for `/metrics`, shared by every loop.
+    public let metrics: ProxyMetrics
     /// Connections whose login is being checked, by ticket: kept until the outcome comes
     /// back, so it reaches the connection that asked and no other.
     private var awaitingLogin: [UInt64: ConnectionHandler] = [:]
@@ -47,9 +49,11 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     public init(
         loop: EventLoop, driver: QueryDriver, snapshot: ProxySnapshot,
         settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter,
-        authLimiter: AuthFailureLimiter = AuthFailureLimiter(), loginWorker: LoginWorker = LoginWorker(), log: Logger
+        authLimiter: AuthFailureLimiter = AuthFailureLimiter(), loginWorker: LoginWorker = LoginWorker(),
+        metrics: ProxyMetrics = ProxyMetrics(), log: Logger
     ) {
         self.loop = loop
+        self.metrics = metrics
         self.authLimiter = authLimiter
         self.loginWorker = loginWorker
         resolver = ProxyResolver(driver: driver)
@@ -119,6 +123,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     /// closed without a word.
     func accept(_ socket: Socket, from server: ProxyServer) {
         guard let peer = socket.address?.ipAddress else { return socket.close() }
+        metrics.connections.add()
         if server.transparent, !snapshot.allowClients.contains(peer) { return socket.close() }
         let arrivedOn = Endpoint(server.isWildcard ? ((try? socket.localAddress()) ?? server.address) : server.address)
         let now = loop.clock.now()

@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import Metrics
 import SystemIO
 
 /// A tunnel's relay after the SNI check (docs/proxy.md#connect). Half-close is respected: a side's
@@ -51,10 +52,14 @@ final class TunnelRelay {
     private(set) var lastActivity: Nanoseconds
     private var watched: (client: Interest?, upstream: Interest?) = (nil, nil)
 
+    /// Counts every byte read from either side (the metrics' tunnel bytes).
+    private let bytes: Counter?
+
     init(
         loop: EventLoop, buffers: RelayBuffers, client: Socket, upstream: Socket, toUpstream: ByteBuffer,
-        toClient: ByteBuffer
+        toClient: ByteBuffer, bytes: Counter? = nil
     ) {
+        self.bytes = bytes
         self.loop = loop
         self.buffers = buffers
         self.client = client
@@ -153,6 +158,7 @@ final class TunnelRelay {
             switch result {
             case .processed(let moved):
                 lastActivity = loop.clock.now()
+                bytes?.add(moved)
                 direction.canRead = moved == pipe.capacity || direction.detached
                 direction.pipe = pipe
             case .wouldBlock:
@@ -173,6 +179,7 @@ final class TunnelRelay {
         switch try source.read(into: &buffer, maxBytes: RelayBuffers.copyLimit) {
         case .processed(let moved):
             lastActivity = loop.clock.now()
+            bytes?.add(moved)
             direction.bulk = moved == RelayBuffers.copyLimit
             direction.canRead = direction.bulk || direction.detached
             _ = try destination.write(from: &buffer)

@@ -14,6 +14,9 @@ public final class ActivityCounters: Sendable {
 
     private let queries = Atomic<Int>(0)
     private let rewrites = Mutex<[String: Int]>([:])
+    /// Since the start, never drained: what `/metrics` reads.
+    private let queriesSinceStart = Atomic<Int>(0)
+    private let rewritesSinceStart = Atomic<Int>(0)
     private let clients = Mutex<[SeenClient: Int]>([:])
 
     public init() {}
@@ -21,6 +24,7 @@ public final class ActivityCounters: Sendable {
     /// One query (a DNS question, a CONNECT, a plain-HTTP request) from `client`.
     public func recordQuery(from client: SeenClient) {
         queries.add(1, ordering: .relaxed)
+        queriesSinceStart.add(1, ordering: .relaxed)
         clients.withLock { seen in
             if let index = seen.index(forKey: client) {
                 seen.values[index] += 1
@@ -36,6 +40,12 @@ public final class ActivityCounters: Sendable {
         let labels = target.split(separator: ".")
         let engine = labels.count >= 2 ? String(labels[labels.count - 2]) : target
         rewrites.withLock { $0[engine, default: 0] += 1 }
+        rewritesSinceStart.add(1, ordering: .relaxed)
+    }
+
+    /// Queries and rewrites since the start (not reset by `drain`).
+    public var totals: (queries: Int, rewrites: Int) {
+        (queriesSinceStart.load(ordering: .relaxed), rewritesSinceStart.load(ordering: .relaxed))
     }
 
     /// The counts since the last drain, reset.

@@ -13,6 +13,10 @@ import Testing
         let scratch = try ScratchDirectory()
         let server = try TestListServer()
         try scratch.write("lists/adult/curated.txt", "curated-adult.example\n")
+        // A packaged list two days old, for the metrics' list age.
+        let old = try scratch.write("lists/gaming/curated.txt", "games.example\n")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -172_800)], ofItemAtPath: old)
         try scratch.write(
             "manifest.json", server.manifest([("adult", "Later", "later.txt", "domains")]))
         // Big enough that compiling and mapping it takes a while.
@@ -23,10 +27,11 @@ import Testing
             [.send(FakeDNS.reply(to: query, addresses: ["203.0.113.7"], ttl: 0))]
         }
         let policy = try scratch.write("policy.json", PolicyDocuments.json(categories: ["adult"]))
+        let metricsPort = FreePort.tcpAndUDP()
         let gate = try GateRun(
             [
                 "--policy", policy, "--lists", scratch.path("lists"), "--upstream", upstream.spec,
-                "--rate-limit", "0",
+                "--rate-limit", "0", "--metrics-listen", "127.0.0.1:\(metricsPort)",
             ], scratch: scratch)
         defer { gate.daemon.stop() }
         #expect(try gate.dig("n123.later.example").status == "NOERROR")
@@ -67,9 +72,20 @@ import Testing
 
         #expect(try gate.dig("n123.later.example").status == "NXDOMAIN")
         #expect(try gate.dig("allowed.example").status == "NOERROR")
-        #expect(gate.log.contains("names=50001"), "the running daemon holds the curated and the downloaded names")
+        #expect(gate.log.contains("names=50002"), "the running daemon holds the curated and the downloaded names")
         #expect(!gate.log.contains("event=listening service=dns", occurrences: 2), "no restart")
         #expect(!gate.log.contains("event=lists warning"), "the daemon mapped the file the update compiled")
+        // The metrics count the lists in force, and the new file's age.
+        let page = try Curl.run(["http://127.0.0.1:\(metricsPort)/metrics"]).output
+        #expect(page.contains("\nphosra_gate_list_names 50002\n"), "\(page)")
+        func age(_ category: String) -> Int? {
+            let prefix = #"phosra_gate_list_age_seconds{category="\#(category)"} "#
+            return page.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap {
+                Int($0.split(separator: " ").last!)
+            }
+        }
+        #expect(age("adult").map { $0 < 60 } == true, "\(page)")
+        #expect(age("gaming").map { (172_800..<173_400).contains($0) } == true, "\(page)")
 
         // A list put in the state directory by hand and the marker rewritten: the daemon
         // builds the lists itself (the compiled file is stale) and swaps them in too.
@@ -77,7 +93,7 @@ import Testing
         #expect(scratch.path(state) == gate.stateDirectory)
         try scratch.write("\(state)/lists/porn/by-hand.txt", "by-hand.example\n")
         try scratch.write("\(state)/lists/updated", "1\n")
-        #expect(gate.daemon.waitFor("names=50002", timeout: 5), "\(gate.log)")
+        #expect(gate.daemon.waitFor("names=50003", timeout: 5), "\(gate.log)")
         #expect(gate.log.contains("built from other list files; rebuilding from the text lists"))
         #expect(try gate.dig("www.by-hand.example").status == "NXDOMAIN")
         gate.daemon.signal(SIGTERM)

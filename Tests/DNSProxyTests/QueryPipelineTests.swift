@@ -135,3 +135,37 @@ extension QueryPipelineTests {
         #expect(reply.edns?.version == 0)
     }
 }
+
+extension QueryPipelineTests {
+    /// `blocked.phosra-gate.test`, which `phosra-gate doctor` asks (docs/dns.md#local-answers):
+    /// blocked as `block_mode` says with the reason `canary` for a filtered profile, never
+    /// a hit and never forwarded; NXDOMAIN without a reason for an unfiltered profile.
+    @Test(arguments: [
+        (BlockMode.nxdomain, DNSType.a, DNSRcode.nxDomain, ""),
+        (.null, .a, .noError, "0.0.0.0"),
+        (.refused, .aaaa, .refused, ""),
+    ])
+    func theCanaryIsBlockedForAFilteredProfile(
+        mode: BlockMode, type: DNSType, rcode: DNSRcode, address: String
+    )
+        throws
+    {
+        let fixture = F(policy: Self.policyBlocking(["blocked.example"]), mode: mode)
+        let reply = try #require(fixture.receive(F.query("blocked.phosra-gate.test", type)).replyMessage)
+        #expect(reply.rcode == rcode)
+        #expect(reply.extendedErrorTexts == ["canary"])
+        #expect(reply.answers.map { "\($0.rdata)" } == (address.isEmpty ? [] : [address]))
+        let upper = try #require(fixture.receive(F.query("Blocked.Phosra-Gate.TEST", type)).replyMessage)
+        #expect(upper.extendedErrorTexts == ["canary"])
+        #expect(fixture.hits.all.isEmpty, "the canary is no hit")
+        #expect(fixture.receive(F.query("www.blocked.phosra-gate.test")).pending != nil, "only the name itself")
+    }
+
+    @Test func theCanaryIsNXDOMAINForAnUnfilteredProfile() throws {
+        let fixture = F(unfiltered: true)
+        let reply = try #require(fixture.receive(F.query("blocked.phosra-gate.test")).replyMessage)
+        #expect(reply.rcode == .nxDomain)
+        #expect(reply.extendedErrorTexts.isEmpty)
+        #expect(fixture.hits.all.isEmpty)
+    }
+}

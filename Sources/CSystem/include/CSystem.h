@@ -162,4 +162,12 @@ ssize_t cs_netlink_receive(int fd, void *buffer, size_t capacity, uint32_t *send
 /// `fd` refers to (e.g. an open /run/netns/NAME). Needs CAP_SYS_ADMIN.
 int cs_setns_network(int fd);
 
+/// adjtimex(2) with modes 0, which only reads (no privilege needed): the clock state it
+/// returns (TIME_OK … TIME_ERROR, or -1 with errno set) and the status bits in `*status`.
+int cs_clock_state(int *status);
+/// The status bit the kernel keeps set until a time service (NTP) has set the clock.
+extern const int CS_STA_UNSYNC;
+/// adjtimex's state when the clock is not synchronised.
+extern const int CS_TIME_ERROR;
+
 #endif

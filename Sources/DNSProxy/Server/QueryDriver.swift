@@ -51,7 +51,7 @@ public final class QueryDriver {
     public func handle(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, send: @escaping ([UInt8]) -> Void) {
         let step = pipeline.receive(
             packet, from: client, mac: mac(for: client), overUDP: overUDP, now: now(), snapshot: snapshot)
-        carryOut(step, send: send)
+        carryOut(step, typeRow: DNSMetrics.typeRow(packet), send: send)
     }
 
     /// The client's MAC address when some profile is chosen by MAC and the neighbour table
@@ -61,15 +61,20 @@ public final class QueryDriver {
         return neighbours.mac(for: client, now: loop.clock.now())
     }
 
-    private func carryOut(_ step: QueryPipeline.Step, send: @escaping ([UInt8]) -> Void) {
+    /// Every query ends here exactly once with a reply or a drop, which is when it is
+    /// counted (`typeRow`: its question type's row in `DNSMetrics`).
+    private func carryOut(_ step: QueryPipeline.Step, typeRow: Int, send: @escaping ([UInt8]) -> Void) {
         switch step {
-        case .drop: return
-        case .reply(let bytes): send(bytes)
-        case .resolve(let pending): resolve(pending, send: send)
+        case .drop:
+            pipeline.metrics.dropped(typeRow)
+        case .reply(let bytes):
+            pipeline.metrics.answered(typeRow, reply: bytes)
+            send(bytes)
+        case .resolve(let pending): resolve(pending, typeRow: typeRow, send: send)
         }
     }
 
-    private func resolve(_ pending: PendingQuery, send: @escaping ([UInt8]) -> Void) {
+    private func resolve(_ pending: PendingQuery, typeRow: Int, send: @escaping ([UInt8]) -> Void) {
         let answered = Answered()
         inFlight.add(1, ordering: .relaxed)
         var staleTimer: TimerHandle?
@@ -79,7 +84,8 @@ public final class QueryDriver {
                     let step = self.pipeline.staleAnswer(pending, now: self.now(), snapshot: self.snapshot)
                 else { return }
                 answered.done = true
-                self.carryOut(step, send: send)
+                self.pipeline.metrics.staleAnswers.add()
+                self.carryOut(step, typeRow: typeRow, send: send)
             }
         }
         let servers = pending.localZone.flatMap { snapshot.localServers[$0] }.map { [$0] } ?? snapshot.upstreams
@@ -94,7 +100,7 @@ public final class QueryDriver {
             let step = self.pipeline.complete(pending, reply: reply, now: self.now(), snapshot: self.snapshot)
             guard !answered.done else { return }
             answered.done = true
-            self.carryOut(step, send: send)
+            self.carryOut(step, typeRow: typeRow, send: send)
         }
     }
 

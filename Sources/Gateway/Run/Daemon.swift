@@ -25,6 +25,8 @@ final class Daemon: @unchecked Sendable {
     let proxyAuthFailures = AuthFailureLimiter()
     /// Where proxy logins are checked, off the loop threads, one at a time.
     let proxyLoginWorker = LoginWorker()
+    /// The HTTP proxy's counts for `/metrics`, across loops.
+    let proxyMetrics = ProxyMetrics()
     let log: Logger
     /// The process's one clock (also every loop's): the control thread's watch interval.
     private let clock: any Clock
@@ -93,6 +95,7 @@ final class Daemon: @unchecked Sendable {
             let limiter = proxyLimiter
             let authLimiter = proxyAuthFailures
             let loginWorker = proxyLoginWorker
+            let metrics = proxyMetrics
             nonisolated(unsafe) let factory = upstream
             do {
                 let servers = try loop.runSync { () throws -> LoopServers in
@@ -106,7 +109,8 @@ final class Daemon: @unchecked Sendable {
                         let loopProxy = ProxyLoop(
                             loop: loop, driver: driver, snapshot: driver.snapshot, settings: proxySettings,
                             hits: pipeline.hits,
-                            limiter: limiter, authLimiter: authLimiter, loginWorker: loginWorker, log: log)
+                            limiter: limiter, authLimiter: authLimiter, loginWorker: loginWorker, metrics: metrics,
+                            log: log)
                         for address in proxyAddresses { try loopProxy.listen(on: address) }
                         for address in transparentAddresses { try loopProxy.listen(on: address, transparent: true) }
                         proxy = loopProxy
@@ -224,9 +228,9 @@ final class Daemon: @unchecked Sendable {
 
     /// New category lists (built aside by `listsUpdated`), enforced from now on for every
     /// profile: the usual snapshot swap, so no query waits and none sees half of it.
-    func replace(lists: CategoryLists) {
+    func replace(lists: CategoryLists, inputs: ListInputs) {
         parts.withLock { parts in
-            parts.builder = parts.builder.with(lists: lists)
+            parts.builder = parts.builder.with(lists: lists, inputs: inputs)
             publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
         }
     }
@@ -254,6 +258,16 @@ final class Daemon: @unchecked Sendable {
                 proxy?.update(snapshot: snapshot, settings: settings)
             }
         }
+    }
+
+    /// A start that failed half way: the loops stop, nothing is drained (control thread).
+    func abandon() {
+        group.shutdownGracefully()
+    }
+
+    /// Proxy and transparent connections open now, across the loops (any thread).
+    func openProxyConnections() -> Int {
+        perLoop.reduce(0) { $0 + ($1.proxy?.openConnections.load(ordering: .relaxed) ?? 0) }
     }
 
     /// SIGTERM: stop taking queries and proxy connections, let those in flight finish for

@@ -56,32 +56,52 @@ enum RunCommand {
             let listsWatcher = ListsWatcher(path: ListsLocator.updateMarker(options.stateDirectory))
             let builder = try makeBuilder(settings, options: options, roster: plan.roster, activity: activity, log: log)
             let aggregator = HitAggregator()
+            let counting = CountingHitRecorder(next: aggregator)
             let daemon = try Daemon(
                 options: options, builder: builder, policies: setup.policies, watched: setup.watched,
-                listsWatcher: listsWatcher, log: log, hits: aggregator, clock: clock)
-            daemon.reloadRequested = { [weak daemon] in
-                guard let daemon else { return }
-                reload(
-                    daemon, configPath: configPath, flags: arguments.settings, running: options, activity: activity,
-                    log: log)
+                listsWatcher: listsWatcher, log: log, hits: counting, clock: clock)
+            // The loops run from here on: whatever fails before `wait` must stop them.
+            do {
+                daemon.reloadRequested = { [weak daemon] in
+                    guard let daemon else { return }
+                    reload(
+                        daemon, configPath: configPath, flags: arguments.settings, running: options, activity: activity,
+                        log: log)
+                }
+                daemon.listsUpdated = { [weak daemon] in
+                    guard let daemon else { return }
+                    reloadLists(daemon, log: log)
+                }
+                let sync = try setup.service(
+                    daemon: daemon, settings: settings, options: options, store: store,
+                    aggregator: aggregator, activity: activity, lists: builder.lists, log: log,
+                    clock: clock)
+                daemon.syncRequested = { sync.wake() }
+                let metricsServer = try metricsServer(
+                    settings, daemon: daemon, counting: counting, activity: activity, store: store,
+                    profiles: plan.flushedProfiles, clock: clock)
+                daemon.beforeStop = {
+                    metricsServer?.stop()
+                    sync.stop()
+                }
+                let notifier = ServiceNotifier.fromEnvironment()
+                daemon.notifier = notifier
+                daemon.wedgeOnSIGUSR2 = getenv(Gateway.testWedgeVariable) != nil
+                try daemon.start(
+                    options: options,
+                    upstream: try Upstreams.factory(
+                        options: options, log: log, metrics: daemon.pipeline.metrics.upstream))
+                if let metricsServer, let listen = settings[Key.metricsListen] {
+                    do { try metricsServer.start() } catch { throw GatewayError.usage("metrics_listen: \(error)") }
+                    log.info("listening", [("service", "metrics"), ("tcp", "\(listen)")])
+                }
+                do { try sync.start() } catch { throw GatewayError.usage("cannot start the sync thread: \(error)") }
+                // Listeners bound and every profile's policy in force: ready.
+                notifier?.send(["READY=1", "STATUS=" + statusLine(options, profiles: plan.sources.count)])
+            } catch {
+                daemon.abandon()
+                throw error
             }
-            daemon.listsUpdated = { [weak daemon] in
-                guard let daemon else { return }
-                reloadLists(daemon, log: log)
-            }
-            let sync = try setup.service(
-                daemon: daemon, settings: settings, options: options, store: store,
-                aggregator: aggregator, activity: activity, lists: builder.lists, log: log,
-                clock: clock)
-            daemon.syncRequested = { sync.wake() }
-            daemon.beforeStop = { sync.stop() }
-            let notifier = ServiceNotifier.fromEnvironment()
-            daemon.notifier = notifier
-            daemon.wedgeOnSIGUSR2 = getenv(Gateway.testWedgeVariable) != nil
-            try daemon.start(options: options, upstream: try Upstreams.factory(options: options, log: log))
-            do { try sync.start() } catch { throw GatewayError.usage("cannot start the sync thread: \(error)") }
-            // Listeners bound and every profile's policy in force: ready.
-            notifier?.send(["READY=1", "STATUS=" + statusLine(options, profiles: plan.sources.count)])
             daemon.wait()
             store.close()
             withExtendedLifetime(lock) {}
@@ -89,6 +109,32 @@ enum RunCommand {
         } catch {
             console.err("phosra-gate run: \(error)")
             return 1
+        }
+    }
+
+    /// `/metrics` on `metrics_listen`, which must be a loopback address (the page names
+    /// profiles and upstreams: not for the LAN); nil when the key is not set.
+    static func metricsServer(
+        _ settings: Settings, daemon: Daemon, counting: CountingHitRecorder, activity: ActivityBook, store: Store,
+        profiles: [String], clock: any Clock
+    ) throws(GatewayError) -> MetricsServer? {
+        guard let listen = settings[Key.metricsListen] else { return nil }
+        guard listen.address.isLoopback else {
+            throw .config(settings.error(Key.metricsListen, "\(listen) is not a loopback address"))
+        }
+        let page = MetricsPage(
+            dns: daemon.pipeline.metrics, proxy: daemon.proxyMetrics, blocks: counting.blocks, activity: activity,
+            store: store, profiles: profiles,
+            // The lists in force now: a list update or a reload replaces them.
+            lists: { [weak daemon] in daemon.map { ($0.builder.listInputs, $0.builder.lists.trie.nameCount) } },
+            startedAt: clock.wall().unixSeconds,
+            openConnections: { [weak daemon] in daemon?.openProxyConnections() ?? 0 })
+        do {
+            return try MetricsServer(address: SocketAddress(listen: listen)) {
+                page.render(now: clock.wall().unixSeconds)
+            }
+        } catch {
+            throw .usage("metrics_listen \(listen): \(error)")
         }
     }
 
@@ -125,7 +171,7 @@ enum RunCommand {
             ])
         return SnapshotBuilder(
             options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
-            listsFolder: inputs.path, roster: roster, activity: activity)
+            listInputs: inputs, roster: roster, activity: activity)
     }
 
     /// After `blocklists update`: the category lists again, from the same folders (the
@@ -143,7 +189,7 @@ enum RunCommand {
         var warnings = inputs.warnings
         let lists = ListCache.open(inputs, stateDirectory: stateDirectory, writeBack: true, warnings: &warnings)
         for warning in warnings { log.warn("lists", [("warning", warning)]) }
-        daemon.replace(lists: lists)
+        daemon.replace(lists: lists, inputs: inputs)
         log.info(
             "lists_updated",
             [

@@ -15,19 +15,20 @@ struct SnapshotBuilder {
     let decisions: DecisionOptions
     let zone: ZoneRules
     let lists: CategoryLists
-    /// The packaged lists folder `lists` came from (the state directory's copies are laid
-    /// over it): where a list update looks again.
-    let listsFolder: String
+    /// The list files `lists` came from: the packaged folder's with the state directory's
+    /// copies over them (for the metrics' list ages, and where a list update looks again).
+    let listInputs: ListInputs
+    var listsFolder: String { listInputs.path }
     /// Who belongs to which profile (the configuration's; replaced by SIGHUP).
     let roster: ProfileRoster
 
     /// Query and rewrite counts survive every rebuild: one set per profile for the run.
     let activity: ActivityBook
 
-    /// The same parts with other category lists (a list update).
-    func with(lists: CategoryLists) -> SnapshotBuilder {
+    /// The same parts with other category lists (a list update), read from `inputs`.
+    func with(lists: CategoryLists, inputs: ListInputs) -> SnapshotBuilder {
         SnapshotBuilder(
-            options: options, decisions: decisions, zone: zone, lists: lists, listsFolder: listsFolder, roster: roster,
+            options: options, decisions: decisions, zone: zone, lists: lists, listInputs: inputs, roster: roster,
             activity: activity)
     }
 

@@ -179,10 +179,10 @@ struct SyncSetup {
     }
 
     /// The HTTPS client for the API: verification against the system store or `ca_file`,
-    /// timeouts for a server that may be cold-starting (docs/sync.md).
+    /// timeouts for a server that may be cold-starting (docs/sync.md); `doctor` waits less.
     static func api(
         identity: DeviceIdentity, settings: Settings, options: RunOptions,
-        clock: any Clock
+        clock: any Clock, connectTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(30)
     ) throws(GatewayError) -> PhosraHTTPAPI {
         let baseText = settings.isSet(Key.api) ? settings[Key.api] : identity.api
         let base: HTTPURL
@@ -194,7 +194,7 @@ struct SyncSetup {
             }
         }
         let client = HTTPClient(
-            tls: context, connectTimeout: .seconds(15), requestTimeout: .seconds(30),
+            tls: context, connectTimeout: connectTimeout, requestTimeout: requestTimeout,
             userAgent: PhosraHTTPAPI.userAgent(version: Gateway.version), clock: clock)
         return PhosraHTTPAPI(base: base, key: identity.key, client: client)
     }

@@ -11,7 +11,9 @@ extension UpstreamClient: UpstreamResolving {}
 /// Makes each loop's upstream client. The TLS context (CA store or `ca_file`) is built
 /// once, at start, and shared: reading a CA bundle is slow work for no loop thread.
 enum Upstreams {
-    static func factory(options: RunOptions, log: Logger) throws(GatewayError) -> Daemon.UpstreamFactory {
+    static func factory(
+        options: RunOptions, log: Logger, metrics: UpstreamMetrics? = nil
+    ) throws(GatewayError) -> Daemon.UpstreamFactory {
         var context: TLSContext?
         if options.caFile != nil || options.upstreams.contains(where: { $0.transport == .tls })
             || options.localForward.contains(where: { $0.server.transport == .tls })
@@ -30,6 +32,7 @@ enum Upstreams {
                 throw .usage("upstream: \(error)")
             }
             client.onEvent = { event in log.warn("upstream", [("event", "\(event)")]) }
+            client.metrics = metrics
             return client
         }
     }

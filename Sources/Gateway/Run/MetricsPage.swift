@@ -1,0 +1,151 @@
+import Blocklists
+import DNSProxy
+import Glibc
+import HTTPProxy
+import Metrics
+import Policy
+import Store
+import SystemIO
+
+/// Counts blocks for `/metrics` on their way to the hit aggregator: by reason kind (not
+/// the rule), category, profile and source, all of bounded cardinality (never a name or a
+/// client).
+struct CountingHitRecorder: HitRecorder {
+    let next: any HitRecorder
+    let blocks = LabeledCounter(labelNames: ["reason", "category", "profile", "source"])
+
+    func record(_ hit: Hit) {
+        blocks.add([hit.reason.rawValue, hit.category?.id ?? "", hit.profile, hit.source.rawValue])
+        next.record(hit)
+    }
+}
+
+/// What `/metrics` shows (docs/operations.md#metrics), in Prometheus's text format: read
+/// from the counters the loops keep, the store (hits queued, sync state), the lists and
+/// `/proc/self`, at each scrape.
+struct MetricsPage {
+    let dns: DNSMetrics
+    let proxy: ProxyMetrics
+    let blocks: LabeledCounter
+    let activity: ActivityBook
+    let store: Store
+    let profiles: [String]
+    /// The list files and the names of the lists in force, at the scrape (nil once the
+    /// daemon is gone).
+    let lists: @Sendable () -> (inputs: ListInputs, names: Int)?
+    let startedAt: Int64
+    /// Proxy connections open now, across the loops.
+    let openConnections: @Sendable () -> Int
+
+    func render(now: Int64) -> String {
+        var page = Exposition()
+        page.family("phosra_gate_dns_queries_total", .counter, "DNS queries by question type and how they ended")
+        for (row, type) in DNSMetrics.types.enumerated() {
+            for (column, outcome) in DNSMetrics.outcomes.enumerated() {
+                let value = dns.queries.value(row: row, column: column)
+                if value > 0 {
+                    page.sample("phosra_gate_dns_queries_total", [("type", type), ("outcome", outcome)], value)
+                }
+            }
+        }
+        page.family(
+            "phosra_gate_blocks_total", .counter, "blocked queries and requests by reason, category, profile, door")
+        for (labels, value) in blocks.values {
+            page.sample("phosra_gate_blocks_total", Array(zip(blocks.labelNames, labels)), value)
+        }
+        page.family("phosra_gate_queries_total", .counter, "queries and proxy requests counted per profile")
+        for name in profiles {
+            page.sample("phosra_gate_queries_total", [("profile", name)], activity.counters(for: name).totals.queries)
+        }
+        page.family("phosra_gate_rewrites_total", .counter, "safe-search rewrites per profile")
+        for name in profiles {
+            page.sample("phosra_gate_rewrites_total", [("profile", name)], activity.counters(for: name).totals.rewrites)
+        }
+        page.family("phosra_gate_cache_hits_total", .counter, "DNS answers served from the cache")
+        page.sample("phosra_gate_cache_hits_total", dns.cacheHits.value)
+        page.family("phosra_gate_cache_misses_total", .counter, "DNS questions the cache could not answer fresh")
+        page.sample("phosra_gate_cache_misses_total", dns.cacheMisses.value)
+        page.family("phosra_gate_cache_stale_answers_total", .counter, "stale answers served while upstreams were slow")
+        page.sample("phosra_gate_cache_stale_answers_total", dns.staleAnswers.value)
+        page.family("phosra_gate_upstream_latency_seconds", .histogram, "time to an upstream's accepted answer")
+        for (upstream, histogram) in dns.upstream.latency.all {
+            page.histogram("phosra_gate_upstream_latency_seconds", [("upstream", upstream)], histogram)
+        }
+        page.family(
+            "phosra_gate_upstream_errors_total", .counter, "failed upstream attempts (timeout, error, failover)")
+        for (labels, value) in dns.upstream.errors.values {
+            page.sample("phosra_gate_upstream_errors_total", [("upstream", labels[0])], value)
+        }
+        page.family("phosra_gate_proxy_connections_total", .counter, "proxy and transparent connections accepted")
+        page.sample("phosra_gate_proxy_connections_total", proxy.connections.value)
+        page.family("phosra_gate_proxy_connections_open", .gauge, "proxy and transparent connections open")
+        page.sample("phosra_gate_proxy_connections_open", openConnections())
+        page.family("phosra_gate_tunnels_total", .counter, "tunnels relayed (CONNECT and transparent)")
+        page.sample("phosra_gate_tunnels_total", proxy.tunnels.value)
+        page.family("phosra_gate_tunnels_open", .gauge, "tunnels relaying now")
+        page.sample("phosra_gate_tunnels_open", proxy.tunnelsOpen.value)
+        page.family("phosra_gate_tunnel_bytes_total", .counter, "bytes relayed through tunnels, both directions")
+        page.sample("phosra_gate_tunnel_bytes_total", proxy.tunnelBytes.value)
+        storeFamilies(&page)
+        let current = lists()
+        page.family("phosra_gate_list_names", .gauge, "names in the category lists")
+        page.sample("phosra_gate_list_names", current?.names ?? 0)
+        page.family("phosra_gate_list_age_seconds", .gauge, "age of each category's newest list file")
+        var newest: [String: Int64] = [:]
+        // Modification times are in nanoseconds, `now` in seconds.
+        for file in current?.inputs.files ?? [] {
+            newest[file.category.id] = max(newest[file.category.id] ?? 0, file.modified / 1_000_000_000)
+        }
+        for (category, modified) in newest.sorted(by: { $0.key < $1.key }) {
+            page.sample("phosra_gate_list_age_seconds", [("category", category)], Int(max(0, now - modified)))
+        }
+        processFamilies(&page)
+        return page.text
+    }
+
+    private func storeFamilies(_ page: inout Exposition) {
+        var counts: [(String, (queued: Int, batched: Int, deadLettered: Int, mergedPending: Int))] = []
+        for name in profiles { if let count = try? store.queueCounts(profile: name) { counts.append((name, count)) } }
+        page.family("phosra_gate_hits_queued", .gauge, "hit rows waiting to be reported, per profile")
+        for (name, count) in counts {
+            page.sample("phosra_gate_hits_queued", [("profile", name)], count.queued + count.batched)
+        }
+        page.family("phosra_gate_hits_dead_lettered", .gauge, "hit rows the API refused, kept aside, per profile")
+        for (name, count) in counts {
+            page.sample("phosra_gate_hits_dead_lettered", [("profile", name)], count.deadLettered)
+        }
+        let states = (try? store.allSyncStates()) ?? []
+        page.family("phosra_gate_policy_version", .gauge, "policy version each profile enforces")
+        for state in states {
+            page.sample("phosra_gate_policy_version", [("profile", state.profile)], state.appliedVersion)
+        }
+        page.family("phosra_gate_sync_last_success_timestamp_seconds", .gauge, "last successful sync per profile")
+        for state in states {
+            if let success = state.lastSuccessAt {
+                page.sample(
+                    "phosra_gate_sync_last_success_timestamp_seconds", [("profile", state.profile)], Int(success))
+            }
+        }
+        page.family("phosra_gate_sync_failing", .gauge, "1 while a profile's last sync attempt failed")
+        for state in states {
+            let failing = state.lastErrorAt.map { $0 >= (state.lastSuccessAt ?? 0) } ?? false
+            page.sample("phosra_gate_sync_failing", [("profile", state.profile)], failing ? 1 : 0)
+        }
+    }
+
+    private func processFamilies(_ page: inout Exposition) {
+        page.family("phosra_gate_start_time_seconds", .gauge, "when the daemon started, unix seconds")
+        page.sample("phosra_gate_start_time_seconds", Int(startedAt))
+        var resident = 0
+        if let bytes = try? Files.read("/proc/self/status") {
+            let status = String(decoding: bytes, as: UTF8.self)
+            for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+                resident = (Int(line.filter(\.isNumber)) ?? 0) * 1024
+            }
+        }
+        page.family("phosra_gate_resident_memory_bytes", .gauge, "resident memory")
+        page.sample("phosra_gate_resident_memory_bytes", resident)
+        page.family("phosra_gate_open_files", .gauge, "open file descriptors")
+        page.sample("phosra_gate_open_files", ((try? Files.list("/proc/self/fd")) ?? []).count)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `/metrics` (docs/operations.md#metrics) scraped from the real daemon after a known
+/// load through both doors, checked by Prometheus's own `promtool check metrics`, and its
+/// values compared with the load sent.
+@Suite(.serialized) struct MetricsIntegrationTests {
+    let fixture: ProxyFixture
+
+    init() throws { fixture = try ProxyFixture() }
+
+    func scrape(_ port: UInt16) throws -> String {
+        let result = try Curl.run(["http://127.0.0.1:\(port)/metrics"])
+        // The head (curl -i) first, then the page.
+        guard let end = result.output.range(of: "\r\n\r\n") else { return result.output }
+        return String(result.output[end.upperBound...])
+    }
+
+    /// The value of the sample whose line starts with `prefix` (name and labels), or nil.
+    func value(_ page: String, _ prefix: String) -> Double? {
+        page.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }.flatMap {
+            Double($0.split(separator: " ").last!)
+        }
+    }
+
+    @Test func theScrapeCountsWhatWasSentAndPassesPromtool() throws {
+        let metricsPort = FreePort.tcpAndUDP()
+        let gate = try fixture.start(ProxyFixture.policy(), ["--metrics-listen", "127.0.0.1:\(metricsPort)"])
+        #expect(gate.daemon.waitFor("event=listening service=metrics", timeout: 5), "\(gate.log)")
+        for _ in 0..<3 { #expect(try gate.dig("origin.test").status == "NOERROR") }
+        for _ in 0..<2 { #expect(try gate.dig("www.reddit.com").status == "NXDOMAIN") }
+        #expect(try gate.dig("x.adult.example", "AAAA").status == "NXDOMAIN")
+        // Port 443 is not among this fixture's connect_ports: refused for its port.
+        let blocked = try fixture.curl(["-sS", "https://www.reddit.com/"])
+        #expect(blocked.connectStatus == 403)
+        let allowed = try fixture.curl(["-sS", "http://origin.test:\(fixture.origin.port)/page"])
+        #expect(allowed.status == 200)
+
+        let page = try scrape(metricsPort)
+        let check = try Program.run("/usr/bin/promtool", ["check", "metrics"], stdin: page)
+        #expect(check.status == 0, "promtool: \(check.stdout)\(check.stderr)\n\(page)")
+
+        #expect(value(page, #"phosra_gate_dns_queries_total{type="A",outcome="noerror"}"#) == 3, "\(page)")
+        #expect(value(page, #"phosra_gate_dns_queries_total{type="A",outcome="nxdomain"}"#) == 2)
+        #expect(value(page, #"phosra_gate_dns_queries_total{type="AAAA",outcome="nxdomain"}"#) == 1)
+        #expect(
+            value(
+                page, #"phosra_gate_blocks_total{reason="blocked_domain",category="",profile="default",source="dns"}"#)
+                == 2)
+        #expect(
+            value(page, #"phosra_gate_blocks_total{reason="category",category="adult",profile="default",source="dns"}"#)
+                == 1)
+        #expect(
+            value(page, #"phosra_gate_blocks_total{reason="port",category="",profile="default",source="proxy"}"#)
+                == 1)
+        // Six DNS queries and two proxy requests; the proxy's own lookup does not count.
+        #expect(value(page, #"phosra_gate_queries_total{profile="default"}"#) == 8)
+        #expect(value(page, "phosra_gate_proxy_connections_total") == 2)
+        #expect(value(page, "phosra_gate_cache_misses_total").map { $0 >= 1 } == true)
+        #expect(value(page, #"phosra_gate_upstream_latency_seconds_count{upstream="\#(fixture.dns.spec)"}"#) != nil)
+        #expect(value(page, "phosra_gate_list_names").map { $0 >= 1 } == true)
+        #expect(value(page, "phosra_gate_resident_memory_bytes").map { $0 > 1_000_000 } == true)
+        #expect(value(page, "phosra_gate_open_files").map { $0 > 3 } == true)
+        #expect(!page.contains("127.0.0.1\""), "no client address is a label")
+        #expect(!page.contains("reddit"), "no queried name is a label")
+
+        let other = try Curl.run(["-o", "/dev/null", "http://127.0.0.1:\(metricsPort)/other"])
+        #expect(other.status == 404)
+        gate.daemon.stop()
+    }
+
+    @Test func aMetricsAddressOffLoopbackIsRefused() throws {
+        let result = try GateCommand.run(
+            [
+                "run", "--policy", try fixture.scratch.write("p.json", ProxyFixture.policy()), "--metrics-listen",
+                "0.0.0.0:9100", "--dns-listen", "127.0.0.1:\(FreePort.tcpAndUDP())", "--proxy-listen=",
+                "--state-dir", fixture.scratch.path("state-refused"), "--lists", fixture.lists,
+            ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--metrics-listen"), "\(result.stderr)")
+        #expect(result.stderr.contains("0.0.0.0:9100 is not a loopback address"), "\(result.stderr)")
+    }
+}
