@@ -25,11 +25,22 @@ public struct ListInputs: Sendable, Equatable {
         public let path: String
         public let size: Int64
         public let modified: Int64
+
+        /// The file's name in its category folder.
+        public var name: String {
+            String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])
+        }
     }
 
     public let path: String
     public let files: [File]
     public let warnings: [String]
+
+    public init(path: String, files: [File], warnings: [String]) {
+        self.path = path
+        self.files = files
+        self.warnings = warnings
+    }
 
     public static func scan(_ path: String) throws(ListFolderError) -> ListInputs {
         guard Files.isDirectory(path) else {
@@ -62,6 +73,15 @@ public struct ListInputs: Sendable, Equatable {
             }
         }
         return ListInputs(path: path, files: files, warnings: warnings)
+    }
+
+    /// These inputs with `top`'s files laid over them (the state directory's downloaded
+    /// copies over the packaged folder, docs/blocklists.md#where-the-lists-are-read): a file
+    /// of `top` replaces the one of the same category and file name here; the others add up.
+    public func overlaid(by top: ListInputs) -> ListInputs {
+        let replaced = Set(top.files.map { "\($0.category.id)/\($0.name)" })
+        let kept = files.filter { !replaced.contains("\($0.category.id)/\($0.name)") }
+        return ListInputs(path: path, files: kept + top.files, warnings: warnings + top.warnings)
     }
 
     /// Categories that have at least one list file.

@@ -5,16 +5,20 @@ import EventLoop
 import Policy
 import SystemIO
 
-/// `phosra-gate blocklists list|compile`: what the lists folder holds, and building its
-/// compiled file into the state directory's cache (where `run` and `check` find it) or
-/// to a file.
+/// `phosra-gate blocklists list|compile|update`: what the lists folder holds, and building
+/// its compiled file into the state directory's cache (where `run` and `check` find it) or
+/// to a file; `update` is `ListUpdateCommand`.
 enum BlocklistsCommand {
     static let usage = """
         usage: phosra-gate blocklists list [--lists DIR]
                phosra-gate blocklists compile [--lists DIR] [--state-dir DIR | --out FILE]
+               phosra-gate blocklists update [--manifest FILE] [--state-dir DIR] [--force] (see update --help)
         """
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
+        if words.first == "update" {
+            return ListUpdateCommand.run(Array(words.dropFirst()), console: console, clock: clock)
+        }
         guard let verb = words.first, ["list", "compile"].contains(verb) else {
             console.err(usage)
             return 1
@@ -35,7 +39,8 @@ enum BlocklistsCommand {
                 throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"\n" + usage)
             }
             let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
-            let inputs = try EngineOptions.listInputs(settings)
+            let inputs = try EngineOptions.listInputs(
+                settings, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
             for warning in inputs.warnings { console.err("warning: \(warning)") }
             var warnings: [String] = []
             let start = clock.now()

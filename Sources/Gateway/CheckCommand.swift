@@ -63,7 +63,8 @@ enum CheckCommand {
             profile = table.choose(.anonymous)
         }
         let rules = profile.rules
-        let inputs = try EngineOptions.listInputs(settings)
+        let inputs = try EngineOptions.listInputs(
+            settings, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
         var warnings = inputs.warnings
         let lists = EngineOptions.categoryLists(inputs, settings: settings, writeBack: false, warnings: &warnings)
         let engine = DecisionEngine(

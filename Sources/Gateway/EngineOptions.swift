@@ -43,18 +43,12 @@ enum EngineOptions {
         }
     }
 
-    /// The list files of the configured (or default) folder, not yet read.
-    static func listInputs(_ settings: Settings) throws(GatewayError) -> ListInputs {
-        var path = settings[Key.lists]
-        if path.isEmpty {
-            guard let found = ListsLocator.defaultFolder() else {
-                throw .lists(
-                    "no lists folder found (./blocklists, the checkout's, \(ListsLocator.installed)); pass --lists DIR")
-            }
-            path = found
-        }
+    /// The list files of the configured (or default) folder with the state directory's
+    /// downloaded copies over them (`ListsLocator`), not yet read.
+    static func listInputs(_ settings: Settings, stateDirectory: String?) throws(GatewayError) -> ListInputs {
+        let folder = try ListsLocator.folder(settings)
         do {
-            return try ListInputs.scan(path)
+            return try ListsLocator.inputs(folder: folder, stateDirectory: stateDirectory)
         } catch {
             throw .config(settings.error(Key.lists, error.description))
         }

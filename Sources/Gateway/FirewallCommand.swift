@@ -145,7 +145,7 @@ enum DoHAddresses {
         } else {
             warnings.append("no lists folder found: only doh_addresses are refused as DNS-over-HTTPS resolvers")
         }
-        let downloaded = stateDirectory + "/lists/" + fileName
+        let downloaded = ListsLocator.stateFolder(stateDirectory) + "/" + fileName
         if Files.exists(downloaded) { entries += try read(downloaded) }
         return entries + settings[Key.dohAddresses]
     }

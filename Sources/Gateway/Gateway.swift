@@ -16,7 +16,7 @@ public enum Gateway {
           sync        one sync cycle with the Phosra API (when run is not running)
           status      what run is doing: policy versions, last sync, queued hits
           hits        recent blocks, newest first
-          blocklists  list | compile: the category lists and their compiled file
+          blocklists  list | compile | update: the category lists, their compiled file, downloads
           firewall    print | apply | remove: the nftables table that keeps the LAN on the gateway
           bench       matcher: the matcher's speed and memory (docs/benchmarks.md#targets)
           passwd      read a password on standard input, print its hash for proxy_password

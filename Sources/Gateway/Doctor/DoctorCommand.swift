@@ -92,7 +92,7 @@ enum DoctorCommand {
         checks += api(plan, settings: settings, options: options, states: syncStates, clock: clock)
         checks.append(firewall(settings, fromCheckout: fromCheckout))
         let folder = settings[Key.lists].isEmpty ? ListsLocator.defaultFolder() : settings[Key.lists]
-        let folders = (folder.map { [$0] } ?? []) + [state + "/lists"]
+        let folders = (folder.map { [$0] } ?? []) + [ListsLocator.stateFolder(state)]
         checks.append(
             DoctorVerdict.lists(newest: DoctorProbe.newestList(in: folders), folders: folders, now: now))
         checks.append(

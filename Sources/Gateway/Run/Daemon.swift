@@ -1,3 +1,4 @@
+import Blocklists
 import Config
 import DNSProxy
 import DNSUpstream
@@ -41,6 +42,8 @@ final class Daemon: @unchecked Sendable {
     private let doorbell: Doorbell
     /// Each local policy file and the profile it is for. Polled by the control thread only.
     private var watchers: [(profile: String, watcher: PolicyWatcher)] = []
+    /// The marker of `blocklists update`. Polled by the control thread only.
+    private let listsWatcher: ListsWatcher
     private static let watchInterval: Nanoseconds = 500_000_000
     private var signals: SignalSource?
     private var draining = false
@@ -59,8 +62,10 @@ final class Daemon: @unchecked Sendable {
 
     init(
         options: RunOptions, builder: SnapshotBuilder, policies: [String: PolicyRules],
-        watched: [(profile: String, path: String)], log: Logger, hits: any HitRecorder, clock: any Clock
+        watched: [(profile: String, path: String)], listsWatcher: ListsWatcher, log: Logger, hits: any HitRecorder,
+        clock: any Clock
     ) throws(GatewayError) {
+        self.listsWatcher = listsWatcher
         self.log = log
         self.clock = clock
         parts = Mutex((builder, policies))
@@ -187,6 +192,9 @@ final class Daemon: @unchecked Sendable {
     var reloadRequested: (() -> Void)?
     /// SIGUSR1: a sync now (runs on loop 0; it only rings the sync thread).
     var syncRequested: (() -> Void)?
+    /// Set by `RunCommand`: builds the category lists again after `blocklists update`
+    /// replaced some. Runs on the control thread, like a reload.
+    var listsUpdated: (() -> Void)?
     /// Runs on the control thread once queries have drained, before the loops stop:
     /// the last flush of hits.
     var beforeStop: (() -> Void)?
@@ -213,6 +221,18 @@ final class Daemon: @unchecked Sendable {
         }
         // Only the control thread touches the watchers, and reloads run on it.
         watchers = watched.map { ($0.profile, PolicyWatcher(path: $0.path)) }
+    }
+
+    /// The parts snapshots are made of now (for a list update to rebuild from).
+    var builder: SnapshotBuilder { parts.withLock { $0.builder } }
+
+    /// New category lists (built aside by `listsUpdated`), enforced from now on for every
+    /// profile: the usual snapshot swap, so no query waits and none sees half of it.
+    func replace(lists: CategoryLists, inputs: ListInputs) {
+        parts.withLock { parts in
+            parts.builder = parts.builder.with(lists: lists, inputs: inputs)
+            publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
+        }
     }
 
     /// A new policy for one profile (its watched file, or the sync), enforced from now on;
@@ -274,10 +294,11 @@ final class Daemon: @unchecked Sendable {
         loop.scheduleTimer(after: 50_000_000) { [weak self] in self?.waitForQuiet(deadline: deadline) }
     }
 
-    /// The control thread (main): watches the policy file every half second and carries
-    /// out reloads until the daemon has drained, then stops the loops. Decoding a policy
-    /// and building its rules happen here, never on a loop: a 5,000-entry parent list
-    /// took a loop 20 ms, and every query on it waited.
+    /// The control thread (main): watches the policy files and the list update marker every
+    /// half second and carries out reloads until the daemon has drained, then stops the
+    /// loops. Decoding a policy, building its rules and building the category lists happen
+    /// here, never on a loop: a 5,000-entry parent list took a loop 20 ms, and every query
+    /// on it waited.
     func wait() {
         var nextWatch = clock.now() + Self.watchInterval
         // A quarter of systemd's interval: a loop that has not run its heartbeat task
@@ -287,19 +308,17 @@ final class Daemon: @unchecked Sendable {
         var probeSent: Nanoseconds = 0
         beats = group.loops.map { _ in LoopBeat() }
         while true {
-            var timeout: Nanoseconds? = watchers.isEmpty ? nil : nextWatch - min(nextWatch, clock.now())
-            if beatInterval != nil {
-                let untilBeat = nextBeat - min(nextBeat, clock.now())
-                timeout = min(timeout ?? untilBeat, untilBeat)
-            }
+            var timeout = nextWatch - min(nextWatch, clock.now())
+            if beatInterval != nil { timeout = min(timeout, nextBeat - min(nextBeat, clock.now())) }
             _ = try? doorbell.wait(timeout: timeout, clock: clock)
             doorbell.drain()
             if let beatInterval, clock.now() >= nextBeat {
                 watchdogTick(probeSent: &probeSent)
                 nextBeat = clock.now() + beatInterval
             }
-            if !watchers.isEmpty, clock.now() >= nextWatch {
+            if clock.now() >= nextWatch {
                 checkPolicies()
+                if listsWatcher.poll() { listsUpdated?() }
                 nextWatch = clock.now() + Self.watchInterval
             }
             let pending = requests.withLock { requests in

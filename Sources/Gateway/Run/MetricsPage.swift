@@ -30,8 +30,9 @@ struct MetricsPage {
     let activity: ActivityBook
     let store: Store
     let profiles: [String]
-    let lists: ListInputs
-    let listNames: Int
+    /// The list files and the names of the lists in force, at the scrape (nil once the
+    /// daemon is gone).
+    let lists: @Sendable () -> (inputs: ListInputs, names: Int)?
     let startedAt: Int64
     /// Proxy connections open now, across the loops.
     let openConnections: @Sendable () -> Int
@@ -86,11 +87,15 @@ struct MetricsPage {
         page.family("phosra_gate_tunnel_bytes_total", .counter, "bytes relayed through tunnels, both directions")
         page.sample("phosra_gate_tunnel_bytes_total", proxy.tunnelBytes.value)
         storeFamilies(&page)
+        let current = lists()
         page.family("phosra_gate_list_names", .gauge, "names in the category lists")
-        page.sample("phosra_gate_list_names", listNames)
+        page.sample("phosra_gate_list_names", current?.names ?? 0)
         page.family("phosra_gate_list_age_seconds", .gauge, "age of each category's newest list file")
         var newest: [String: Int64] = [:]
-        for file in lists.files { newest[file.category.id] = max(newest[file.category.id] ?? 0, file.modified) }
+        // Modification times are in nanoseconds, `now` in seconds.
+        for file in current?.inputs.files ?? [] {
+            newest[file.category.id] = max(newest[file.category.id] ?? 0, file.modified / 1_000_000_000)
+        }
         for (category, modified) in newest.sorted(by: { $0.key < $1.key }) {
             page.sample("phosra_gate_list_age_seconds", [("category", category)], Int(max(0, now - modified)))
         }

@@ -64,12 +64,14 @@ enum RunCommand {
                 settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: options.stateDirectory))
             let setup = try SyncSetup(plan: plan, stateDirectory: options.stateDirectory, store: store, log: log)
             let activity = ActivityBook()
+            // Before the lists are read: an update that lands meanwhile is still noticed.
+            let listsWatcher = ListsWatcher(path: ListsLocator.updateMarker(options.stateDirectory))
             let builder = try makeBuilder(settings, options: options, roster: plan.roster, activity: activity, log: log)
             let aggregator = HitAggregator()
             let counting = CountingHitRecorder(next: aggregator)
             let daemon = try Daemon(
                 options: options, builder: builder, policies: setup.policies, watched: setup.watched,
-                log: log, hits: counting, clock: clock)
+                listsWatcher: listsWatcher, log: log, hits: counting, clock: clock)
             // The loops run from here on: whatever fails before `wait` must stop them.
             do {
                 daemon.reloadRequested = { [weak daemon] in
@@ -78,6 +80,10 @@ enum RunCommand {
                         daemon, configPath: configPath, flags: arguments.settings, running: options, activity: activity,
                         log: log)
                 }
+                daemon.listsUpdated = { [weak daemon] in
+                    guard let daemon else { return }
+                    reloadLists(daemon, log: log)
+                }
                 let sync = try setup.service(
                     daemon: daemon, settings: settings, options: options, store: store,
                     aggregator: aggregator, activity: activity, lists: builder.lists, log: log,
@@ -85,8 +91,7 @@ enum RunCommand {
                 daemon.syncRequested = { sync.wake() }
                 let metricsServer = try metricsServer(
                     settings, daemon: daemon, counting: counting, activity: activity, store: store,
-                    profiles: plan.flushedProfiles, lists: try EngineOptions.listInputs(settings),
-                    listNames: builder.lists.trie.nameCount, clock: clock)
+                    profiles: plan.flushedProfiles, clock: clock)
                 daemon.beforeStop = {
                     metricsServer?.stop()
                     sync.stop()
@@ -123,7 +128,7 @@ enum RunCommand {
     /// profiles and upstreams: not for the LAN); nil when the key is not set.
     static func metricsServer(
         _ settings: Settings, daemon: Daemon, counting: CountingHitRecorder, activity: ActivityBook, store: Store,
-        profiles: [String], lists: ListInputs, listNames: Int, clock: any Clock
+        profiles: [String], clock: any Clock
     ) throws(GatewayError) -> MetricsServer? {
         guard let listen = settings[Key.metricsListen] else { return nil }
         guard listen.address.isLoopback else {
@@ -131,7 +136,9 @@ enum RunCommand {
         }
         let page = MetricsPage(
             dns: daemon.pipeline.metrics, proxy: daemon.proxyMetrics, blocks: counting.blocks, activity: activity,
-            store: store, profiles: profiles, lists: lists, listNames: listNames,
+            store: store, profiles: profiles,
+            // The lists in force now: a list update or a reload replaces them.
+            lists: { [weak daemon] in daemon.map { ($0.builder.listInputs, $0.builder.lists.trie.nameCount) } },
             startedAt: clock.wall().unixSeconds,
             openConnections: { [weak daemon] in daemon?.openProxyConnections() ?? 0 })
         do {
@@ -164,7 +171,7 @@ enum RunCommand {
         log: Logger
     ) throws(GatewayError) -> SnapshotBuilder {
         let zone = try EngineOptions.zone(settings)
-        let inputs = try EngineOptions.listInputs(settings)
+        let inputs = try EngineOptions.listInputs(settings, stateDirectory: options.stateDirectory)
         var warnings = inputs.warnings
         let lists = ListCache.open(inputs, stateDirectory: options.stateDirectory, writeBack: true, warnings: &warnings)
         for warning in warnings { log.warn("lists", [("warning", warning)]) }
@@ -176,7 +183,31 @@ enum RunCommand {
             ])
         return SnapshotBuilder(
             options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
-            roster: roster, activity: activity)
+            listInputs: inputs, roster: roster, activity: activity)
+    }
+
+    /// After `blocklists update`: the category lists again, from the same folders (the
+    /// state directory's new copies over the packaged ones), swapped in for every profile;
+    /// configuration and policies stay as they are. The compiled file the update wrote is
+    /// mapped when it matches, else the lists are built from the text here, off the loops.
+    static func reloadLists(_ daemon: Daemon, log: Logger) {
+        let builder = daemon.builder
+        let stateDirectory = builder.options.stateDirectory
+        let inputs: ListInputs
+        do { inputs = try ListsLocator.inputs(folder: builder.listsFolder, stateDirectory: stateDirectory) } catch {
+            log.error("lists_update_failed", [("error", "\(error)"), ("note", "keeping the running lists")])
+            return
+        }
+        var warnings = inputs.warnings
+        let lists = ListCache.open(inputs, stateDirectory: stateDirectory, writeBack: true, warnings: &warnings)
+        for warning in warnings { log.warn("lists", [("warning", warning)]) }
+        daemon.replace(lists: lists, inputs: inputs)
+        log.info(
+            "lists_updated",
+            [
+                ("names", "\(lists.trie.nameCount)"), ("files", "\(inputs.files.count)"),
+                ("categories", lists.present.sorted().map(\.id).joined(separator: ",")),
+            ])
     }
 
     /// SIGHUP: configuration, profiles and lists again; a bad configuration keeps the

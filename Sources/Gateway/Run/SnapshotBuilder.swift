@@ -15,11 +15,22 @@ struct SnapshotBuilder {
     let decisions: DecisionOptions
     let zone: ZoneRules
     let lists: CategoryLists
+    /// The list files `lists` came from: the packaged folder's with the state directory's
+    /// copies over them (for the metrics' list ages, and where a list update looks again).
+    let listInputs: ListInputs
+    var listsFolder: String { listInputs.path }
     /// Who belongs to which profile (the configuration's; replaced by SIGHUP).
     let roster: ProfileRoster
 
     /// Query and rewrite counts survive every rebuild: one set per profile for the run.
     let activity: ActivityBook
+
+    /// The same parts with other category lists (a list update), read from `inputs`.
+    func with(lists: CategoryLists, inputs: ListInputs) -> SnapshotBuilder {
+        SnapshotBuilder(
+            options: options, decisions: decisions, zone: zone, lists: lists, listInputs: inputs, roster: roster,
+            activity: activity)
+    }
 
     /// A snapshot enforcing `policies` (by profile name); a profile of the roster without
     /// one is unfiltered (which only happens between a configuration that adds a profile

@@ -98,6 +98,13 @@ enum Key {
         "doh_addresses", .addressRanges, reload: false,
         "DNS-over-HTTPS resolver addresses (IP or CIDR) the firewall adds to the built-in list")
 
+    // Downloading the manifest's lists (docs/blocklists.md#updating-lists).
+    static let listMaxSize = ConfigKey(
+        "list_max_size", .integer, default: "67108864", reload: true,
+        "largest list blocklists update downloads, in bytes (64 MiB)")
+    static let listTimeout = ConfigKey(
+        "list_timeout", .duration, default: "60s", reload: true, "time blocklists update gives one list's download")
+
     // Profiles.
     static let defaultProfile = ConfigKey(
         "default_profile", .string, reload: true, "profile for clients no profile covers, or none")
@@ -148,7 +155,7 @@ enum Key {
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
         proxyListen.erased, transparentListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
         tunnelIdle.erased, proxyMaxConnsPerClient.erased, gatewayName.erased, proxyAuth.erased,
-        lanInterfaces.erased, dohAddresses.erased,
+        lanInterfaces.erased, dohAddresses.erased, listMaxSize.erased, listTimeout.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,

@@ -54,7 +54,7 @@ enum SyncCommand {
             defer { store.close() }
             let options = try RunOptions(
                 settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
-            let listed = (try? EngineOptions.listInputs(settings))?.present ?? []
+            let listed = (try? EngineOptions.listInputs(settings, stateDirectory: state))?.present ?? []
             let api = try SyncSetup.api(identity: identity, settings: settings, options: options, clock: clock)
             let log = Logger(format: options.logFormat)
             let sync: ProfileSync
