@@ -21,6 +21,9 @@ public struct LabelTrie: NameMatcher {
     /// Names of the lists, in list order (category ids for the category trie).
     public let listNames: [String]
     public let inputKey: UInt64
+    /// `bytes.base`, kept here so a probe does not load it through the object each time.
+    /// Safe to share: the bytes are immutable and live as long as `bytes`.
+    nonisolated(unsafe) let base: UnsafeRawPointer
     let slots: Int
     let homes: Int
     let tableSlots: Int
@@ -37,6 +40,7 @@ public struct LabelTrie: NameMatcher {
     public init(_ bytes: TrieBytes, verifyChecksum: Bool) throws(TrieImageError) {
         let layout = try TrieImage.validate(bytes, verifyChecksum: verifyChecksum)
         self.bytes = bytes
+        base = bytes.base
         listCount = layout.listCount
         nodeCount = layout.nodeCount
         nameCount = layout.nameCount
@@ -111,10 +115,10 @@ public struct LabelTrie: NameMatcher {
         var index = LabelHash.home(check, homes: homes)
         while index < tableSlots {
             let offset = slots + index * TrieLayout.slotSize
-            let stored = bytes.u32(offset)
+            let stored = u32(offset)
             if stored == check {
-                if bytes.u32(offset + 4) == parent {
-                    let ref = bytes.u32(offset + 8)
+                if u32(offset + 4) == parent {
+                    let ref = u32(offset + 8)
                     if ref & TrieLayout.ambiguousBit == 0 || labelEquals(ref, label, length) { return (index, ref) }
                 }
             } else if stored &- 1 >= check {
@@ -133,10 +137,10 @@ public struct LabelTrie: NameMatcher {
         }
         var offset = Int(ref & TrieLayout.offsetMask)
         if ref & TrieLayout.terminalBit != 0 { offset += maskBytes }
-        guard offset < labelsLength, Int(bytes.u8(labels + offset)) == length,
+        guard offset < labelsLength, Int(base.load(fromByteOffset: labels + offset, as: UInt8.self)) == length,
             offset + 1 + length <= labelsLength
         else { return false }
-        return memoryEqual(bytes.base + labels + offset + 1, label, length)
+        return memoryEqual(base + labels + offset + 1, label, length)
     }
 
     /// The list mask of a terminal node.
@@ -145,7 +149,13 @@ public struct LabelTrie: NameMatcher {
         if maskBytes == 0 || ref & TrieLayout.inlineBit != 0 { return 1 }
         let offset = Int(ref & TrieLayout.offsetMask)
         guard offset + maskBytes <= labelsLength else { return 0 }
-        return maskBytes == 1 ? UInt16(bytes.u8(labels + offset)) : bytes.u16(labels + offset)
+        if maskBytes == 1 { return UInt16(base.load(fromByteOffset: labels + offset, as: UInt8.self)) }
+        return UInt16(littleEndian: base.loadUnaligned(fromByteOffset: labels + offset, as: UInt16.self))
+    }
+
+    @inline(__always)
+    private func u32(_ offset: Int) -> UInt32 {
+        UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 }
 
