@@ -58,70 +58,31 @@ public struct LabelTrie: NameMatcher {
         for list in 0..<listCount { depths[list] = 0 }
         guard homes > 0 else { return }
         name.bytes.withUnsafeBytes { name in
-            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maxDepth + 2 * Self.ahead) { path in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maxDepth) { path in
                 walk(name, path: path.baseAddress!, into: &depths)
             }
         }
     }
 
-    /// Labels whose home slots are read before the walk starts: their hashes do not depend
-    /// on what the walk finds, so the cache misses of the first levels overlap instead of
-    /// following one another.
-    static let ahead = 4
-
     /// `path[level]` keeps what checking a walked label needs: the slot's ref (low 32 bits),
-    /// the label's length (8 bits) and its start in the name (the rest). `path[maxDepth...]`
-    /// holds the first `ahead` labels' hashes and (start, length, first check).
+    /// the label's length (8 bits) and its start in the name (the rest).
     @inline(__always)
     private func walk(
         _ name: UnsafeRawBufferPointer, path: UnsafeMutablePointer<UInt64>, into depths: inout MatchDepths
     ) {
         guard let base = name.baseAddress, name.count < 1 << 24 else { return }
-        let early = path + Self.maxDepth
         var seed = LabelHash.root
-        var end = name.count
-        var ready = 0
-        while end > 0, ready < Self.ahead {
-            var start = end
-            while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != UInt8(ascii: ".") { start -= 1 }
-            let length = end - start
-            guard length > 0, length <= 255 else { break }
-            seed = LabelHash.hash(base + start, length, seed: seed)
-            let first = u32(slots + LabelHash.home(LabelHash.check(seed), homes: homes) * TrieLayout.slotSize)
-            early[2 * ready] = seed
-            early[2 * ready + 1] = UInt64(start) << 40 | UInt64(length) << 32 | UInt64(first)
-            ready += 1
-            end = start - 1
-        }
-
-        seed = LabelHash.root
         var parent: UInt32 = 0
-        end = name.count
+        var end = name.count
         var depth = 0
         var checked = 0
         while end > 0, depth < Self.maxDepth {
-            let start: Int
-            let hash: UInt64
-            let found: (Int, UInt32)?
-            if depth < ready {
-                hash = early[2 * depth]
-                let packed = early[2 * depth + 1]
-                start = Int(truncatingIfNeeded: packed >> 40)
-                found = find(
-                    LabelHash.check(hash), parent: parent, base + start, Int((packed >> 32) & 0xFF),
-                    first: UInt32(truncatingIfNeeded: packed))
-            } else {
-                var from = end
-                while from > 0, base.load(fromByteOffset: from - 1, as: UInt8.self) != UInt8(ascii: ".") { from -= 1 }
-                start = from
-                guard end - start > 0, end - start <= 255 else { return }
-                hash = LabelHash.hash(base + start, end - start, seed: seed)
-                let check = LabelHash.check(hash)
-                let first = u32(slots + LabelHash.home(check, homes: homes) * TrieLayout.slotSize)
-                found = find(check, parent: parent, base + start, end - start, first: first)
-            }
-            guard let (slot, ref) = found else { return }
+            var start = end
+            while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != UInt8(ascii: ".") { start -= 1 }
             let length = end - start
+            guard length > 0, length <= 255 else { return }
+            let hash = LabelHash.hash(base + start, length, seed: seed)
+            guard let (slot, ref) = find(LabelHash.check(hash), parent: parent, base + start, length) else { return }
             path[depth] = UInt64(ref) | UInt64(length) << 32 | UInt64(start) << 40
             depth += 1
             if ref & TrieLayout.terminalBit != 0 {
@@ -149,11 +110,10 @@ public struct LabelTrie: NameMatcher {
     /// home slot, stopping at the first empty slot or larger check.
     @inline(__always)
     private func find(
-        _ check: UInt32, parent: UInt32, _ label: UnsafeRawPointer, _ length: Int, first: UInt32
+        _ check: UInt32, parent: UInt32, _ label: UnsafeRawPointer, _ length: Int
     ) -> (Int, UInt32)? {
-        // `first` is the home slot's check, read by the caller (home < homes <= tableSlots).
-        var index = LabelHash.home(check, homes: homes)
-        var stored = first
+        var index = LabelHash.home(check, homes: homes)  // < homes <= tableSlots
+        var stored = u32(slots + index * TrieLayout.slotSize)
         while true {
             if stored == check {
                 let offset = slots + index * TrieLayout.slotSize

@@ -135,9 +135,42 @@ public struct LabelTrieBuilder {
         }
         let tableSlots = max(homes, next)
         func isInline(_ at: Int) -> Bool { lengths[at] <= 3 && (masks[at] == 0 || maskBytes == 0) }
+        // Each record's offset. Records without a mask are shared by every node with the
+        // same label (`www`, `static`, `images`, … under many names).
+        var recordOf = [UInt32](repeating: 0, count: nodes)
         var recordBytes = 0
-        for at in 0..<nodes where !isInline(at) {
-            recordBytes += (masks[at] != 0 ? maskBytes : 0) + 1 + Int(lengths[at])
+        do {
+            var size = 1024
+            while size < nodes + nodes / 4 { size *= 2 }
+            var owners = [UInt32](repeating: 0, count: size)
+            pool.withUnsafeBytes { pool in
+                for at in 0..<nodes where !isInline(at) {
+                    let length = Int(lengths[at])
+                    let label = pool.baseAddress! + Int(labelAt[at])
+                    if masks[at] != 0, maskBytes > 0 {
+                        recordOf[at] = UInt32(recordBytes)
+                        recordBytes += maskBytes + 1 + length
+                        continue
+                    }
+                    var slot = Int(truncatingIfNeeded: LabelHash.hash(label, length, seed: 0)) & (size - 1)
+                    while owners[slot] != 0 {
+                        let other = Int(owners[slot]) - 1
+                        if lengths[other] == lengths[at],
+                            memoryEqual(pool.baseAddress! + Int(labelAt[other]), label, length)
+                        {
+                            break
+                        }
+                        slot = (slot + 1) & (size - 1)
+                    }
+                    if owners[slot] != 0 {
+                        recordOf[at] = recordOf[Int(owners[slot]) - 1]
+                        continue
+                    }
+                    owners[slot] = UInt32(at + 1)
+                    recordOf[at] = UInt32(recordBytes)
+                    recordBytes += 1 + length
+                }
+            }
         }
         precondition(recordBytes <= Int(TrieLayout.offsetMask), "label records past 512 MiB")
 
@@ -154,7 +187,6 @@ public struct LabelTrieBuilder {
         }
 
         // Slots and records, in node order (a name's records stay together).
-        var record = 0
         pool.withUnsafeBytes { pool in
             for at in 0..<nodes {
                 let length = Int(lengths[at])
@@ -163,7 +195,8 @@ public struct LabelTrieBuilder {
                 if isInline(at) {
                     ref = TrieLayout.inlineBit | LabelHash.inline(label, length)
                 } else {
-                    ref = UInt32(record)
+                    ref = recordOf[at]
+                    var record = Int(ref)
                     if masks[at] != 0 {
                         if maskBytes == 1 { put(UInt8(truncatingIfNeeded: masks[at]), at: labelsAt + record) }
                         if maskBytes == 2 { put(masks[at], at: labelsAt + record) }

@@ -21,7 +21,8 @@
 /// terminal (a listed name ends here), bit 29 ambiguous (a sibling has the same check:
 /// compare the bytes before following it); otherwise bits 0–28 are the offset of the
 /// node's record in the label section: the list mask when terminal (0 bytes for one list,
-/// 1 for up to 8, else 2), the label length (u8), the label bytes. A terminal inline node
+/// 1 for up to 8, else 2), the label length (u8), the label bytes. Records without a mask
+/// are shared by every node with the same label. A terminal inline node
 /// occurs only with one list, whose mask is implied.
 public enum TrieLayout {
     public static let magic: [UInt8] = Array("PGTRIE\r\n".utf8)
@@ -44,8 +45,9 @@ public enum TrieLayout {
         case listNames = 3
     }
 
-    /// Home slots per node: a load of 6/7 keeps ordered probes within a cache line or two.
-    static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 6 + 1) }
+    /// Home slots per node: at a load of 8/9 an ordered probe still ends within a cache
+    /// line or two (it stops at the first larger check, found or not).
+    static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 8 + 1) }
 
     /// Bytes of list mask in a terminal node's record.
     static func maskBytes(listCount: Int) -> Int { listCount <= 1 ? 0 : listCount <= 8 ? 1 : 2 }

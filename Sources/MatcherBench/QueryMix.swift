@@ -12,7 +12,7 @@ public enum QueryMix: String, CaseIterable, Sendable {
     /// punycode, trailing dots and upper case, under listed and popular names.
     case hostile
 
-    public static let defaultCount = 200_000
+    public static let defaultCount = 500_000
 
     /// `count` queries for this mix from the listed names and the popular (uncovered)
     /// names, the same for every strategy and every run with the same seed.

@@ -144,14 +144,9 @@ enum BenchMatcherCommand {
                 let file = "\(scratch)/size\(size).\(strategy.rawValue)"
                 let built = try child(["build", strategy.rawValue, file] + files)
                 let loaded = try child(["load", strategy.rawValue, file, queryFile] + files)
-                let matcher: any NameMatcher
-                do {
-                    switch strategy {
-                    case .trie: matcher = try ListCache.load(file)
-                    case .sqlite: matcher = try SQLiteMatcher(path: file, listCount: lists.count)
-                    default: matcher = strategy.buildInMemory(lists)!
-                    }
-                } catch { throw .usage("\(error)") }
+                let matcher =
+                    strategy.hasFile
+                    ? try MatcherChild.open(strategy, file, listCount: lists.count) : strategy.buildInMemory(lists)!
                 for (mix, queries) in mixes {
                     let measured = Measure.all(
                         matcher, queries, seconds: options.seconds, threads: options.threads, now: now)

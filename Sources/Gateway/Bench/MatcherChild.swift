@@ -66,6 +66,10 @@ enum MatcherChild {
             case .sqlite:
                 try SQLiteMatcher.create(path: output, lists: try BenchWorkload.read(lists))
                 structure = Int(try Files.status(output).size)
+            case .trieV1:
+                let trie = TrieV1(lists: try BenchWorkload.read(lists))
+                structure = trie.bytes.count
+                try Files.writeAtomically(output, bytes: trie.bytes.buffer)
             default:
                 kept = strategy.buildInMemory(try BenchWorkload.read(lists))
             }
@@ -99,16 +103,7 @@ enum MatcherChild {
         }
         let baseline = ProcessMemory.resident()
         let start = clock.now()
-        let matcher: any NameMatcher
-        do {
-            switch strategy {
-            case .trie: matcher = try ListCache.load(file)
-            case .sqlite: matcher = try SQLiteMatcher(path: file, listCount: lists.count)
-            default: matcher = strategy.buildInMemory(inputs)!
-            }
-        } catch {
-            throw .usage("\(error)")
-        }
+        let matcher = strategy.hasFile ? try open(strategy, file, listCount: lists.count) : strategy.buildInMemory(inputs)!
         _ = matcher.match(first)
         let loadSeconds = clock.seconds(since: start)
         // What building in memory freed goes back to the system, so only what the
@@ -119,6 +114,26 @@ enum MatcherChild {
         console.out("resident_growth=\(ProcessMemory.resident() - baseline)")
         console.out("hits=\(hits)")
         withExtendedLifetime(inputs) {}
+    }
+
+    /// A strategy's file: the trie mapped and checked as `run` does, the old trie the same
+    /// way, the SQLite database opened.
+    static func open(_ strategy: Strategy, _ file: String, listCount: Int) throws(GatewayError) -> any NameMatcher {
+        do {
+            switch strategy {
+            case .trie: return try ListCache.load(file)
+            case .sqlite: return try SQLiteMatcher(path: file, listCount: listCount)
+            case .trieV1:
+                let mapped = try MappedFile.map(file)
+                return try TrieV1(
+                    TrieBytes(base: mapped.base, count: mapped.count) { MappedFile.unmap($0, $1) }, verifyChecksum: true)
+            default: throw GatewayError.usage("\(strategy.rawValue) has no file")
+            }
+        } catch let error as GatewayError {
+            throw error
+        } catch {
+            throw .usage("\(error)")
+        }
     }
 
     /// `key=value` lines into a dictionary.
