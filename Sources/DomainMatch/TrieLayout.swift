@@ -45,9 +45,9 @@ public enum TrieLayout {
         case listNames = 3
     }
 
-    /// Home slots per node: at a load of 8/9 an ordered probe still ends within a cache
-    /// line or two (it stops at the first larger check, found or not).
-    static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 8 + 1) }
+    /// Home slots per node: at a load of 6/7 an ordered probe ends within a cache line or
+    /// two (it stops at the first larger check, found or not).
+    static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 6 + 1) }
 
     /// Bytes of list mask in a terminal node's record.
     static func maskBytes(listCount: Int) -> Int { listCount <= 1 ? 0 : listCount <= 8 ? 1 : 2 }

@@ -228,7 +228,9 @@ enum TrieV1Image {
         layout.listCount = Int(bytes.u32(48))
         layout.nameCount = Int(bytes.u32(52))
         layout.inputKey = bytes.u64(32)
-        guard layout.listCount <= TrieV1Layout.maxLists else { throw .badCounts("\(layout.listCount) lists, at most 16") }
+        guard layout.listCount <= TrieV1Layout.maxLists else {
+            throw .badCounts("\(layout.listCount) lists, at most 16")
+        }
         guard layout.nodeCount < layout.capacity || layout.capacity == 0 else {
             throw .badCounts("\(layout.nodeCount) nodes in \(layout.capacity) slots")
         }

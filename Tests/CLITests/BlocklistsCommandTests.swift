@@ -99,7 +99,7 @@ import Testing
         let popular = rows.first { $0["strategy"] as? String == "trie" && $0["mix"] as? String == "popular" }
         // 10 % of the queries are listed names or their subdomains; none of the rest is.
         let hits = popular?["hits"] as? Int ?? 0
-        #expect(abs(hits - 20_000) < 1500, "\(hits)")
+        #expect(abs(hits - 50_000) < 1500, "\(hits)")
         #expect(!result.stderr.contains("warning"), "the strategies agree: \(result.stderr)")
         #expect(try String(contentsOfFile: svg, encoding: .utf8).hasPrefix("<svg"))
         let bad = try GateProcess.run(["bench", "matcher", "--seconds", "none"])

@@ -103,7 +103,8 @@ enum MatcherChild {
         }
         let baseline = ProcessMemory.resident()
         let start = clock.now()
-        let matcher = strategy.hasFile ? try open(strategy, file, listCount: lists.count) : strategy.buildInMemory(inputs)!
+        let matcher =
+            strategy.hasFile ? try open(strategy, file, listCount: lists.count) : strategy.buildInMemory(inputs)!
         _ = matcher.match(first)
         let loadSeconds = clock.seconds(since: start)
         // What building in memory freed goes back to the system, so only what the
@@ -126,7 +127,8 @@ enum MatcherChild {
             case .trieV1:
                 let mapped = try MappedFile.map(file)
                 return try TrieV1(
-                    TrieBytes(base: mapped.base, count: mapped.count) { MappedFile.unmap($0, $1) }, verifyChecksum: true)
+                    TrieBytes(base: mapped.base, count: mapped.count) { MappedFile.unmap($0, $1) }, verifyChecksum: true
+                )
             default: throw GatewayError.usage("\(strategy.rawValue) has no file")
             }
         } catch let error as GatewayError {
