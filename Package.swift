@@ -89,6 +89,11 @@ let package = Package(
         // A small blocking HTTP/1.1 client over TCP or TLS for the sync thread (docs/sync.md);
         // HTTP1 parses what it reads.
         .target(name: "HTTPClient", dependencies: ["HTTP1", "TLS", "EventLoop", "SystemIO"]),
+        // The matcher benchmark's reference strategies (a `Set<String>`, a hashed-suffix table,
+        // a sorted label-reversed array, an SQLite table), query mixes, timing and reports
+        // (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher). Not linked into the
+        // matcher: SQLite stays out of DomainMatch.
+        .target(name: "MatcherBench", dependencies: ["DomainMatch", "CSQLite"]),
         // Composition root: options → engine → commands.
         .target(
             name: "Gateway",
@@ -96,7 +101,7 @@ let package = Package(
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours", "Metrics",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
-                "Passwords", "Firewall", "CSystem",
+                "Passwords", "Firewall", "MatcherBench", "CSystem",
             ]),
         .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
@@ -109,6 +114,7 @@ let package = Package(
             dependencies: ["COpenSSL", "EventLoop", "HTTP1", "TestFixtures", "CSystem", "SystemIO"]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch", "TestSupport"]),
+        .testTarget(name: "MatcherBenchTests", dependencies: ["MatcherBench", "DomainMatch", "TestSupport"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo", "TestSupport"]),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "CSystem", "SystemIO", "TestSupport"]),

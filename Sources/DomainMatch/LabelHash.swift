@@ -1,12 +1,15 @@
-/// The trie's hash of (parent node, label): fixed constants, so a compiled file built by
-/// one process is read the same way by every other (Swift's `Hasher` is seeded per
-/// process and cannot be used here).
+/// The trie's hash of a name's suffix, one label at a time from the right: the hash of
+/// `example.com` is the hash of `example` seeded with the hash of `com`. Fixed constants,
+/// so a compiled file built by one process is read the same way by every other (Swift's
+/// `Hasher` is seeded per process and cannot be used here).
 enum LabelHash {
-    /// Hash and packed form of one label. `packed` holds labels of up to 4 bytes inline
-    /// (little-endian), which is how short labels are stored in a slot.
+    /// The seed of a top-level label (the root's hash).
+    static let root: UInt64 = 0x243F_6A88_85A3_08D3
+
+    /// The hash of `label` under a parent whose hash is `seed`.
     @inline(__always)
-    static func hash(_ base: UnsafeRawPointer, _ length: Int, parent: UInt32) -> (hash: UInt64, packed: UInt32) {
-        var h = UInt64(parent) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(length)
+    static func hash(_ base: UnsafeRawPointer, _ length: Int, seed: UInt64) -> UInt64 {
+        var h = seed &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(length)
         var offset = 0
         while offset + 8 <= length {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
@@ -25,15 +28,28 @@ enum LabelHash {
         h ^= h >> 33
         h = h &* 0xFF51_AFD7_ED55_8CCD
         h ^= h >> 29
-        return (h, length <= 4 ? UInt32(truncatingIfNeeded: tail) : 0)
+        return h
     }
 
-    /// The slot a hash lands on, in `0..<capacity` (multiply-shift, no modulo).
+    /// The 32 bits a slot keeps of a hash (never 0, which marks an empty slot). The
+    /// table is ordered by them, and they choose the home slot.
     @inline(__always)
-    static func slot(_ hash: UInt64, capacity: Int) -> Int {
-        Int(truncatingIfNeeded: hash.multipliedFullWidth(by: UInt64(capacity)).high)
+    static func check(_ hash: UInt64) -> UInt32 { max(1, UInt32(truncatingIfNeeded: hash >> 32)) }
+
+    /// The home slot of a check, in `0..<homes` (multiply-shift: monotone in the check,
+    /// which keeps the table's order the order of the checks).
+    @inline(__always)
+    static func home(_ check: UInt32, homes: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(check) &* UInt64(homes)) >> 32)
     }
 
+    /// Up to 3 label bytes and the length, as a slot holds a short label inline.
     @inline(__always)
-    static func fingerprint(_ hash: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: hash) }
+    static func inline(_ base: UnsafeRawPointer, _ length: Int) -> UInt32 {
+        var packed = UInt32(length) << 24
+        for index in 0..<min(length, 3) {
+            packed |= UInt32(base.load(fromByteOffset: index, as: UInt8.self)) << (8 * UInt32(index))
+        }
+        return packed
+    }
 }

@@ -1,28 +1,41 @@
-/// Builds a `LabelTrie` from names, in memory: an open-addressed working table that
-/// grows by rehashing in insertion order (a child's hash depends on its parent's slot,
-/// so parents must move first), then one final rehash into an exactly sized image.
+/// Builds a `LabelTrie` from names, in memory: the nodes in arrays (insertion order) with
+/// an open-addressed index over their suffix hashes, then one pass that sorts the nodes by
+/// check and writes the finished image, sized for the nodes there are.
 ///
-/// Memory stays near the finished structure (docs/benchmarks.md#targets: build peak ≤ 3×): the working
-/// table, the label pool and a 4-byte insertion order per node, and no `String` or
-/// array per name.
+/// Memory stays near the finished structure (docs/benchmarks.md#targets: build peak ≤ 3×):
+/// 11 bytes per node, the label bytes, an index of 4 bytes per slot and the hashes (freed
+/// before the image is written), and no `String` or array per name.
 public struct LabelTrieBuilder {
     public let listCount: Int
-    public private(set) var nodeCount = 0
+    public var nodeCount: Int { parents.count }
     /// Distinct (name, list) pairs.
     public private(set) var nameCount = 0
-    private var work: WorkTable
+    private var hashes: [UInt64] = []
+    /// Parent node number (0 = a top-level label, else index + 1).
+    private var parents: [UInt32] = []
+    private var labelAt: [UInt32] = []
+    private var lengths: [UInt8] = []
+    private var masks: [UInt16] = []
     private var pool: [UInt8] = []
-    private var order: [UInt32] = []
+    /// Node numbers (index + 1, 0 = empty) by hash; a power of two long.
+    private var index: [UInt32]
 
-    /// `expectedNames` sizes the first table (it grows when more come).
+    /// `expectedNames` sizes the arrays (they grow when more come).
     public init(listCount: Int, expectedNames: Int = 0) {
         precondition(listCount >= 1 && listCount <= TrieLayout.maxLists, "1 to 16 lists")
         self.listCount = listCount
-        work = WorkTable(capacity: TrieLayout.capacity(forNodes: max(16, expectedNames + expectedNames / 4)))
-        order.reserveCapacity(expectedNames + expectedNames / 4)
+        let nodes = expectedNames + expectedNames / 4
+        hashes.reserveCapacity(nodes)
+        parents.reserveCapacity(nodes)
+        labelAt.reserveCapacity(nodes)
+        lengths.reserveCapacity(nodes)
+        masks.reserveCapacity(nodes)
         // Reserved, not touched: untouched pages cost no resident memory, and the pool
         // never has to be copied while it grows.
-        pool.reserveCapacity(expectedNames * 16)
+        pool.reserveCapacity(expectedNames * 12)
+        var size = 64
+        while size * 7 < nodes * 10 { size *= 2 }
+        index = [UInt32](repeating: 0, count: size)
     }
 
     public mutating func insert(_ name: DomainName, list: Int) {
@@ -33,130 +46,211 @@ public struct LabelTrieBuilder {
     public mutating func insert(_ name: UnsafeRawBufferPointer, list: Int) {
         precondition(list >= 0 && list < listCount)
         guard let base = name.baseAddress, name.count > 0 else { return }
-        var parent: UInt32 = 0
+        var seed = LabelHash.root
+        var node: UInt32 = 0
         var end = name.count
-        var node = -1
         while end > 0 {
             var start = end
             while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != UInt8(ascii: ".") { start -= 1 }
-            node = findOrInsert(base + start, end - start, parent: parent)
-            parent = UInt32(node + 1)
+            let hash = LabelHash.hash(base + start, end - start, seed: seed)
+            node = findOrInsert(hash, base + start, end - start, parent: node)
+            seed = hash
             end = start - 1
         }
         let bit = UInt16(1) << UInt16(list)
-        let mask = work.table.mask(node)
-        if mask & bit == 0 {
-            work.table.setMask(node, mask | bit)
+        let at = Int(node) - 1
+        if masks[at] & bit == 0 {
+            masks[at] |= bit
             nameCount += 1
         }
     }
 
-    private mutating func findOrInsert(_ label: UnsafeRawPointer, _ length: Int, parent: UInt32) -> Int {
-        let (hash, packed) = LabelHash.hash(label, length, parent: parent)
-        let fingerprint = LabelHash.fingerprint(hash)
-        let table = work.table
-        var index = LabelHash.slot(hash, capacity: table.capacity)
-        while table.length(index) != 0 {
-            if table.length(index) == length, table.fingerprint(index) == fingerprint, table.parent(index) == parent,
-                labelEquals(table.label(index), label, length, packed)
+    private mutating func findOrInsert(
+        _ hash: UInt64, _ label: UnsafeRawPointer, _ length: Int, parent: UInt32
+    )
+        -> UInt32
+    {
+        precondition(length <= 255, "a label of at most 255 bytes")
+        var slot = Int(truncatingIfNeeded: hash) & (index.count - 1)
+        while true {
+            let node = index[slot]
+            if node == 0 { break }
+            let at = Int(node) - 1
+            if hashes[at] == hash, parents[at] == parent, Int(lengths[at]) == length,
+                pool.withUnsafeBytes({ memoryEqual($0.baseAddress! + Int(labelAt[at]), label, length) })
             {
-                return index
+                return node
             }
-            index += 1
-            if index == table.capacity { index = 0 }
+            slot = (slot + 1) & (index.count - 1)
         }
-        if (nodeCount + 1) * 5 > table.capacity * 4 {
-            grow()
-            return findOrInsert(label, length, parent: remappedParent(parent))
-        }
-        var stored = packed
-        if length > 4 {
-            stored = UInt32(pool.count)
-            pool.append(contentsOf: UnsafeRawBufferPointer(start: label, count: length))
-        }
-        table.set(index, parent: parent, label: stored, length: length, fingerprint: fingerprint, mask: 0)
-        order.append(UInt32(index))
-        nodeCount += 1
-        return index
+        hashes.append(hash)
+        parents.append(parent)
+        labelAt.append(UInt32(pool.count))
+        lengths.append(UInt8(length))
+        masks.append(0)
+        pool.append(contentsOf: UnsafeRawBufferPointer(start: label, count: length))
+        let node = UInt32(parents.count)
+        index[slot] = node
+        if parents.count * 10 > index.count * 7 { growIndex() }
+        return node
     }
 
-    private func labelEquals(_ stored: UInt32, _ label: UnsafeRawPointer, _ length: Int, _ packed: UInt32) -> Bool {
-        if length <= 4 { return stored == packed }
-        return pool.withUnsafeBytes { memoryEqual($0.baseAddress! + Int(stored), label, length) }
-    }
-
-    /// After `grow`, the parent id passed down is stale: map it through the new order.
-    private var lastRemap: [UInt32] = []
-    private func remappedParent(_ parent: UInt32) -> UInt32 {
-        parent == 0 ? 0 : lastRemap[Int(parent) - 1] + 1
-    }
-
-    private mutating func grow() {
-        let bigger = WorkTable(capacity: work.table.capacity * 3 / 2 + 16)
-        lastRemap = rehash(into: bigger.table)
-        work = bigger
-    }
-
-    /// Moves every node into `target` in insertion order; returns old slot → new slot.
-    private mutating func rehash(into target: SlotTable) -> [UInt32] {
-        let source = work.table
-        var remap = [UInt32](repeating: 0, count: source.capacity)
-        for position in order.indices {
-            let old = Int(order[position])
-            let oldParent = source.parent(old)
-            let parent = oldParent == 0 ? 0 : remap[Int(oldParent) - 1] + 1
-            let length = source.length(old)
-            let label = source.label(old)
-            let hash = pool.withUnsafeBytes { pool -> UInt64 in
-                if length <= 4 {
-                    return withUnsafeBytes(of: label.littleEndian) {
-                        LabelHash.hash($0.baseAddress!, length, parent: parent).hash
-                    }
-                }
-                return LabelHash.hash(pool.baseAddress! + Int(label), length, parent: parent).hash
-            }
-            let slot = target.emptySlot(from: hash)
-            target.set(
-                slot, parent: parent, label: label, length: length, fingerprint: LabelHash.fingerprint(hash),
-                mask: source.mask(old))
-            remap[old] = UInt32(slot)
-            order[position] = UInt32(slot)
+    private mutating func growIndex() {
+        let size = index.count * 2
+        index = []
+        index = [UInt32](repeating: 0, count: size)
+        for at in hashes.indices {
+            var slot = Int(truncatingIfNeeded: hashes[at]) & (size - 1)
+            while index[slot] != 0 { slot = (slot + 1) & (size - 1) }
+            index[slot] = UInt32(at + 1)
         }
-        return remap
     }
 
     /// The finished image, sized for the nodes there are. `listNames` label the lists
-    /// (category ids); `inputKey` identifies the inputs for a cache.
+    /// (category ids); `inputKey` identifies the inputs for a cache. Consumes the builder.
     public mutating func build(listNames: [String], inputKey: UInt64 = 0) -> TrieBytes {
         precondition(listNames.count == listCount)
-        let capacity = TrieLayout.capacity(forNodes: nodeCount)
+        index = []
+        let nodes = nodeCount
+        let homes = TrieLayout.homes(forNodes: nodes)
+        let maskBytes = TrieLayout.maskBytes(listCount: listCount)
+
+        // Each node's slot: in check order, at its home or just after the one before.
+        var slotOf = [UInt32](repeating: 0, count: nodes)
+        var checks = [UInt32](repeating: 0, count: nodes)
+        var next = 0
+        do {
+            var order = [UInt64](repeating: 0, count: nodes)
+            for at in 0..<nodes {
+                checks[at] = LabelHash.check(hashes[at])
+                order[at] = UInt64(checks[at]) << 32 | UInt64(at)
+            }
+            hashes = []
+            order.sort()
+            for key in order {
+                let slot = max(LabelHash.home(UInt32(key >> 32), homes: homes), next)
+                slotOf[Int(key & 0xFFFF_FFFF)] = UInt32(slot)
+                next = slot + 1
+            }
+        }
+        let tableSlots = max(homes, next)
+        func isInline(_ at: Int) -> Bool { lengths[at] <= 3 && (masks[at] == 0 || maskBytes == 0) }
+        // Each record's offset. Records without a mask are shared by every node with the
+        // same label (`www`, `static`, `images`, … under many names).
+        var recordOf = [UInt32](repeating: 0, count: nodes)
+        var recordBytes = 0
+        do {
+            var size = 1024
+            while size < nodes + nodes / 4 { size *= 2 }
+            var owners = [UInt32](repeating: 0, count: size)
+            pool.withUnsafeBytes { pool in
+                for at in 0..<nodes where !isInline(at) {
+                    let length = Int(lengths[at])
+                    let label = pool.baseAddress! + Int(labelAt[at])
+                    if masks[at] != 0, maskBytes > 0 {
+                        recordOf[at] = UInt32(recordBytes)
+                        recordBytes += maskBytes + 1 + length
+                        continue
+                    }
+                    var slot = Int(truncatingIfNeeded: LabelHash.hash(label, length, seed: 0)) & (size - 1)
+                    while owners[slot] != 0 {
+                        let other = Int(owners[slot]) - 1
+                        if lengths[other] == lengths[at],
+                            memoryEqual(pool.baseAddress! + Int(labelAt[other]), label, length)
+                        {
+                            break
+                        }
+                        slot = (slot + 1) & (size - 1)
+                    }
+                    if owners[slot] != 0 {
+                        recordOf[at] = recordOf[Int(owners[slot]) - 1]
+                        continue
+                    }
+                    owners[slot] = UInt32(at + 1)
+                    recordOf[at] = UInt32(recordBytes)
+                    recordBytes += 1 + length
+                }
+            }
+        }
+        precondition(recordBytes <= Int(TrieLayout.offsetMask), "label records past 512 MiB")
+
         let names = Array(listNames.joined(separator: "\n").utf8)
         let tableEnd = TrieLayout.headerSize + 3 * TrieLayout.sectionEntrySize
         let slotsAt = TrieLayout.align8(tableEnd)
-        let labelsAt = TrieLayout.align8(slotsAt + capacity * TrieLayout.slotSize)
-        let namesAt = TrieLayout.align8(labelsAt + pool.count)
+        let labelsAt = TrieLayout.align8(slotsAt + tableSlots * TrieLayout.slotSize)
+        let namesAt = TrieLayout.align8(labelsAt + recordBytes)
         let size = namesAt + names.count
         let image = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         image.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        _ = rehash(into: SlotTable(base: image + slotsAt, capacity: capacity))
-        pool.withUnsafeBytes { (image + labelsAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        names.withUnsafeBytes { (image + namesAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-
         func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
             image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
         }
+
+        // Slots and records, in node order (a name's records stay together).
+        pool.withUnsafeBytes { pool in
+            for at in 0..<nodes {
+                let length = Int(lengths[at])
+                let label = pool.baseAddress! + Int(labelAt[at])
+                var ref: UInt32
+                if isInline(at) {
+                    ref = TrieLayout.inlineBit | LabelHash.inline(label, length)
+                } else {
+                    ref = recordOf[at]
+                    var record = Int(ref)
+                    if masks[at] != 0 {
+                        if maskBytes == 1 { put(UInt8(truncatingIfNeeded: masks[at]), at: labelsAt + record) }
+                        if maskBytes == 2 { put(masks[at], at: labelsAt + record) }
+                        record += maskBytes
+                    }
+                    put(UInt8(length), at: labelsAt + record)
+                    (image + labelsAt + record + 1).copyMemory(from: label, byteCount: length)
+                    record += 1 + length
+                }
+                if masks[at] != 0 { ref |= TrieLayout.terminalBit }
+                let slot = slotsAt + Int(slotOf[at]) * TrieLayout.slotSize
+                let parent = parents[at]
+                put(checks[at], at: slot)
+                put(parent == 0 ? 0 : slotOf[Int(parent) - 1] + 1, at: slot + 4)
+                put(ref, at: slot + 8)
+            }
+        }
+        // Siblings with the same check: marked, so a lookup compares their bytes.
+        var run = 0
+        for slot in 1...max(1, tableSlots) {
+            let check = { (s: Int) in
+                UInt32(littleEndian: image.load(fromByteOffset: slotsAt + s * 12, as: UInt32.self))
+            }
+            if slot < tableSlots, check(slot) != 0, check(slot) == check(run) { continue }
+            if slot - run > 1 {
+                for a in run..<slot {
+                    for b in run..<slot where a != b {
+                        let pa = image.load(fromByteOffset: slotsAt + a * 12 + 4, as: UInt32.self)
+                        let pb = image.load(fromByteOffset: slotsAt + b * 12 + 4, as: UInt32.self)
+                        if pa == pb {
+                            let ref = UInt32(
+                                littleEndian: image.load(fromByteOffset: slotsAt + a * 12 + 8, as: UInt32.self))
+                            put(ref | TrieLayout.ambiguousBit, at: slotsAt + a * 12 + 8)
+                        }
+                    }
+                }
+            }
+            run = slot
+        }
+        names.withUnsafeBytes { (image + namesAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+
         TrieLayout.magic.withUnsafeBytes { image.copyMemory(from: $0.baseAddress!, byteCount: 8) }
         put(TrieLayout.version, at: 8)
         put(UInt32(3), at: 12)
         put(UInt64(size), at: 24)
         put(inputKey, at: 32)
-        put(UInt32(nodeCount), at: 40)
-        put(UInt32(capacity), at: 44)
+        put(UInt32(nodes), at: 40)
+        put(UInt32(homes), at: 44)
         put(UInt32(listCount), at: 48)
         put(UInt32(nameCount), at: 52)
+        put(UInt32(tableSlots), at: 56)
         let sections: [(TrieLayout.Section, Int, Int)] = [
-            (.slots, slotsAt, capacity * TrieLayout.slotSize),
-            (.labels, labelsAt, pool.count), (.listNames, namesAt, names.count),
+            (.slots, slotsAt, tableSlots * TrieLayout.slotSize),
+            (.labels, labelsAt, recordBytes), (.listNames, namesAt, names.count),
         ]
         for (index, (section, offset, length)) in sections.enumerated() {
             let entry = TrieLayout.headerSize + index * TrieLayout.sectionEntrySize
@@ -169,19 +263,6 @@ public struct LabelTrieBuilder {
             UnsafeMutableRawPointer(mutating: pointer).deallocate()
         }
     }
-}
-
-/// The builder's working slots, freed when replaced.
-final class WorkTable {
-    let table: SlotTable
-
-    init(capacity: Int) {
-        let base = UnsafeMutableRawPointer.allocate(byteCount: capacity * TrieLayout.slotSize, alignment: 16)
-        base.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * TrieLayout.slotSize)
-        table = SlotTable(base: base, capacity: capacity)
-    }
-
-    deinit { table.base.deallocate() }
 }
 
 extension LabelTrie {

@@ -1,7 +1,7 @@
 /// Checking and writing the header and section table of a compiled trie image.
 enum TrieImage {
     struct Layout {
-        var listCount = 0, nodeCount = 0, nameCount = 0, capacity = 0
+        var listCount = 0, nodeCount = 0, nameCount = 0, homes = 0, tableSlots = 0
         var slots = 0, labels = 0, labelsLength = 0
         var listNames: [String] = []
         var inputKey: UInt64 = 0
@@ -40,20 +40,22 @@ enum TrieImage {
         for section in TrieLayout.Section.allCases where found[section] == nil { throw .missingSection(section) }
         var layout = Layout()
         layout.nodeCount = Int(bytes.u32(40))
-        layout.capacity = Int(bytes.u32(44))
+        layout.homes = Int(bytes.u32(44))
+        layout.tableSlots = Int(bytes.u32(56))
         layout.listCount = Int(bytes.u32(48))
         layout.nameCount = Int(bytes.u32(52))
         layout.inputKey = bytes.u64(32)
         guard layout.listCount <= TrieLayout.maxLists else { throw .badCounts("\(layout.listCount) lists, at most 16") }
-        guard layout.nodeCount < layout.capacity || layout.capacity == 0 else {
-            throw .badCounts("\(layout.nodeCount) nodes in \(layout.capacity) slots")
+        guard layout.nodeCount < layout.tableSlots || layout.tableSlots == 0, layout.homes <= layout.tableSlots else {
+            throw .badCounts("\(layout.nodeCount) nodes, \(layout.homes) home slots in \(layout.tableSlots) slots")
         }
         let slots = found[.slots]!
         let labels = found[.labels]!
         let names = found[.listNames]!
-        guard slots.length == layout.capacity * TrieLayout.slotSize else {
+        guard slots.length == layout.tableSlots * TrieLayout.slotSize, labels.length <= Int(TrieLayout.offsetMask)
+        else {
             throw .badSection(
-                kind: TrieLayout.Section.slots.rawValue, reason: "\(slots.length) bytes for \(layout.capacity) slots")
+                kind: TrieLayout.Section.slots.rawValue, reason: "\(slots.length) bytes for \(layout.tableSlots) slots")
         }
         layout.slots = slots.offset
         layout.labels = labels.offset

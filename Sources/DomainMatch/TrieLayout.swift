@@ -1,25 +1,43 @@
 /// The compiled trie's byte layout, shared by the in-memory image and the file
-/// (docs/blocklists.md): little-endian, position-independent, a header, a section table, sections.
+/// (docs/blocklists.md#compiled-lists): little-endian, position-independent, a header, a
+/// section table, sections.
 ///
 /// ```
 /// header (64 bytes)
 ///   0  magic "PGTRIE\r\n"       8  format version (u32)   12 section count (u32)
 ///   16 checksum of the whole file but these 8 bytes (u64)  24 file size (u64)
-///   32 input key (u64)          40 node count (u32)       44 slot capacity (u32)
-///   48 list count (u32)         52 name count (u32)       56 reserved (8)
+///   32 input key (u64)          40 node count (u32)       44 home slots (u32)
+///   48 list count (u32)         52 name count (u32)       56 table slots (u32)  60 reserved (4)
 /// section table: count × { kind u32, reserved u32, offset u64, length u64 }
-/// sections (8-byte aligned): slots, label pool, list names
+/// sections (8-byte aligned): slots, label records, list names
 /// ```
-/// A slot is 12 bytes: parent node id (u32, 0 = root, else slot index + 1), label (u32:
-/// bytes inline when the label has ≤ 4 bytes, else an offset in the label pool), label
-/// length (u8, 0 = empty slot), fingerprint (u8, low hash byte), list mask (u16).
+/// A node is one suffix of a listed name (`com`, `example.com`, …); its hash chains the
+/// labels from the right (`LabelHash`). A slot is 12 bytes: check (u32: 32 bits of the
+/// hash, 0 = empty), parent (u32: the parent's slot + 1, 0 = a top-level label), ref (u32).
+/// The slots are ordered by check, each at or after its home slot (`LabelHash.home`), so a
+/// probe stops at the first larger check or empty slot.
+///
+/// ref: bit 31 inline (bits 24–25 the length, 1 to 3, and bits 0–23 the bytes), bit 30
+/// terminal (a listed name ends here), bit 29 ambiguous (a sibling has the same check:
+/// compare the bytes before following it); otherwise bits 0–28 are the offset of the
+/// node's record in the label section: the list mask when terminal (0 bytes for one list,
+/// 1 for up to 8, else 2), the label length (u8), the label bytes. Records without a mask
+/// are shared by every node with the same label. A terminal inline node
+/// occurs only with one list, whose mask is implied.
 public enum TrieLayout {
     public static let magic: [UInt8] = Array("PGTRIE\r\n".utf8)
-    public static let version: UInt32 = 1
+    /// 2: slots ordered by a chained suffix hash, label bytes out of the slot (1: slots
+    /// keyed by parent slot and label, probed with wrap-around).
+    public static let version: UInt32 = 2
     public static let headerSize = 64
     public static let sectionEntrySize = 24
     public static let slotSize = 12
     public static let maxLists = 16
+
+    static let inlineBit: UInt32 = 1 << 31
+    static let terminalBit: UInt32 = 1 << 30
+    static let ambiguousBit: UInt32 = 1 << 29
+    static let offsetMask: UInt32 = (1 << 29) - 1
 
     public enum Section: UInt32, CaseIterable, Sendable {
         case slots = 1
@@ -27,8 +45,12 @@ public enum TrieLayout {
         case listNames = 3
     }
 
-    /// Slots per node: a load of 3/4 keeps linear probes short and the file small.
-    static func capacity(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 3 + 1) }
+    /// Home slots per node: at a load of 6/7 an ordered probe ends within a cache line or
+    /// two (it stops at the first larger check, found or not).
+    static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 6 + 1) }
+
+    /// Bytes of list mask in a terminal node's record.
+    static func maskBytes(listCount: Int) -> Int { listCount <= 1 ? 0 : listCount <= 8 ? 1 : 2 }
 
     static func align8(_ value: Int) -> Int { (value + 7) & ~7 }
 }
@@ -72,28 +94,35 @@ public enum TrieChecksum {
         return h
     }
 
+    /// Four independent lanes of 8 bytes, so the multiplies overlap: the checksum runs at
+    /// memory speed and a load stays within its time budget (docs/benchmarks.md#targets).
     public static func compute(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var a: UInt64 = 0x243F_6A88_85A3_08D3
-        var b: UInt64 = 0x1319_8A2E_0370_7344
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (
+            0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344, 0xA409_3822_299F_31D0, 0x082E_FA98_EC4E_6C89
+        )
         var offset = 0
         let count = bytes.count
-        guard let base = bytes.baseAddress else { return a ^ b }
-        while offset + 16 <= count {
-            a =
-                (a ^ UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-                &* 0x9E37_79B9_7F4A_7C15
-            b =
-                (b ^ UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
-                &* 0xC2B2_AE3D_27D4_EB4F
-            a = (a << 27) | (a >> 37)
-            b = (b << 31) | (b >> 33)
-            offset += 16
+        guard let base = bytes.baseAddress else { return lanes.0 ^ lanes.1 }
+        @inline(__always) func word(_ at: Int) -> UInt64 {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
         }
+        @inline(__always) func mix(_ lane: UInt64, _ value: UInt64, _ k: UInt64) -> UInt64 {
+            let m = (lane ^ value) &* k
+            return (m << 29) | (m >> 35)
+        }
+        while offset + 32 <= count {
+            lanes.0 = mix(lanes.0, word(offset), 0x9E37_79B9_7F4A_7C15)
+            lanes.1 = mix(lanes.1, word(offset + 8), 0xC2B2_AE3D_27D4_EB4F)
+            lanes.2 = mix(lanes.2, word(offset + 16), 0x1656_67B1_9E37_79F9)
+            lanes.3 = mix(lanes.3, word(offset + 24), 0xFF51_AFD7_ED55_8CCD)
+            offset += 32
+        }
+        var a = lanes.0 ^ (lanes.1 &* 0x9E37_79B9_7F4A_7C15) ^ (lanes.2 &* 0xC2B2_AE3D_27D4_EB4F) ^ lanes.3
         while offset < count {
             a = (a ^ UInt64(base.load(fromByteOffset: offset, as: UInt8.self))) &* 0x9E37_79B9_7F4A_7C15
             offset += 1
         }
-        var h = a ^ (b &* 0xFF51_AFD7_ED55_8CCD) ^ UInt64(count)
+        var h = a ^ UInt64(count)
         h ^= h >> 33
         h = h &* 0xC4CE_B9FE_1A85_EC53
         h ^= h >> 33

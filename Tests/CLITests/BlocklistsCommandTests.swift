@@ -70,23 +70,38 @@ import Testing
         var queries = ""
         for index in 0..<500 { queries += "popular\(index).example.org\n" }
         try dir.write("queries.txt", queries)
+        let svg = dir.path("chart.svg")
         let result = try GateProcess.run([
-            "bench", "matcher", "--list", dir.path("lists/adult/list.txt"),
-            "--queries", dir.path("queries.txt"), "--seconds", "0.05", "--threads", "2", "--json",
+            "bench", "matcher", "--list", dir.path("lists/adult/list.txt"), "--queries", dir.path("queries.txt"),
+            "--sizes", "1k,2500", "--mix", "popular,hostile", "--seconds", "0.02", "--threads", "2", "--json",
+            "--svg", svg,
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(
-            Set(object.keys) == [
-                "names", "build_seconds", "load_seconds", "bytes_per_name", "build_peak_bytes",
-                "structure_bytes", "lookups_per_second", "lookups_per_second_threads",
-                "naive_lookups_per_second", "speedup_vs_naive", "hits",
-            ])
-        #expect(object["names"] as? Int == 2000)
-        // 10 % of 500,000 queries are listed names or their subdomains; none of the rest is.
-        #expect(object["hits"] as? Int == 50_000 || (object["hits"] as? Int).map { abs($0 - 50_000) < 1500 } == true)
-        #expect((object["lookups_per_second"] as? Double ?? 0) > 0)
-        #expect(result.stderr.isEmpty, "the trie and the naive set agree: \(result.stderr)")
+        let machine = try #require(object["machine"] as? [String: Any])
+        #expect(machine["lists"] as? [String] == [dir.path("lists/adult/list.txt")])
+        #expect((machine["synthetic_names"] as? [String: Int])?["2500"] == 500, "2000 listed, 500 synthetic")
+        let rows = try #require(object["results"] as? [[String: Any]])
+        // Six strategies (trie-v1 beside the five) × two sizes × two mixes.
+        #expect(rows.count == 24)
+        for row in rows {
+            #expect((row["lookups_per_second"] as? Double ?? 0) > 0, "\(row)")
+            #expect(row["load_seconds"] != nil && row["bytes_per_name"] is Double)
+        }
+        for size in [1000, 2500] {
+            for mix in ["popular", "hostile"] {
+                let hits = Set(
+                    rows.filter { $0["names"] as? Int == size && $0["mix"] as? String == mix }
+                        .map { $0["hits"] as? Int ?? -1 })
+                #expect(hits.count == 1, "every strategy matched as many \(mix) queries at \(size): \(hits)")
+            }
+        }
+        let popular = rows.first { $0["strategy"] as? String == "trie" && $0["mix"] as? String == "popular" }
+        // 10 % of the queries are listed names or their subdomains; none of the rest is.
+        let hits = popular?["hits"] as? Int ?? 0
+        #expect(abs(hits - 50_000) < 1500, "\(hits)")
+        #expect(!result.stderr.contains("warning"), "the strategies agree: \(result.stderr)")
+        #expect(try String(contentsOfFile: svg, encoding: .utf8).hasPrefix("<svg"))
         let bad = try GateProcess.run(["bench", "matcher", "--seconds", "none"])
         #expect(bad.status == 1)
     }

@@ -19,6 +19,7 @@
 #include <linux/netlink.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
+#include <malloc.h>  // malloc_trim: the matcher bench returns freed memory before measuring
 
 // MARK: - Constants the Swift import lacks or types awkwardly
 

@@ -1,36 +1,66 @@
 import Blocklists
 import Config
-import Dispatch
 import DomainMatch
 import EventLoop
 import Glibc
+import MatcherBench
 import SystemIO
 
-/// `phosra-gate bench matcher`: the matcher's figures of docs/benchmarks.md#targets on given or synthetic
-/// lists, the naive baseline beside it on the same queries.
+/// `phosra-gate bench matcher`: the matcher strategies side by side on list sizes and query
+/// mixes (docs/benchmarks.md#bench-matcher), as a table, JSON, CSV or an SVG chart.
 enum BenchMatcherCommand {
     static let usage = """
-        usage: phosra-gate bench matcher [--list FILE]... [--queries FILE] [--seconds N] [--threads N] [--json]
+        usage: phosra-gate bench matcher [--list FILE]... [--queries FILE] [--strategy NAME,...] [--sizes N,...]
+                                         [--mix NAME,...] [--seconds N] [--threads N] [--json | --csv] [--svg FILE]
         """
 
     struct Options {
         var lists: [String] = []
         var queries: String?
-        var seconds = 2.0
+        var strategies = Strategy.allCases
+        var sizes: [Int] = []
+        var mixes: [QueryMix] = [.popular]
+        var seconds = 1.0
         var threads = 2
         var json = false
+        var csv = false
+        var svg: String?
     }
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             let options = try parse(words)
-            let report = try measure(options, console: console, clock: clock)
-            console.out(options.json ? report.json : report.table)
+            let (machine, results) = try measure(options, console: console, clock: clock)
+            if let svg = options.svg {
+                do { try Files.writeAtomically(svg, Array(BenchChart.svg(machine, results).utf8)) } catch {
+                    throw GatewayError.flag("--svg", "\(error)")
+                }
+            }
+            console.out(
+                options.json
+                    ? BenchOutput.json(machine, results)
+                    : options.csv ? BenchOutput.csv(results) : BenchOutput.table(machine, results))
             return 0
         } catch {
             console.err("phosra-gate bench matcher: \(error)")
             return 1
         }
+    }
+
+    /// `10k`, `1m`, `5M`, `2500`.
+    static func size(_ text: Substring) -> Int? {
+        let lower = text.lowercased()
+        var scale = 1
+        var digits = Substring(lower)
+        if lower.hasSuffix("k") {
+            scale = 1000
+            digits = digits.dropLast()
+        } else if lower.hasSuffix("m") {
+            scale = 1_000_000
+            digits = digits.dropLast()
+        }
+        guard let value = Int(digits), value > 0, value <= 100_000_000 / scale else { return nil }
+        return value * scale
     }
 
     private static func parse(_ words: [String]) throws(GatewayError) -> Options {
@@ -46,6 +76,21 @@ enum BenchMatcherCommand {
             switch word {
             case "--list": options.lists.append(try value(word))
             case "--queries": options.queries = try value(word)
+            case "--strategy":
+                guard let strategies = Strategy.parseList(try value(word)) else {
+                    throw .flag(word, "names from \(Strategy.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                options.strategies = strategies
+            case "--sizes":
+                let sizes = try value(word).split(separator: ",").map(size)
+                guard !sizes.isEmpty, !sizes.contains(nil) else { throw .flag(word, "sizes such as 10k,100k,1m") }
+                options.sizes = sizes.compactMap { $0 }
+            case "--mix":
+                let mixes = try value(word).split(separator: ",").map { QueryMix(rawValue: String($0)) }
+                guard !mixes.isEmpty, !mixes.contains(nil) else {
+                    throw .flag(word, "names from \(QueryMix.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                options.mixes = mixes.compactMap { $0 }
             case "--seconds":
                 guard let seconds = Double(try value(word)), seconds > 0, seconds <= 600 else {
                     throw .flag(word, "a number of seconds from 0 to 600")
@@ -57,10 +102,13 @@ enum BenchMatcherCommand {
                 }
                 options.threads = threads
             case "--json": options.json = true
+            case "--csv": options.csv = true
+            case "--svg": options.svg = try value(word)
             default: throw .flag(word, "unknown flag\n" + usage)
             }
             index += 1
         }
+        guard !(options.json && options.csv) else { throw .flag("--csv", "one of --json and --csv") }
         guard options.lists.count <= TrieLayout.maxLists else { throw .flag("--list", "at most 16 lists") }
         for path in options.lists + (options.queries.map { [$0] } ?? []) where !Files.exists(path) {
             throw .flag(path == options.queries ? "--queries" : "--list", "\(path): No such file or directory")
@@ -70,66 +118,64 @@ enum BenchMatcherCommand {
 
     private static func measure(
         _ options: Options, console: some Console, clock: any Clock
-    ) throws(GatewayError)
-        -> BenchReport
-    {
+    ) throws(GatewayError) -> (BenchMachine, [BenchResult]) {
         let scratch = "/tmp/phosra-gate-bench-\(getpid())"
         defer { _ = try? ChildProcess.run("/bin/rm", ["-rf", scratch]) }
         do { try Files.makeDirectories(scratch) } catch { throw .usage("\(error)") }
         let workload = try BenchWorkload.prepare(options, scratch: scratch)
-
-        // Build and load each in a fresh process: memory figures must not mix.
-        let compiled = scratch + "/bench.trie"
-        let built = try child(["build", compiled] + workload.listFiles)
-        let loaded = try child(["load", compiled, workload.queryFile])
-        let trie: LabelTrie
-        do { trie = try ListCache.load(compiled) } catch { throw .usage("\(error)") }
-
-        let queries = workload.queries
-        // One untimed pass first: the mapping's pages fault in once, not during the timing.
-        let hits = lookups(trie, queries, from: 0, count: queries.count)
-        let single = Timing.rate(seconds: options.seconds, threads: 1, clock: clock) { offset, budget in
-            lookups(trie, queries, from: offset, count: budget)
-        }
-        let multi = Timing.rate(seconds: options.seconds, threads: options.threads, clock: clock) { offset, budget in
-            lookups(trie, queries, from: offset, count: budget)
-        }
-        let naive = NaiveMatcher(names: workload.listedNames)
-        let texts = queries.map(\.description)
-        let naiveRate = Timing.rate(seconds: options.seconds, threads: 1, clock: clock) { offset, budget in
-            var index = offset % texts.count
-            var found = 0
-            for _ in 0..<budget {
-                if naive.matches(texts[index]) { found += 1 }
-                index += 1
-                if index == texts.count { index = 0 }
+        let sizes = options.sizes.isEmpty ? [workload.listed.count] : options.sizes
+        var machine = BenchMachine(
+            cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), threads: options.threads, seconds: options.seconds,
+            lists: workload.listSources, queries: workload.querySource, seed: BenchWorkload.seed, synthetic: [:])
+        let now: @Sendable () -> Double = { [clock] in clock.seconds(since: 0) }
+        var results: [BenchResult] = []
+        for size in sizes {
+            let (lists, synthetic) = workload.subset(size)
+            machine.synthetic[size] = synthetic
+            let flat = lists.flatMap { $0 }
+            let files = try BenchWorkload.write(lists, prefix: "\(scratch)/size\(size)")
+            let mixes = options.mixes.map { ($0, $0.queries(listed: flat, popular: workload.popular)) }
+            let queryFile = "\(scratch)/queries\(size).txt"
+            do {
+                try Files.writeAtomically(queryFile, Array(mixes[0].1.map(\.description).joined(separator: "\n").utf8))
+            } catch { throw .usage("\(error)") }
+            for strategy in options.strategies {
+                console.err("bench matcher: \(strategy.rawValue), \(size) names")
+                let file = "\(scratch)/size\(size).\(strategy.rawValue)"
+                let built = try child(["build", strategy.rawValue, file] + files)
+                let loaded = try child(["load", strategy.rawValue, file, queryFile] + files)
+                let matcher =
+                    strategy.hasFile
+                    ? try MatcherChild.open(strategy, file, listCount: lists.count) : strategy.buildInMemory(lists)!
+                for (mix, queries) in mixes {
+                    let measured = Measure.all(
+                        matcher, queries, seconds: options.seconds, threads: options.threads, now: now)
+                    results.append(
+                        BenchResult(
+                            strategy: strategy.rawValue, names: flat.count, mix: mix.rawValue, queries: queries.count,
+                            lookupsPerSecond: measured.single, lookupsPerSecondThreads: measured.threads,
+                            p50: measured.latency.p50, p99: measured.latency.p99, p999: measured.latency.p999,
+                            bytesPerName: Double(loaded["resident_growth"] ?? 0) / Double(max(1, flat.count)),
+                            buildSeconds: built["build_seconds"] ?? .nan, loadSeconds: loaded["load_seconds"],
+                            hits: measured.hits))
+                }
+                _ = unlink(file)
             }
-            return found
+            for strategy in options.strategies.dropFirst() {
+                for (mix, _) in mixes {
+                    let hits = { (name: String) in
+                        results.first { $0.strategy == name && $0.names == flat.count && $0.mix == mix.rawValue }?.hits
+                    }
+                    if hits(strategy.rawValue) != hits(options.strategies[0].rawValue) {
+                        console.err(
+                            "warning: \(strategy.rawValue) matched \(hits(strategy.rawValue) ?? 0) \(mix.rawValue) "
+                                + "queries, \(options.strategies[0].rawValue) \(hits(options.strategies[0].rawValue) ?? 0)"
+                        )
+                    }
+                }
+            }
         }
-        let naiveHits = texts.reduce(0) { $0 + (naive.matches($1) ? 1 : 0) }
-        if hits != naiveHits { console.err("warning: the trie matched \(hits) queries, the naive set \(naiveHits)") }
-        return BenchReport(
-            names: trie.nameCount, queries: queries.count, threads: options.threads,
-            buildSeconds: built["build_seconds"] ?? 0, loadSeconds: loaded["load_seconds"] ?? 0,
-            residentGrowth: Int(loaded["resident_growth"] ?? 0), buildPeak: Int(built["build_peak_bytes"] ?? 0),
-            structure: Int(built["structure_bytes"] ?? 0), lookups: single, lookupsThreads: multi,
-            naive: naiveRate, hits: hits, source: workload.description)
-    }
-
-    /// Runs `lookups` over the queries and returns how many matched.
-    @inline(never)
-    static func lookups(_ trie: LabelTrie, _ queries: [DomainName], from offset: Int, count: Int) -> Int {
-        var depths = MatchDepths()
-        let empty = MatchDepths()
-        var index = offset % queries.count
-        var found = 0
-        for _ in 0..<count {
-            trie.match(queries[index], into: &depths)
-            if depths != empty { found += 1 }
-            index += 1
-            if index == queries.count { index = 0 }
-        }
-        return found
+        return (machine, results)
     }
 
     private static func child(_ arguments: [String]) throws(GatewayError) -> [String: Double] {
@@ -139,36 +185,9 @@ enum BenchMatcherCommand {
             throw .usage("\(error)")
         }
         guard result.status == 0 else {
-            throw .usage("measurement process \(arguments.first ?? "") failed (exit \(result.status))")
+            throw .usage(
+                "measurement process \(arguments.prefix(2).joined(separator: " ")) failed (exit \(result.status))")
         }
         return MatcherChild.parse(result.text)
-    }
-}
-
-/// Timed loops on one or more threads.
-enum Timing {
-    /// Lookups per second: `body(offset, count)` runs `count` lookups; batches repeat
-    /// until `seconds` have passed on every thread.
-    static func rate(
-        seconds: Double, threads: Int, clock: any Clock, _ body: @Sendable @escaping (Int, Int) -> Int
-    ) -> Double {
-        let batch = 20_000
-        let totals = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
-        defer { totals.deallocate() }
-        totals.initialize(repeating: 0)
-        let start = clock.now()
-        nonisolated(unsafe) let shared = totals
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var done = 0
-            var offset = thread * 7919
-            while clock.seconds(since: start) < seconds {
-                _ = body(offset, batch)
-                done += batch
-                offset += batch
-            }
-            shared[thread] = done
-        }
-        let elapsed = clock.seconds(since: start)
-        return Double(totals.reduce(0, +)) / elapsed
     }
 }

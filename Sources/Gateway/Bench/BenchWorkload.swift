@@ -1,85 +1,115 @@
 import DomainMatch
+import MatcherBench
 import SystemIO
 
-/// The lists and the query mix of `bench matcher` (docs/benchmarks.md#targets): 90 % names from the
-/// queries file that the lists do not cover, 10 % listed names and random subdomains of
-/// them, in a fixed pseudo-random order.
+/// The inputs of `bench matcher` (docs/benchmarks.md#bench-matcher): the listed names of
+/// the given lists (or a synthetic list), the subsets of each size, and the popular names
+/// the lists do not cover (from `--queries`, or synthetic).
 struct BenchWorkload {
-    let listFiles: [String]
-    let listedNames: Set<String>
-    let queries: [DomainName]
-    let queryFile: String
-    let description: String
+    /// Every listed (name, list) pair, in file order, distinct.
+    let listed: [(name: DomainName, list: Int)]
+    let listCount: Int
+    let popular: [DomainName]
+    let listSources: [String]
+    let querySource: String
 
-    static let mixSize = 500_000
     static let syntheticNames = 1_000_000
+    static let seed: UInt64 = 20_261_130
 
     static func prepare(_ options: BenchMatcherCommand.Options, scratch: String) throws(GatewayError) -> BenchWorkload {
-        var synthetic = SyntheticLists(seed: 20_261_130)
-        var listFiles = options.lists
-        if listFiles.isEmpty {
-            let path = scratch + "/synthetic-list.txt"
-            var text: [UInt8] = []
-            text.reserveCapacity(syntheticNames * 20)
-            for _ in 0..<syntheticNames { text += Array(synthetic.listedName().utf8) + [UInt8(ascii: "\n")] }
-            try write(path, text)
-            listFiles = [path]
+        var synthetic = SyntheticLists(seed: seed)
+        var listed: [(name: DomainName, list: Int)] = []
+        var seen = Set<DomainName>()
+        if options.lists.isEmpty {
+            while listed.count < syntheticNames {
+                let name = try! QueryName.parse(synthetic.listedName())
+                if seen.insert(name).inserted { listed.append((name, 0)) }
+            }
         }
-        var listed: [DomainName] = []
-        var names = Set<String>()
-        for path in listFiles {
+        for (index, path) in options.lists.enumerated() {
             let bytes: [UInt8]
             do { bytes = try Files.read(path) } catch { throw .flag("--list", "\(error)") }
+            var inFile = Set<DomainName>()
             _ = ListFile.parse(bytes) { entry in
-                if case .name(let name) = entry, names.insert(name.description).inserted { listed.append(name) }
+                if case .name(let name) = entry, inFile.insert(name).inserted { listed.append((name, index)) }
             }
+            seen.formUnion(inFile)
         }
         guard !listed.isEmpty else { throw .flag("--list", "the lists hold no names") }
 
+        let all = HashedSuffixMatcher(lists: [Array(seen)])
         var popular: [DomainName] = []
         if let path = options.queries {
             let bytes: [UInt8]
             do { bytes = try Files.read(path) } catch { throw .flag("--queries", "\(error)") }
             _ = ListFile.parse(bytes) { entry in
-                if case .name(let name) = entry, !covered(name, by: names) { popular.append(name) }
+                if case .name(let name) = entry, all.match(name)[0] == 0 { popular.append(name) }
             }
         } else {
             while popular.count < 100_000 {
                 let name = try! QueryName.parse(synthetic.popularName())
-                if !covered(name, by: names) { popular.append(name) }
+                if all.match(name)[0] == 0 { popular.append(name) }
             }
         }
         guard !popular.isEmpty else { throw .flag("--queries", "every query is covered by the lists") }
+        return BenchWorkload(
+            listed: listed, listCount: max(1, options.lists.count), popular: popular,
+            listSources: options.lists.isEmpty ? ["synthetic list"] : options.lists,
+            querySource: options.queries ?? "synthetic popular names")
+    }
 
-        var queries: [DomainName] = []
-        queries.reserveCapacity(mixSize)
-        for index in 0..<mixSize {
-            let roll = synthetic.next() % 100
-            if roll < 90 {
-                queries.append(popular[index % popular.count])
-            } else {
-                let name = listed[Int(synthetic.next() % UInt64(listed.count))]
-                let sub = roll < 95 ? nil : try? QueryName.parse("s\(synthetic.next() % 10_000)." + name.description)
-                queries.append(sub ?? name)
+    /// `size` names spread evenly over the listed ones (every k-th: the lists are often
+    /// sorted, and a prefix would be one corner of the alphabet), then synthetic names to
+    /// fill beyond them. Returns the lists and how many names are synthetic.
+    func subset(_ size: Int) -> (lists: [[DomainName]], synthetic: Int) {
+        var lists: [[DomainName]] = Array(repeating: [], count: listCount)
+        let taken = min(size, listed.count)
+        for index in 0..<taken {
+            let pick = listed[index * listed.count / taken]
+            lists[pick.list].append(pick.name)
+        }
+        guard size > taken else { return (lists, 0) }
+        var synthetic = SyntheticLists(seed: Self.seed ^ UInt64(size))
+        var seen = Set(listed.map(\.name))
+        var added = 0
+        while added < size - taken {
+            let name = try! QueryName.parse(synthetic.listedName())
+            if seen.insert(name).inserted {
+                lists[added % listCount].append(name)
+                added += 1
             }
         }
-        let queryFile = scratch + "/queries.txt"
-        try write(queryFile, Array(queries.map(\.description).joined(separator: "\n").utf8))
-        let source =
-            options.lists.isEmpty ? "synthetic list" : options.lists.map { Files.base($0) }.joined(separator: ", ")
-        let querySource = options.queries.map { Files.base($0) } ?? "synthetic queries"
-        return BenchWorkload(
-            listFiles: listFiles, listedNames: names, queries: queries, queryFile: queryFile,
-            description: "\(source); \(querySource)")
+        return (lists, added)
     }
 
-    /// Whether a suffix of `name` is listed (the naive check, used once per query here).
-    private static func covered(_ name: DomainName, by names: Set<String>) -> Bool {
-        NaiveMatcher(names: names).matches(name.description)
+    /// Writes one text file per list (a name a line) and returns their paths.
+    static func write(_ lists: [[DomainName]], prefix: String) throws(GatewayError) -> [String] {
+        var paths: [String] = []
+        for (index, names) in lists.enumerated() {
+            let path = "\(prefix)-list\(index).txt"
+            var text: [UInt8] = []
+            text.reserveCapacity(names.count * 20)
+            for name in names {
+                text += name.bytes
+                text.append(UInt8(ascii: "\n"))
+            }
+            do { try Files.writeAtomically(path, text) } catch { throw .usage("\(error)") }
+            paths.append(path)
+        }
+        return paths
     }
 
-    private static func write(_ path: String, _ bytes: [UInt8]) throws(GatewayError) {
-        do { try Files.writeAtomically(path, bytes) } catch { throw .usage("\(error)") }
+    /// Reads list files back into names, one list per file.
+    static func read(_ paths: [String]) throws(SystemError) -> [[DomainName]] {
+        var lists: [[DomainName]] = []
+        for path in paths {
+            var names: [DomainName] = []
+            _ = ListFile.parse(try Files.read(path)) { entry in
+                if case .name(let name) = entry { names.append(name) }
+            }
+            lists.append(names)
+        }
+        return lists
     }
 }
 

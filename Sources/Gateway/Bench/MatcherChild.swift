@@ -1,21 +1,35 @@
 import Blocklists
+import CSystem
 import DomainMatch
 import EventLoop
+import Glibc
+import MatcherBench
 import SystemIO
 
 /// The measurements of `bench matcher` that need a fresh process each, so one cannot
-/// pollute another (docs/benchmarks.md#targets): `bench matcher-child build|load …`, printing `key=value`.
+/// pollute another (docs/benchmarks.md#bench-matcher), printing `key=value`:
+/// `bench matcher-child build STRATEGY OUT LIST…` builds from text (and writes the file of
+/// `trie` and `sqlite` to OUT); `bench matcher-child load STRATEGY FILE QUERIES LIST…`
+/// loads the file (or builds in memory) and measures resident growth after a full pass.
 enum MatcherChild {
+    static let usage =
+        "usage: phosra-gate bench matcher-child build STRATEGY OUT LIST... | load STRATEGY FILE QUERIES LIST..."
+
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
-        guard let mode = words.first else { return 1 }
+        guard words.count >= 4, let strategy = Strategy(rawValue: words[1]) else {
+            console.err(usage)
+            return 1
+        }
         do {
-            switch mode {
-            case "build" where words.count >= 3:
-                try build(output: words[1], lists: Array(words.dropFirst(2)), console: console, clock: clock)
-            case "load" where words.count == 3:
-                try load(compiled: words[1], queries: words[2], console: console, clock: clock)
+            switch words[0] {
+            case "build":
+                try build(strategy, output: words[2], lists: Array(words.dropFirst(3)), console: console, clock: clock)
+            case "load" where words.count >= 5:
+                try load(
+                    strategy, file: words[2], queries: words[3], lists: Array(words.dropFirst(4)), console: console,
+                    clock: clock)
             default:
-                console.err("usage: phosra-gate bench matcher-child build OUT LIST... | load FILE QUERIES")
+                console.err(usage)
                 return 1
             }
             return 0
@@ -27,68 +41,101 @@ enum MatcherChild {
 
     /// Builds from text, one list per file; reports time and the peak growth of memory.
     private static func build(
-        output: String, lists: [String], console: some Console, clock: any Clock
-    ) throws(SystemError) {
+        _ strategy: Strategy, output: String, lists: [String], console: some Console, clock: any Clock
+    ) throws(GatewayError) {
         let baseline = ProcessMemory.resident()
         let start = clock.now()
-        let total = lists.reduce(0) { $0 + Int((try? Files.status($1))?.size ?? 0) }
-        var builder = LabelTrieBuilder(listCount: min(lists.count, TrieLayout.maxLists), expectedNames: total / 20)
-        var progress = Progress(total: Int64(total), label: "building")
-        var done: Int64 = 0
-        for (index, path) in lists.enumerated() {
-            var scanner = ListFileScanner()
-            let list = min(index, TrieLayout.maxLists - 1)
-            let sink: (ListItem) -> Void = { if case .name(let name) = $0 { builder.insert(name, list: list) } }
-            try Files.forEachChunk(path) { chunk in
-                scanner.feed(chunk, sink: sink)
-                done += Int64(chunk.count)
-                progress.update(done)
+        var structure = 0
+        var kept: (any NameMatcher)?
+        do {
+            switch strategy {
+            case .trie:
+                let total = lists.reduce(0) { $0 + Int((try? Files.status($1))?.size ?? 0) }
+                var builder = LabelTrieBuilder(listCount: lists.count, expectedNames: total / 20)
+                for (index, path) in lists.enumerated() {
+                    var scanner = ListFileScanner()
+                    let sink: (ListItem) -> Void = {
+                        if case .name(let name) = $0 { builder.insert(name, list: index) }
+                    }
+                    try Files.forEachChunk(path) { chunk in scanner.feed(chunk, sink: sink) }
+                    _ = scanner.finish(sink: sink)
+                }
+                let bytes = builder.build(listNames: (0..<lists.count).map { "list\($0)" })
+                structure = bytes.count
+                try Files.writeAtomically(output, bytes: bytes.buffer)
+            case .sqlite:
+                try SQLiteMatcher.create(path: output, lists: try BenchWorkload.read(lists))
+                structure = Int(try Files.status(output).size)
+            case .trieV1:
+                let trie = TrieV1(lists: try BenchWorkload.read(lists))
+                structure = trie.bytes.count
+                try Files.writeAtomically(output, bytes: trie.bytes.buffer)
+            default:
+                kept = strategy.buildInMemory(try BenchWorkload.read(lists))
             }
-            _ = scanner.finish(sink: sink)
+        } catch let error as SystemError {
+            throw .usage("\(error)")
+        } catch {
+            throw .usage("\(error)")
         }
-        let names = (0..<builder.listCount).map { "list\($0)" }
-        let bytes = builder.build(listNames: names)
         let seconds = clock.seconds(since: start)
-        let peak = ProcessMemory.peakResident() - baseline
-        progress.finish()
-        try Files.writeAtomically(output, bytes: bytes.buffer)
         console.out("build_seconds=\(seconds)")
-        console.out("build_peak_bytes=\(peak)")
-        console.out("structure_bytes=\(bytes.count)")
+        console.out("build_peak_bytes=\(ProcessMemory.peakResident() - baseline)")
+        console.out("structure_bytes=\(structure)")
+        withExtendedLifetime(kept) {}
     }
 
-    /// Maps the compiled file: time to the first correct lookup, and resident growth
-    /// after one full pass over the queries.
+    /// Loads the file (time to the first correct lookup) or builds in memory, then one full
+    /// pass over the queries; reports the resident growth from before the load.
     private static func load(
-        compiled: String, queries: String, console: some Console,
-        clock: any Clock
-    ) throws(SystemError) {
+        _ strategy: Strategy, file: String, queries: String, lists: [String], console: some Console, clock: any Clock
+    ) throws(GatewayError) {
         var names: [DomainName] = []
-        for line in String(decoding: try Files.read(queries), as: UTF8.self).split(separator: "\n") {
-            if let name = try? QueryName.parse(String(line)) { names.append(name) }
-        }
+        do {
+            for line in String(decoding: try Files.read(queries), as: UTF8.self).split(separator: "\n") {
+                if let name = try? QueryName.parse(String(line)) { names.append(name) }
+            }
+        } catch { throw .usage("\(error)") }
         guard let first = names.first else { return }
+        var inputs: [[DomainName]] = []
+        if !strategy.hasFile {
+            do { inputs = try BenchWorkload.read(lists) } catch { throw .usage("\(error)") }
+        }
         let baseline = ProcessMemory.resident()
         let start = clock.now()
-        let trie: LabelTrie
-        do {
-            trie = try ListCache.load(compiled)
-        } catch {
-            console.err("\(error)")
-            return
-        }
-        var depths = MatchDepths()
-        trie.match(first, into: &depths)
+        let matcher =
+            strategy.hasFile ? try open(strategy, file, listCount: lists.count) : strategy.buildInMemory(inputs)!
+        _ = matcher.match(first)
         let loadSeconds = clock.seconds(since: start)
-        var hits = 0
-        for name in names {
-            trie.match(name, into: &depths)
-            if depths != MatchDepths() { hits += 1 }
-        }
-        console.out("load_seconds=\(loadSeconds)")
+        // What building in memory freed goes back to the system, so only what the
+        // strategy keeps is counted.
+        _ = malloc_trim(0)
+        let hits = Measure.hits(of: matcher, names)
+        if strategy.hasFile { console.out("load_seconds=\(loadSeconds)") }
         console.out("resident_growth=\(ProcessMemory.resident() - baseline)")
-        console.out("names=\(trie.nameCount)")
         console.out("hits=\(hits)")
+        withExtendedLifetime(inputs) {}
+    }
+
+    /// A strategy's file: the trie mapped and checked as `run` does, the old trie the same
+    /// way, the SQLite database opened.
+    static func open(_ strategy: Strategy, _ file: String, listCount: Int) throws(GatewayError) -> any NameMatcher {
+        do {
+            switch strategy {
+            case .trie: return try ListCache.load(file)
+            case .sqlite: return try SQLiteMatcher(path: file, listCount: listCount)
+            case .trieV1:
+                let mapped = try MappedFile.map(file)
+                return try TrieV1(
+                    TrieBytes(base: mapped.base, count: mapped.count) { MappedFile.unmap($0, $1) }, verifyChecksum: true
+                )
+            default: throw GatewayError.usage("\(strategy.rawValue) has no file")
+            }
+        } catch let error as GatewayError {
+            throw error
+        } catch {
+            throw .usage("\(error)")
+        }
     }
 
     /// `key=value` lines into a dictionary.

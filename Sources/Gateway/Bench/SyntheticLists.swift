@@ -1,3 +1,5 @@
+import MatcherBench
+
 /// Deterministic synthetic lists for `bench matcher` without files: a million listed
 /// names shaped like real block lists (mostly registrable names, some subdomains, a
 /// realistic mix of TLDs) and popular-looking names that the list does not cover.
@@ -41,17 +43,4 @@ struct SyntheticLists {
     }
 
     mutating func next() -> UInt64 { random.next() }
-}
-
-/// SplitMix64: small, fast, and the same sequence on every machine.
-struct SplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -1,0 +1,48 @@
+import DomainMatch
+
+/// The matchers `bench matcher` compares, each behind `NameMatcher`, each built from the
+/// same normalised names (docs/benchmarks.md#strategies).
+public enum Strategy: String, CaseIterable, Sendable {
+    case trie
+    case naive
+    case hashedSuffix = "hashed-suffix"
+    case sortedReversed = "sorted-reversed"
+    case sqlite
+    /// Today's trie before format 2 (`TrieV1`), for the comparison of old and new.
+    case trieV1 = "trie-v1"
+
+    /// What one lookup does, for the table and the docs.
+    public var summary: String {
+        switch self {
+        case .trie: return "one hash and an ordered probe per label, bytes compared only where a name ends"
+        case .naive: return "a String per suffix, longest first, into Set<String>"
+        case .hashedSuffix: return "a hash of the bytes from each label boundary, probed in one table"
+        case .sortedReversed: return "a binary search per label within the run of the suffix so far"
+        case .sqlite: return "one prepared indexed SELECT per suffix, longest first"
+        case .trieV1: return "format 1: one hash and a wrapping probe per label, label bytes compared at each"
+        }
+    }
+
+    /// Whether the strategy has a file form that is loaded (mapped or opened) rather than
+    /// built in memory each time.
+    public var hasFile: Bool { self == .trie || self == .sqlite || self == .trieV1 }
+
+    /// Builds a strategy in memory (`sqlite` only has a file form: see `SQLiteMatcher`).
+    public func buildInMemory(_ lists: [[DomainName]]) -> (any NameMatcher)? {
+        switch self {
+        case .trie: return LabelTrie(lists: lists)
+        case .naive: return NaiveMatcher(lists: lists)
+        case .hashedSuffix: return HashedSuffixMatcher(lists: lists)
+        case .sortedReversed: return SortedReversedMatcher(lists: lists)
+        case .sqlite: return nil
+        case .trieV1: return TrieV1(lists: lists)
+        }
+    }
+
+    /// Parses `trie,naive,…`.
+    public static func parseList(_ text: String) -> [Strategy]? {
+        let names = text.split(separator: ",").map { Strategy(rawValue: String($0)) }
+        guard !names.isEmpty, !names.contains(where: { $0 == nil }) else { return nil }
+        return names.compactMap { $0 }
+    }
+}
