@@ -93,7 +93,7 @@ let package = Package(
         // a sorted label-reversed array, an SQLite table), query mixes, timing and reports
         // (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher). Not linked into the
         // matcher: SQLite stays out of DomainMatch.
-        .target(name: "MatcherBench", dependencies: ["DomainMatch", "CSQLite"]),
+        .target(name: "MatcherBench", dependencies: ["DomainMatch", "CSQLite", "SystemIO"]),
         // Composition root: options → engine → commands.
         .target(
             name: "Gateway",

@@ -160,8 +160,9 @@ public struct LabelTrie: NameMatcher {
     }
 }
 
+/// Whether `count` bytes at `a` and `b` are the same: 8 bytes a step, then the tail.
 @inline(__always)
-func memoryEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+public func memoryEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
     var offset = 0
     while offset + 8 <= count {
         if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)

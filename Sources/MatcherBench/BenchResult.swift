@@ -1,3 +1,5 @@
+import SystemIO
+
 /// One strategy on one list size and one query mix.
 public struct BenchResult: Sendable {
     public var strategy: String
@@ -68,36 +70,18 @@ public enum BenchOutput {
         return "\(value)"
     }
 
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
-
     public static func json(_ machine: BenchMachine, _ results: [BenchResult]) -> String {
         let synthetic = machine.synthetic.keys.sorted().map { "\"\($0)\":\(machine.synthetic[$0]!)" }
         let head = [
             "\"cores\":\(machine.cores)", "\"threads\":\(machine.threads)", "\"seconds\":\(number(machine.seconds))",
-            "\"lists\":[\(machine.lists.map(quoted).joined(separator: ","))]",
-            "\"queries\":\(quoted(machine.queries))", "\"seed\":\(machine.seed)",
+            "\"lists\":[\(machine.lists.map { Logger.json($0) }.joined(separator: ","))]",
+            "\"queries\":\(Logger.json(machine.queries))", "\"seed\":\(machine.seed)",
             "\"synthetic_names\":{\(synthetic.joined(separator: ","))}",
         ]
         let rows = results.map { r in
             "{"
                 + [
-                    "\"strategy\":\(quoted(r.strategy))", "\"names\":\(r.names)", "\"mix\":\(quoted(r.mix))",
+                    "\"strategy\":\(Logger.json(r.strategy))", "\"names\":\(r.names)", "\"mix\":\(Logger.json(r.mix))",
                     "\"queries\":\(r.queries)", "\"lookups_per_second\":\(number(r.lookupsPerSecond))",
                     "\"lookups_per_second_threads\":\(number(r.lookupsPerSecondThreads))",
                     "\"p50_ns\":\(number(r.p50))", "\"p99_ns\":\(number(r.p99))", "\"p999_ns\":\(number(r.p999))",

@@ -24,24 +24,4 @@ enum ByteHash {
         h ^= h >> 32
         return h
     }
-
-    @inline(__always)
-    static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-        var offset = 0
-        while offset + 8 <= count {
-            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            {
-                return false
-            }
-            offset += 8
-        }
-        while offset < count {
-            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) {
-                return false
-            }
-            offset += 1
-        }
-        return true
-    }
 }

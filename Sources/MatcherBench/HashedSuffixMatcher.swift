@@ -36,7 +36,7 @@ public struct HashedSuffixMatcher: NameMatcher {
                         let slot = slots[index]
                         if slot.tag == tag, Int(slot.length) == bytes.count,
                             arena.withUnsafeBytes({
-                                ByteHash.equal($0.baseAddress! + Int(slot.offset), bytes.baseAddress!, bytes.count)
+                                memoryEqual($0.baseAddress! + Int(slot.offset), bytes.baseAddress!, bytes.count)
                             })
                         {
                             slots[index].mask |= 1 << UInt16(list)
@@ -76,7 +76,7 @@ public struct HashedSuffixMatcher: NameMatcher {
                         while slots[index].tag != 0 {
                             let slot = slots[index]
                             if slot.tag == tag, Int(slot.length) == length,
-                                ByteHash.equal(arena.baseAddress! + Int(slot.offset), base + start, length)
+                                memoryEqual(arena.baseAddress! + Int(slot.offset), base + start, length)
                             {
                                 var fresh = slot.mask & ~found
                                 found |= slot.mask

@@ -11,13 +11,13 @@ public struct Exposition: Sendable {
 
     /// Starts a family: its help line and type. Every sample of it must follow.
     public mutating func family(_ name: String, _ kind: Kind, _ help: String) {
-        text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
+        text += "# HELP \(name) \(Self.escape(help, quotes: false))\n# TYPE \(name) \(kind.rawValue)\n"
     }
 
     public mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
         text += name
         if !labels.isEmpty {
-            text += "{" + labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+            text += "{" + labels.map { "\($0.0)=\"\(Self.escape($0.1, quotes: true))\"" }.joined(separator: ",") + "}"
         }
         text += " " + Self.format(value) + "\n"
     }
@@ -45,24 +45,14 @@ public struct Exposition: Sendable {
         return String(value)
     }
 
-    static func escapeLabel(_ value: String) -> String {
+    /// A label value (backslash, double quote, newline escaped) or, without `quotes`, a
+    /// help text (backslash and newline only), as the text format wants them.
+    static func escape(_ value: String, quotes: Bool) -> String {
         var escaped = ""
         for character in value {
             switch character {
             case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
-
-    static func escapeHelp(_ value: String) -> String {
-        var escaped = ""
-        for character in value {
-            switch character {
-            case "\\": escaped += "\\\\"
+            case "\"" where quotes: escaped += "\\\""
             case "\n": escaped += "\\n"
             default: escaped.append(character)
             }
