@@ -133,3 +133,24 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         return hex(0..<bestStart) + "::" + hex((bestStart + bestLength)..<8)
     }
 }
+
+extension IPAddress {
+    /// An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) as the IPv4 address it reaches;
+    /// any other address as it is.
+    public var unmapped: IPAddress {
+        if case .v6(0, let low) = self, low >> 32 == 0xFFFF { return .v4(UInt32(truncatingIfNeeded: low)) }
+        return self
+    }
+
+    /// Loopback (127/8, ::1), unspecified (0/8, ::: a connection to it reaches this host)
+    /// or link-local (169.254/16, fe80::/10), mapped IPv4 included: an address that means
+    /// this machine or its link, never a site.
+    public var isHostOrLinkScoped: Bool {
+        switch unmapped {
+        case .v4(let bits):
+            return bits >> 24 == 127 || bits >> 24 == 0 || bits >> 16 == 0xA9FE
+        case .v6(let high, let low):
+            return (high == 0 && (low == 0 || low == 1)) || high >> 54 == 0x3FA
+        }
+    }
+}

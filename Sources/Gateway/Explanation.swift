@@ -25,7 +25,7 @@ enum Explanation {
             return "on the parent's allowed_domains as \(rule)"
         case .default:
             return "no rule matches"
-        case .ipLiteral, .port, .sni, .tlsUnreadable:
+        case .ipLiteral, .port, .sni, .tlsUnreadable, .localDestination:
             return decision.reasonText
         }
     }

@@ -27,7 +27,9 @@ extension ConnectionHandler {
 
     /// Writes what the machine has for either side, then watches what it wants.
     func sync() {
-        guard !closed, relay == nil else { return }
+        guard !closed else { return }
+        if machine.isSheddable { slot.markSheddable(since: owner.loop.clock.now()) } else { slot.markBusy() }
+        guard relay == nil else { return }
         if machine.clientOut.readableBytes > 0 {
             guard (try? socket.write(from: &machine.clientOut)) != nil else { return teardown() }
             if machine.clientOut.readableBytes == 0 { machine.clientOut.clear() }

@@ -8,12 +8,14 @@ import SystemIO
 /// tells it what happened, carries out its actions (lookup, connect, relay, record,
 /// close), writes its output and keeps the loop watching what it wants. All decisions
 /// are `ProxyConnection`'s; this type only does I/O. Loop-confined.
-final class ConnectionHandler: Selectable, TimerTarget {
+final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
     typealias Event = (inout ProxyConnection, ProxyEnvironment) -> [ProxyAction]
 
     unowned let owner: ProxyLoop
     let socket: Socket
     var machine: ProxyConnection
+    /// This connection's place in the caps.
+    let slot: CapSlot<ProxyClientKey>
     var upstream: UpstreamEnd?
     var relay: TunnelRelay?
     var timer: TimerHandle?
@@ -26,10 +28,15 @@ final class ConnectionHandler: Selectable, TimerTarget {
     private var busy = false
     private var deferred: [Event] = []
 
-    init(owner: ProxyLoop, socket: Socket, machine: ProxyConnection) throws(SystemError) {
+    init(
+        owner: ProxyLoop, socket: Socket, machine: ProxyConnection, slot: CapSlot<ProxyClientKey>
+    )
+        throws(SystemError)
+    {
         self.owner = owner
         self.socket = socket
         self.machine = machine
+        self.slot = slot
         try? socket.setNoDelay()
         try owner.loop.register(socket.descriptor, interest: .read, handler: self)
     }
@@ -99,6 +106,13 @@ final class ConnectionHandler: Selectable, TimerTarget {
         let connecting = upstream.connecting
         dropUpstream()
         deliver(connecting ? { $0.connectFailed($1) } : { $0.upstreamClosed($1) })
+    }
+
+    /// The total cap was reached and this is the connection that has waited longest
+    /// without asking for anything.
+    func shed() {
+        owner.metrics.shed.add()
+        teardown()
     }
 
     // MARK: Timer and tick

@@ -26,13 +26,14 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     private var awaitingLogin: [UInt64: ConnectionHandler] = [:]
     private var nextLoginTicket: UInt64 = 0
     let hits: any HitRecorder
-    let limiter: ConnectionLimiter
+    /// Open connections per device and in all, shared by every loop.
+    let caps: ProxyCaps
     let log: Logger
     public private(set) var snapshot: ProxySnapshot
     /// What connections decide with, taken from `snapshot` once per snapshot.
     private var decisions: DecisionSnapshot
     public private(set) var settings: ProxySettings
-    private var connections: [ObjectIdentifier: (handler: ConnectionHandler, counted: Bool)] = [:]
+    private var connections: [ObjectIdentifier: ConnectionHandler] = [:]
     var tunnels = TunnelRegistry<ConnectionHandler>()
     let relayBuffers = RelayBuffers()
     private var servers: [ProxyServer] = []
@@ -48,7 +49,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     ///     host twice.
     public init(
         loop: EventLoop, driver: QueryDriver, snapshot: ProxySnapshot,
-        settings: ProxySettings, hits: any HitRecorder, limiter: ConnectionLimiter,
+        settings: ProxySettings, hits: any HitRecorder, caps: ProxyCaps,
         authLimiter: AuthFailureLimiter = AuthFailureLimiter(), loginWorker: LoginWorker = LoginWorker(),
         metrics: ProxyMetrics = ProxyMetrics(), log: Logger
     ) {
@@ -61,7 +62,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         decisions = Self.decisions(from: snapshot)
         self.settings = settings
         self.hits = hits
-        self.limiter = limiter
+        self.caps = caps
         self.log = log
     }
 
@@ -118,25 +119,38 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         DecisionSnapshot(engine: snapshot.engine)
     }
 
-    /// A new connection: `allow_clients` (403) and the per-client limit (429) first; on
-    /// the transparent listener, where the client expects no proxy to answer, those are
-    /// closed without a word.
+    /// A new connection: counted against the caps first (a device over its cap gets 429,
+    /// and when everyone together is at the total cap the oldest connection that has not
+    /// asked for anything yet is shed), then `allow_clients` (403). On the transparent
+    /// listener, where the client expects no proxy to answer, refusals close without a word.
     func accept(_ socket: Socket, from server: ProxyServer) {
         guard let peer = socket.address?.ipAddress else { return socket.close() }
         metrics.connections.add()
         if server.transparent, !snapshot.allowClients.contains(peer) { return socket.close() }
-        let arrivedOn = Endpoint(server.isWildcard ? ((try? socket.localAddress()) ?? server.address) : server.address)
         let now = loop.clock.now()
-        var counted = false
+        let mac = resolver.driver.mac(for: peer)
+        let slot: CapSlot<ProxyClientKey>
+        switch caps.admit(mac.map(ProxyClientKey.device) ?? .address(peer), on: loop, now: now) {
+        case .success(let admitted): slot = admitted
+        case .failure(let refusal):
+            if !server.transparent {
+                // Said once, without waiting: holding this socket would defeat the cap.
+                var answer = ByteBuffer()
+                if refusal == .perClient {
+                    ProxyResponse.error(429, "too many connections from \(peer)", to: &answer)
+                } else {
+                    ProxyResponse.error(503, "the proxy is at its connection limit", to: &answer)
+                }
+                _ = try? socket.write(from: &answer)
+            }
+            return socket.close()
+        }
+        let arrivedOn = Endpoint(server.isWildcard ? ((try? socket.localAddress()) ?? server.address) : server.address)
         let machine: ProxyConnection
         if !snapshot.allowClients.contains(peer) {
             machine = .refused(
                 client: peer, arrivedOn: arrivedOn, status: 403,
                 message: "client \(peer) may not use this proxy", now: now)
-        } else if !limiter.acquire(peer, limit: settings.maxConnectionsPerClient) {
-            machine = .refused(
-                client: peer, arrivedOn: arrivedOn, status: 429,
-                message: "too many connections from \(peer)", now: now)
         } else if server.transparent {
             // Not redirected (conntrack has no entry: someone connected to the listener
             // itself), or redirected to the listener's own address (a loop): nothing to serve.
@@ -144,36 +158,35 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
             guard let original = socket.originalDestination(), let destination = original.ipAddress,
                 destination != local?.ipAddress || original.port != local?.port
             else {
-                limiter.release(peer)
+                caps.release(slot)
                 return socket.close()
             }
-            counted = true
             var connection = ProxyConnection.redirected(
                 client: peer, arrivedOn: arrivedOn, destination: Endpoint(destination, port: original.port), now: now)
-            connection.clientMAC = resolver.driver.mac(for: peer)
+            connection.clientMAC = mac
             machine = connection
         } else {
-            counted = true
             var connection = ProxyConnection(client: peer, arrivedOn: arrivedOn, now: now)
-            connection.clientMAC = resolver.driver.mac(for: peer)
+            connection.clientMAC = mac
             machine = connection
         }
         do {
-            let handler = try ConnectionHandler(owner: self, socket: socket, machine: machine)
-            connections[ObjectIdentifier(handler)] = (handler, counted)
+            let handler = try ConnectionHandler(owner: self, socket: socket, machine: machine, slot: slot)
+            slot.attach(handler)
+            connections[ObjectIdentifier(handler)] = handler
             openConnections.add(1, ordering: .relaxed)
             handler.start()
         } catch {
-            if counted { limiter.release(peer) }
+            caps.release(slot)
             socket.close()
         }
     }
 
     /// Called once by each handler when it has closed its sockets.
     func connectionClosed(_ handler: ConnectionHandler) {
-        guard let entry = connections.removeValue(forKey: ObjectIdentifier(handler)) else { return }
+        guard connections.removeValue(forKey: ObjectIdentifier(handler)) != nil else { return }
         tunnels.remove(handler)
-        if entry.counted { limiter.release(handler.machine.client) }
+        caps.release(handler.slot)
         openConnections.subtract(1, ordering: .relaxed)
     }
 
@@ -188,6 +201,24 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     }
 
     private func closeIdle() {
-        for entry in connections.values where entry.handler.machine.isIdle { entry.handler.teardown() }
+        for handler in connections.values where handler.machine.isIdle { handler.teardown() }
+    }
+}
+
+/// Whose connections count together against `proxy_max_conns_per_client`: a device by its
+/// MAC address when the neighbour table knows it (its IPv6 privacy addresses are one
+/// device), else the client address.
+public enum ProxyClientKey: Hashable, Sendable {
+    case device(MACAddress)
+    case address(IPAddress)
+}
+
+public typealias ProxyCaps = ConnectionCaps<ProxyClientKey>
+
+extension ProxySettings {
+    /// The caps these settings ask for: a device over its cap is refused (429), the total
+    /// sheds.
+    public var capLimits: ProxyCaps.Limits {
+        ProxyCaps.Limits(perClient: maxConnectionsPerClient, total: maxConnections, shedAtClientCap: false)
     }
 }

@@ -22,6 +22,9 @@ public enum Reason: String, Sendable, Equatable, CaseIterable {
     /// A filtered client's tunnel on port 443 whose first bytes are not a readable
     /// ClientHello with a valid name, so the name it goes to cannot be decided.
     case tlsUnreadable = "tls_unreadable"
+    /// A target that would reach the gateway itself or its link (loopback, unspecified,
+    /// link-local, one of its own addresses), after resolution.
+    case localDestination = "local_destination"
 }
 
 /// The outcome of `decide`: an action, its reason, the matched rule (normalised entry),

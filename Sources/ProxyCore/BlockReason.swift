@@ -48,6 +48,7 @@ public struct BlockReason: Equatable, Sendable {
         case .port: return "Connections to this port are not allowed."
         case .sni: return "The secure connection named a site that is blocked."
         case .tlsUnreadable: return "The connection did not say which site it was for, so it was closed."
+        case .localDestination: return "This address belongs to the network itself, not to a site."
         case .system, .safeSearch, .allowedDomain, .default: return "This site is blocked."
         }
     }

@@ -15,9 +15,16 @@ extension ProxyConnection {
         upstreamOut.clear()
         switch pending.origin.destination {
         case .name(let name):
+            // RFC 6761 §6.3: `localhost` is this host whatever an upstream says of it.
+            if !env.settings.allowLocalDestinations, name.isSubdomain(of: Self.localhost) {
+                return refuseAfterLookup(Self.localRefusal(name.description), pending, env, readNext: false)
+            }
             state = .resolving(pending)
             return [.lookup(HostQuery(name: name, profile: pending.profile, inspect: pending.inspect))]
         case .address(let address):
+            if let local = localDestination(in: [address], env) {
+                return refuseAfterLookup(Self.localRefusal(local), pending, env, readNext: false)
+            }
             var pending = pending
             pending.addresses = [Endpoint(address, port: pending.origin.port)]
             state = .connecting(pending)
@@ -30,8 +37,12 @@ extension ProxyConnection {
         guard case .resolving(var pending) = state else { return [] }
         switch result {
         case .addresses(let found):
-            // 0.0.0.0 and :: would reach this machine itself.
-            pending.addresses = found.filter { $0 != .v4(0) && $0 != .v6(high: 0, low: 0) }
+            // One local address among them refuses the name: an answer cannot smuggle one in.
+            if let local = localDestination(in: found, env) {
+                return refuseAfterLookup(Self.localRefusal(local), pending, env)
+            }
+            // 0.0.0.0 and :: would reach this machine itself, even where local ones may be reached.
+            pending.addresses = found.filter { $0.unmapped != .v4(0) && $0 != .v6(high: 0, low: 0) }
                 .map { Endpoint($0, port: pending.origin.port) }
             guard let first = pending.addresses.first else { return fail(502, "no address for \(pending.origin)", env) }
             state = .connecting(pending)
@@ -143,9 +154,32 @@ extension ProxyConnection {
         }
     }
 
-    /// A block found by the resolver: the same refusal a decision gives, without a hit.
-    mutating func refuseAfterLookup(_ block: BlockReason, _ pending: Pending, _ env: ProxyEnvironment) -> [ProxyAction]
-    {
+    /// docs/proxy.md#local-destinations: the first of `addresses` that is loopback,
+    /// unspecified, link-local or the gateway's own (the address the client reached it on
+    /// included), unless `allow_local_destinations`.
+    func localDestination(in addresses: [IPAddress], _ env: ProxyEnvironment) -> IPAddress? {
+        guard !env.settings.allowLocalDestinations else { return nil }
+        let own = env.settings.ownAddresses
+        return addresses.first { address in
+            let address = address.unmapped
+            return address.isHostOrLinkScoped || address == arrivedOn.address.unmapped || own.contains(address)
+        }
+    }
+
+    static func localRefusal(_ address: IPAddress) -> BlockReason { localRefusal(address.description) }
+
+    static func localRefusal(_ target: String) -> BlockReason {
+        BlockReason(Decision(.block, .localDestination, rule: target))
+    }
+
+    static let localhost = DomainName(wireLabels: [Array("localhost".utf8)])!
+
+    /// A block found by the resolver (or a local destination): the same refusal a decision
+    /// gives, without a hit. `readNext`: after a block page on a keep-alive connection, read
+    /// the next request here (false when the caller is already reading heads).
+    mutating func refuseAfterLookup(
+        _ block: BlockReason, _ pending: Pending, _ env: ProxyEnvironment, readNext: Bool = true
+    ) -> [ProxyAction] {
         switch pending.purpose {
         case .tunnel(let tunnel) where tunnel.transparent:
             clientOut.writeBytes(ProxyResponse.accessDeniedAlert)
@@ -158,7 +192,7 @@ extension ProxyConnection {
             writeBlockPage(
                 block, site: exchange.site, url: exchange.url, method: exchange.method, keepAlive: keepAlive, env)
             if keepAlive {
-                return waitForNextRequest(env) + readHeads(env)
+                return waitForNextRequest(env) + (readNext ? readHeads(env) : [])
             }
             return closeAfterResponse(env)
         }

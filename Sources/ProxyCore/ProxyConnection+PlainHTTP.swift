@@ -26,6 +26,15 @@ extension ProxyConnection {
         if ForwardedHead.isLoop(head) { throw .loop }
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
         profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
+        // A proxy request goes only to the web's ports (the firewall chose a redirected one's).
+        if redirectedTo == nil, !env.settings.httpPorts.contains(target.port) {
+            let keepAlive = head.keepAlive && framing == .length(0)
+            let block = BlockReason(Decision(.block, .port, rule: "\(target.port)"))
+            writeBlockPage(
+                block, site: target.host.description, url: head.target, method: head.method, keepAlive: keepAlive, env)
+            return [.record(hit(target.host.description, block.decision, env))]
+                + (keepAlive ? waitForNextRequest(env) : closeAfterResponse(env))
+        }
         let destination: Origin.Destination
         var inspect = true
         switch env.policy(of: profile).verdict(target, isConnect: false) {

@@ -135,6 +135,16 @@ public struct ProxyConnection: Sendable {
         return false
     }
 
+    /// Nothing has been asked of the origin: the connection reads (or waits for) a request
+    /// head, or lingers after its last response. What the proxy sheds first at its
+    /// connection cap (docs/proxy.md#bad-input-and-limits).
+    public var isSheddable: Bool {
+        switch state {
+        case .readingHead, .closing, .closed: true
+        default: false
+        }
+    }
+
     // MARK: Events
 
     /// The timer reached `deadline`.

@@ -1,3 +1,5 @@
+import DomainMatch
+
 /// The proxy's configuration keys (docs/proxy.md), typed. Built by `Gateway` from the
 /// configuration on start and on every `SIGHUP`, and handed to each loop with the
 /// snapshot; immutable, swapped whole. Durations are nanoseconds (of the loop's monotonic
@@ -13,6 +15,15 @@ public struct ProxySettings: Sendable, Equatable {
     public var tunnelIdle: UInt64
     /// `proxy_max_conns_per_client`; 0 = no limit.
     public var maxConnectionsPerClient: Int
+    /// `proxy_max_conns`: connections of all clients together; 0 = no limit.
+    public var maxConnections: Int = 4096
+    /// `http_ports`: the ports a plain-HTTP request may reach.
+    public var httpPorts: Set<UInt16> = [80, 8080]
+    /// `allow_local_destinations` (for tests): loopback, unspecified and link-local
+    /// addresses, and the gateway's own, may be reached.
+    public var allowLocalDestinations = false
+    /// The gateway's own addresses (every interface's), refused as destinations.
+    public var ownAddresses: Set<IPAddress> = []
     /// `gateway_name` (or the host name): shown on the block page.
     public var gatewayName: String
     /// `proxy_auth`: whether a proxy client no device entry covers must log in.

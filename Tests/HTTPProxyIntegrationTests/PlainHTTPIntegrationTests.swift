@@ -34,7 +34,7 @@ import Testing
                 [chunked, Array("5\r\nworld\r\n0\r\n\r\n".utf8)],
                 pause: .milliseconds(50), close: false)
         }
-        let gate = try fixture.start()
+        let gate = try fixture.start(httpPorts: [origin.port])
         let old = try fixture.curl(["--http1.0", "http://origin.test:\(origin.port)/"])
         #expect(old.exitCode == 0, "\(old)")
         #expect(old.body == "hello world")

@@ -15,8 +15,8 @@ final class ProxyFixture: @unchecked Sendable {
 
     /// `origin.test`, `dot.test` (the test certificate's name), `open.test` and the
     /// safe-search target → 127.0.0.1; `edge.test` and `news.test` → 127.0.0.61 (where a
-    /// test listens on port 443); `www.google.com` → 192.0.2.66 (unreachable: a
-    /// proxy that connected there instead of the rewrite target would time out);
+    /// test listens on port 443); `www.google.com` → 127.0.0.98 (where nothing listens: a
+    /// proxy that connected there instead of the rewrite target would fail);
     /// `adult.example` and `www.reddit.com` resolve too, so only the policy stops them.
     init() throws {
         scratch = try ScratchDirectory("pg-proxy")
@@ -24,9 +24,10 @@ final class ProxyFixture: @unchecked Sendable {
         dns = try DnsmasqUpstream([
             "--host-record=origin.test,127.0.0.1", "--host-record=dot.test,127.0.0.1",
             "--host-record=open.test,127.0.0.1", "--host-record=forcesafesearch.google.com,127.0.0.1",
-            "--host-record=www.google.com,192.0.2.66", "--address=/adult.example/127.0.0.1",
+            "--host-record=www.google.com,127.0.0.98", "--address=/adult.example/127.0.0.1",
             "--host-record=www.reddit.com,127.0.0.1", "--host-record=edge.test,127.0.0.61",
             "--host-record=news.test,127.0.0.61", "--local=/v6only.test/", "--host-record=v6only.test,::1",
+            "--host-record=zero.test,0.0.0.0", "--host-record=mixed.test,127.0.0.61,127.0.0.1",
         ])
         origin = try TestHTTPServer { request in
             let headers = request.headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
@@ -37,11 +38,12 @@ final class ProxyFixture: @unchecked Sendable {
 
     var proxy: String { "http://127.0.0.1:\(proxyPort)" }
 
-    /// `run` with `policy`, the proxy on `proxyPort`, CONNECT allowed to the origin's port;
-    /// its wall clock starts at `wallClock` when given (the time rules' tests).
+    /// `run` with `policy`, the proxy on `proxyPort`, CONNECT and plain HTTP allowed to the
+    /// origin's port, and (unless `localOrigins` is false) to the loopback addresses the test
+    /// origins listen on; its wall clock starts at `wallClock` when given (the time rules' tests).
     func start(
         _ policy: String = ProxyFixture.policy(), _ extra: [String] = [], connectPorts: [UInt16] = [],
-        wallClock: String? = nil
+        wallClock: String? = nil, localOrigins: Bool = true, httpPorts: [UInt16] = []
     ) throws -> GateRun {
         let path = try scratch.write("policy.json", policy)
         let ports = ([origin.port] + connectPorts).map(String.init).joined(separator: ",")
@@ -49,6 +51,10 @@ final class ProxyFixture: @unchecked Sendable {
             "--policy", path, "--lists", lists, "--upstream", dns.spec, "--proxy-listen", "127.0.0.1:\(proxyPort)",
         ]
         if !extra.contains("--connect-ports") { words += ["--connect-ports", ports] }
+        if !extra.contains("--http-ports") {
+            words += ["--http-ports", ([80, origin.port] + httpPorts).map(String.init).joined(separator: ",")]
+        }
+        if localOrigins { words.append("--allow-local-destinations") }
         let gate = try GateRun(words + extra, scratch: scratch, environment: wallClock.map(GateRun.wallClock) ?? [:])
         guard gate.daemon.waitFor("event=listening service=proxy tcp=127.0.0.1:\(proxyPort)", timeout: 5) else {
             throw ProxyClientError(message: "no proxy listener:\n\(gate.log)")

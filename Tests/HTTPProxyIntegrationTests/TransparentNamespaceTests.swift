@@ -75,6 +75,8 @@ import Testing
                     "--lists", GateRun.checkout.appendingPathComponent("blocklists").path,
                     // Documentation ranges are not private: allowed by name.
                     "--allow-clients", "198.51.100.0/24,2001:db8:1::/64",
+                    // The "internet" host is on the gateway's own loopback.
+                    "--allow-local-destinations",
                 ])
             gate = try SpawnedServer(
                 run.path, run.arguments, logFile: scratch.path("gate.log"),

@@ -47,10 +47,15 @@ public final class QueryDriver {
         Now(monotonicMilliseconds: Int64(loop.clock.now() / 1_000_000), unixSeconds: loop.clock.wall().unixSeconds)
     }
 
-    /// Handles a query packet end to end; `send` gets the answer (at most once).
-    public func handle(_ packet: [UInt8], from client: IPAddress, overUDP: Bool, send: @escaping ([UInt8]) -> Void) {
+    /// Handles a query packet end to end: `send` gets the answer, or `dropped` is called
+    /// when there is none (a header that cannot be read, a response): one of them, once.
+    public func handle(
+        _ packet: [UInt8], from client: IPAddress, overUDP: Bool, dropped: (() -> Void)? = nil,
+        send: @escaping ([UInt8]) -> Void
+    ) {
         let step = pipeline.receive(
             packet, from: client, mac: mac(for: client), overUDP: overUDP, now: now(), snapshot: snapshot)
+        if case .drop = step { dropped?() }
         carryOut(step, typeRow: DNSMetrics.typeRow(packet), send: send)
     }
 

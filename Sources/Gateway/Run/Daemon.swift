@@ -19,8 +19,12 @@ final class Daemon: @unchecked Sendable {
     // control thread (watcher), or written once before the loops see it.
     let group: EventLoopGroup
     let pipeline: QueryPipeline
-    /// Open proxy connections per client, across loops (`proxy_max_conns_per_client`).
-    let proxyLimiter = ConnectionLimiter()
+    /// Open proxy connections per device and in all, across loops (`proxy_max_conns_per_client`,
+    /// `proxy_max_conns`).
+    let proxyCaps: ProxyCaps
+    /// Open DNS-over-TCP connections per client and in all, across loops (`tcp_max_per_client`,
+    /// `tcp_max`).
+    let tcpCaps: ConnectionCaps<IPAddress>
     /// Failed proxy logins per client, across loops (10 a minute, then 429).
     let proxyAuthFailures = AuthFailureLimiter()
     /// Where proxy logins are checked, off the loop threads, one at a time.
@@ -69,6 +73,8 @@ final class Daemon: @unchecked Sendable {
         self.log = log
         self.clock = clock
         parts = Mutex((builder, policies))
+        proxyCaps = ProxyCaps(options.proxy.capLimits)
+        tcpCaps = ConnectionCaps(options.tcpCapLimits)
         pipeline = QueryPipeline(
             snapshot: builder.make(policies: policies),
             cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
@@ -87,12 +93,15 @@ final class Daemon: @unchecked Sendable {
         for loop in group.loops {
             let pipeline = self.pipeline
             let log = self.log
-            let idle = Nanoseconds(max(options.tcpIdle, 1)) * 1_000_000
+            let tcpLimits = TCPLimits(
+                idle: Nanoseconds(max(options.tcpIdle, 1)) * 1_000_000,
+                messageTimeout: Nanoseconds(max(options.tcpReadTimeout, 1)) * 1_000_000)
+            let tcpCaps = self.tcpCaps
             let addresses = options.dnsListen.map { SocketAddress(listen: $0) }
             let proxyAddresses = options.proxyListen.map { SocketAddress(listen: $0) }
             let transparentAddresses = options.transparentListen.map { SocketAddress(listen: $0) }
             let proxySettings = options.proxy
-            let limiter = proxyLimiter
+            let caps = proxyCaps
             let authLimiter = proxyAuthFailures
             let loginWorker = proxyLoginWorker
             let metrics = proxyMetrics
@@ -109,13 +118,14 @@ final class Daemon: @unchecked Sendable {
                         let loopProxy = ProxyLoop(
                             loop: loop, driver: driver, snapshot: driver.snapshot, settings: proxySettings,
                             hits: pipeline.hits,
-                            limiter: limiter, authLimiter: authLimiter, loginWorker: loginWorker, metrics: metrics,
+                            caps: caps, authLimiter: authLimiter, loginWorker: loginWorker, metrics: metrics,
                             log: log)
                         for address in proxyAddresses { try loopProxy.listen(on: address) }
                         for address in transparentAddresses { try loopProxy.listen(on: address, transparent: true) }
                         proxy = loopProxy
                     }
-                    return try LoopServers(driver: driver, addresses: addresses, idle: idle, log: log, proxy: proxy)
+                    return try LoopServers(
+                        driver: driver, addresses: addresses, tcp: (tcpLimits, tcpCaps), log: log, proxy: proxy)
                 }
                 perLoop.append(servers)
             } catch {
@@ -249,6 +259,7 @@ final class Daemon: @unchecked Sendable {
     /// Called under `parts`' lock, so snapshots are published in the order they were made.
     private func publish(_ snapshot: ProxySnapshot, proxy settings: ProxySettings) {
         pipeline.replace(snapshot)
+        proxyCaps.update(settings.capLimits)
         for servers in perLoop {
             let driver = servers.driver
             nonisolated(unsafe) let unsafeDriver = driver
@@ -349,7 +360,8 @@ final class LoopServers: @unchecked Sendable {
     private var tcp: [TCPServer] = []
 
     init(
-        driver: QueryDriver, addresses: [SocketAddress], idle: Nanoseconds, log: Logger, proxy: ProxyLoop?
+        driver: QueryDriver, addresses: [SocketAddress], tcp: (limits: TCPLimits, caps: ConnectionCaps<IPAddress>),
+        log: Logger, proxy: ProxyLoop?
     )
         throws(SystemError)
     {
@@ -357,7 +369,8 @@ final class LoopServers: @unchecked Sendable {
         self.proxy = proxy
         for address in addresses {
             udp.append(try UDPServer(address: address, driver: driver, log: log))
-            tcp.append(try TCPServer(address: address, driver: driver, idleTimeout: idle, log: log))
+            self.tcp.append(
+                try TCPServer(address: address, driver: driver, limits: tcp.limits, caps: tcp.caps, log: log))
         }
     }
 

@@ -1,5 +1,7 @@
 import Blocklists
 import DNSProxy
+import DomainMatch
+import EventLoop
 import Glibc
 import HTTPProxy
 import Metrics
@@ -36,6 +38,8 @@ struct MetricsPage {
     let startedAt: Int64
     /// Proxy connections open now, across the loops.
     let openConnections: @Sendable () -> Int
+    /// DNS-over-TCP connections: open now and shed at a cap.
+    let tcp: ConnectionCaps<IPAddress>
 
     func render(now: Int64) -> String {
         var page = Exposition()
@@ -80,6 +84,13 @@ struct MetricsPage {
         page.sample("phosra_gate_proxy_connections_total", proxy.connections.value)
         page.family("phosra_gate_proxy_connections_open", .gauge, "proxy and transparent connections open")
         page.sample("phosra_gate_proxy_connections_open", openConnections())
+        page.family("phosra_gate_proxy_connections_shed_total", .counter, "proxy connections shed at proxy_max_conns")
+        page.sample("phosra_gate_proxy_connections_shed_total", proxy.shed.value)
+        page.family("phosra_gate_dns_tcp_connections_open", .gauge, "DNS-over-TCP connections open")
+        page.sample("phosra_gate_dns_tcp_connections_open", tcp.count())
+        page.family(
+            "phosra_gate_dns_tcp_connections_shed_total", .counter, "DNS-over-TCP connections shed at a cap")
+        page.sample("phosra_gate_dns_tcp_connections_shed_total", tcp.shedCount)
         page.family("phosra_gate_tunnels_total", .counter, "tunnels relayed (CONNECT and transparent)")
         page.sample("phosra_gate_tunnels_total", proxy.tunnels.value)
         page.family("phosra_gate_tunnels_open", .gauge, "tunnels relaying now")

@@ -2,6 +2,7 @@ import Config
 import DNSProxy
 import DNSUpstream
 import DomainMatch
+import EventLoop
 import Glibc
 import HTTPProxy
 import Policy
@@ -20,6 +21,10 @@ struct RunOptions {
     var blockMode: BlockMode
     var blockTTL: UInt32
     var tcpIdle: Int64
+    /// `tcp_read_timeout` in milliseconds; `tcp_max_per_client` and `tcp_max`.
+    var tcpReadTimeout: Int64
+    var tcpMaxPerClient: Int
+    var tcpMax: Int
     var cacheSize: Int
     var cacheMinTTL: UInt32, cacheMaxTTL: UInt32
     var serveStaleMax: Int64
@@ -65,6 +70,9 @@ struct RunOptions {
         blockMode = settings[Key.blockMode]
         blockTTL = UInt32(clamping: settings[Key.blockTTL].components.seconds)
         tcpIdle = settings[Key.tcpIdle].wholeMilliseconds
+        tcpReadTimeout = settings[Key.tcpReadTimeout].wholeMilliseconds
+        tcpMaxPerClient = settings[Key.tcpMaxPerClient]
+        tcpMax = settings[Key.tcpMax]
         cacheSize = settings[Key.cacheSize]
         cacheMinTTL = UInt32(clamping: settings[Key.cacheMinTTL].components.seconds)
         cacheMaxTTL = UInt32(clamping: settings[Key.cacheMaxTTL].components.seconds)
@@ -95,12 +103,25 @@ struct RunOptions {
             maxConnectionsPerClient: settings[Key.proxyMaxConnsPerClient],
             gatewayName: gatewayName.isEmpty ? Self.hostName() : gatewayName)
         proxy.authMode = settings[Key.proxyAuth]
+        proxy.maxConnections = settings[Key.proxyMaxConns]
+        proxy.httpPorts = Set(settings[Key.httpPorts])
+        proxy.allowLocalDestinations = settings[Key.allowLocalDestinations]
+        proxy.ownAddresses = OwnAddresses.all()
         let accounts = try ProxyAccounts.logins(settings)
         proxy.logins = accounts.logins
         plainPasswordProfiles = accounts.plain
         guard !dnsListen.isEmpty else { throw .config(settings.error(Key.dnsListen, "no address to listen on")) }
         guard proxy.connectTimeout > 0 else { throw .config(settings.error(Key.connectTimeout, "must be above 0")) }
         guard proxy.tunnelIdle > 0 else { throw .config(settings.error(Key.tunnelIdle, "must be above 0")) }
+        guard tcpReadTimeout > 0 else { throw .config(settings.error(Key.tcpReadTimeout, "must be above 0")) }
+        for (key, value) in [(Key.tcpMax, tcpMax), (Key.tcpMaxPerClient, tcpMaxPerClient)] where value < 0 {
+            throw .config(settings.error(key, "must be 0 (no limit) or more"))
+        }
+        for (key, value) in [
+            (Key.proxyMaxConns, proxy.maxConnections), (Key.proxyMaxConnsPerClient, proxy.maxConnectionsPerClient),
+        ] where value < 0 {
+            throw .config(settings.error(key, "must be 0 (no limit) or more"))
+        }
         guard cacheMinTTL <= cacheMaxTTL else {
             throw .config(settings.error(Key.cacheMinTTL, "is above cache_max_ttl"))
         }
@@ -108,6 +129,12 @@ struct RunOptions {
 }
 
 extension RunOptions {
+    /// DNS over TCP: a client at its cap loses its own oldest idle connection, as everyone
+    /// does at the total cap (docs/dns.md#dns-over-tcp).
+    var tcpCapLimits: ConnectionCaps<IPAddress>.Limits {
+        .init(perClient: tcpMaxPerClient, total: tcpMax, shedAtClientCap: true)
+    }
+
     /// The block page's gateway name when `gateway_name` is empty.
     static func hostName() -> String {
         var name = [UInt8](repeating: 0, count: 256)
@@ -121,6 +148,34 @@ extension RunOptions {
 
 /// The global IPv6 prefixes (/64) of this host's interfaces, which `allow_clients`
 /// includes by default (docs/dns.md#who-is-answered).
+/// The gateway's own addresses, every interface's (IPv4 and IPv6): the proxy refuses them
+/// as destinations (docs/proxy.md#local-destinations).
+enum OwnAddresses {
+    static func all() -> Set<IPAddress> {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var addresses: Set<IPAddress> = []
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            guard let address = entry.pointee.ifa_addr else { continue }
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                let bits = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+                addresses.insert(.v4(UInt32(bigEndian: bits)))
+            case AF_INET6:
+                let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                    withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
+                }
+                addresses.insert(IPAddress(v6Bytes: bytes))
+            default: continue
+            }
+        }
+        return addresses
+    }
+}
+
 enum OwnPrefixes {
     static func globalIPv6() -> [AddressRange] {
         var list: UnsafeMutablePointer<ifaddrs>?

@@ -56,6 +56,15 @@ enum Key {
     static let blockTTL = ConfigKey("block_ttl", .duration, default: "10s", reload: true, "TTL of block answers")
     static let tcpIdle = ConfigKey(
         "tcp_idle", .duration, default: "10s", reload: false, "idle timeout of DNS TCP connections")
+    static let tcpReadTimeout = ConfigKey(
+        "tcp_read_timeout", .duration, default: "5s", reload: false,
+        "a DNS TCP message must arrive whole this long after its first byte")
+    static let tcpMaxPerClient = ConfigKey(
+        "tcp_max_per_client", .integer, default: "16", reload: false,
+        "DNS TCP connections per client (its oldest idle one is shed); 0 = no limit")
+    static let tcpMax = ConfigKey(
+        "tcp_max", .integer, default: "2048", reload: false,
+        "DNS TCP connections in all (the oldest idle one is shed); 0 = no limit")
     static let dnsThreads = ConfigKey(
         "dns_threads", .integer, default: "0", reload: false, "DNS loop threads; 0 = half the cores (1 to 8)")
     static let cacheSize = ConfigKey(
@@ -83,7 +92,16 @@ enum Key {
     static let tunnelIdle = ConfigKey(
         "tunnel_idle", .duration, default: "5m", reload: true, "idle timeout of CONNECT tunnels")
     static let proxyMaxConnsPerClient = ConfigKey(
-        "proxy_max_conns_per_client", .integer, default: "256", reload: true, "connections per client; 0 = no limit")
+        "proxy_max_conns_per_client", .integer, default: "256", reload: true,
+        "connections per device (429 beyond); 0 = no limit")
+    static let proxyMaxConns = ConfigKey(
+        "proxy_max_conns", .integer, default: "4096", reload: true,
+        "proxy connections in all (the oldest not yet asking is shed); 0 = no limit")
+    static let httpPorts = ConfigKey(
+        "http_ports", .ports, default: "80,8080", reload: true, "ports plain-HTTP requests may reach")
+    static let allowLocalDestinations = ConfigKey(
+        "allow_local_destinations", .boolean, default: "false", reload: true,
+        "for tests: let the proxy reach loopback, link-local and the gateway's own addresses")
     static let gatewayName = ConfigKey(
         "gateway_name", .string, reload: true, "name shown on the block page (default: host name)")
     static let proxyAuth = ConfigKey(
@@ -151,10 +169,12 @@ enum Key {
         policy.erased, lists.erased, stateDir.erased, timezone.erased,
         api.erased, alwaysAllow.erased, downtimeAllow.erased, blockBypass.erased,
         dnsListen.erased, upstream.erased, upstreamTimeout.erased, caFile.erased, localForward.erased,
-        allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased, dnsThreads.erased,
+        allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased, tcpReadTimeout.erased,
+        tcpMaxPerClient.erased, tcpMax.erased, dnsThreads.erased,
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
         proxyListen.erased, transparentListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
-        tunnelIdle.erased, proxyMaxConnsPerClient.erased, gatewayName.erased, proxyAuth.erased,
+        tunnelIdle.erased, proxyMaxConnsPerClient.erased, proxyMaxConns.erased, httpPorts.erased,
+        allowLocalDestinations.erased, gatewayName.erased, proxyAuth.erased,
         lanInterfaces.erased, dohAddresses.erased, listMaxSize.erased, listTimeout.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
