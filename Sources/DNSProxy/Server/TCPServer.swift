@@ -180,9 +180,9 @@ final class TCPConnection: Selectable, TimerTarget, Sheddable {
             took = true
             pending += 1
             slot.markBusy()
-            driver.handle(packet, from: client, overUDP: false, dropped: { [weak self] in self?.close() }) {
-                [weak self] answer in self?.queue(answer)
-            }
+            driver.handle(
+                packet, from: client, overUDP: false, dropped: { [weak self] in self?.close() },
+                send: { [weak self] answer in self?.queue(answer) })
             if closed { return }
         }
         input.discardReadBytes()
