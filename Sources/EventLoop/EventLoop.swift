@@ -31,6 +31,9 @@ public final class EventLoop: @unchecked Sendable {
     private let eventCapacity: Int32
     var timers = TimerHeap<TimerAction>()
     var runningTasks: [LoopTask] = []
+    /// Where this loop's connections read before keeping only what arrived
+    /// (`Socket.read(into:maxBytes:through:)`). Loop-confined.
+    public let readScratch: UnsafeMutableRawBufferPointer
 
     struct Registration {
         let handler: any Selectable
@@ -54,10 +57,15 @@ public final class EventLoop: @unchecked Sendable {
         tasks = Mutex(TaskQueue())
         self.eventCapacity = Int32(min(max(eventCapacity, 1), Int(CS_BATCH_MAX)))
         events = .allocate(capacity: Int(self.eventCapacity))
+        readScratch = .allocate(byteCount: Self.readScratchBytes, alignment: 16)
         try register(waker.descriptor, interest: .read, handler: waker)
     }
 
+    /// One read: a DNS message and its length prefix.
+    public static let readScratchBytes = 65_537
+
     deinit {
+        readScratch.deallocate()
         events.deallocate()
         _ = Glibc.close(epoll)
     }

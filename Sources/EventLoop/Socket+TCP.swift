@@ -103,6 +103,25 @@ extension Socket {
         return result
     }
 
+    /// Reads at most `maxBytes` through `scratch` (the loop's `readScratch`) and appends
+    /// only what arrived: a connection that receives a byte holds a byte, not `maxBytes` of
+    /// reserved room, however many connections sit idle with a partial message.
+    public func read(
+        into buffer: inout ByteBuffer, maxBytes: Int, through scratch: UnsafeMutableRawBufferPointer
+    ) throws(SystemError) -> IOResult {
+        let descriptor = descriptor
+        let count = try nonBlockingCall("recv", subject: subject) {
+            recv(descriptor, scratch.baseAddress, min(scratch.count, maxBytes), 0)
+        }
+        switch count {
+        case nil: return .wouldBlock
+        case 0: return .eof
+        case let count?:
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+            return .processed(count)
+        }
+    }
+
     /// Writes as much of `buffer`'s readable bytes as the socket takes, consuming them.
     /// `.processed(n)` with n short of what was readable means the socket buffer is full:
     /// register for `.write` and write the rest when writable.

@@ -92,6 +92,6 @@ extension ConnectionHandler {
 
     /// One read: nil when the connection failed.
     func readSocket(_ from: Socket, into buffer: inout ByteBuffer) -> IOResult? {
-        try? from.read(into: &buffer, maxBytes: ProxyLimits.readChunk)
+        try? from.read(into: &buffer, maxBytes: ProxyLimits.readChunk, through: owner.loop.readScratch)
     }
 }

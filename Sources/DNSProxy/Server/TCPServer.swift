@@ -147,7 +147,9 @@ final class TCPConnection: Selectable, TimerTarget, Sheddable {
 
     func readable() {
         let result: IOResult
-        do { result = try socket.read(into: &input, maxBytes: 65_537) } catch {
+        do {
+            result = try socket.read(into: &input, maxBytes: 65_537, through: driver.loop.readScratch)
+        } catch {
             close()
             return
         }

@@ -69,6 +69,7 @@ enum RunCommand {
             let builder = try makeBuilder(settings, options: options, roster: plan.roster, activity: activity, log: log)
             let aggregator = HitAggregator()
             let counting = CountingHitRecorder(next: aggregator)
+            OpenFileLimit.raise(toCover: OpenFileLimit.needed(options), log: log)
             let daemon = try Daemon(
                 options: options, builder: builder, policies: setup.policies, watched: setup.watched,
                 listsWatcher: listsWatcher, log: log, hits: counting, clock: clock)
