@@ -44,3 +44,22 @@ import Testing
         #expect(MACAddress(octets: [1, 2, 3]) == nil)
     }
 }
+
+@Suite struct IPAddressScopeTests {
+    @Test(arguments: [
+        ("127.0.0.1", true), ("127.9.8.7", true), ("0.0.0.0", true), ("0.1.2.3", true), ("169.254.1.1", true),
+        ("::1", true), ("::", true), ("fe80::1", true), ("febf::1", true), ("::ffff:127.0.0.1", true),
+        ("::ffff:169.254.0.9", true), ("10.0.0.1", false), ("192.168.1.1", false), ("8.8.8.8", false),
+        ("128.0.0.1", false), ("fec0::1", false), ("2001:db8::1", false), ("::ffff:8.8.8.8", false), ("::2", false),
+    ])
+    func hostOrLinkScoped(text: String, scoped: Bool) throws {
+        let address = try #require(IPAddress(text))
+        #expect(address.isHostOrLinkScoped == scoped, "\(text)")
+    }
+
+    @Test func mappedAddressesUnwrap() {
+        #expect(IPAddress("::ffff:10.1.2.3")!.unmapped == IPAddress("10.1.2.3"))
+        #expect(IPAddress("2001:db8::1")!.unmapped == IPAddress("2001:db8::1"))
+        #expect(IPAddress("10.1.2.3")!.unmapped == IPAddress("10.1.2.3"))
+    }
+}

@@ -1,0 +1,114 @@
+import EventLoop
+import Synchronization
+import TestSupport
+import Testing
+
+/// A connection for the caps' tests: counts how often it was asked to go, on which thread.
+private final class Held: Sheddable, @unchecked Sendable {
+    // Sendable: `shed` runs on the loop thread; the test reads the atomics.
+    let loop: EventLoop
+    let shedCount = Atomic<Int>(0)
+    let offLoop = Atomic<Int>(0)
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    func shed() {
+        if !loop.inEventLoop { offLoop.add(1, ordering: .relaxed) }
+        shedCount.add(1, ordering: .relaxed)
+    }
+}
+
+@Suite struct ConnectionCapsTests {
+    typealias Caps = ConnectionCaps<String>
+
+    /// Admits a connection of `key` at instant `now` and attaches a `Held` to it.
+    private func admit(
+        _ caps: Caps, _ key: String, on loop: EventLoop, at now: UInt64
+    ) throws -> (CapSlot<String>, Held)? {
+        try loop.sync {
+            guard case .success(let slot) = caps.admit(key, on: loop, now: now) else { return nil }
+            let held = Held(loop: loop)
+            slot.attach(held)
+            return (slot, held)
+        }
+    }
+
+    @Test func atTheClientCapItsOwnOldestIdleConnectionIsShed() throws {
+        try withLoops { group in
+            let loop = group.loops[0]
+            let caps = Caps(.init(perClient: 2, total: 0, shedAtClientCap: true))
+            let first = try #require(try admit(caps, "a", on: loop, at: 10))
+            let second = try #require(try admit(caps, "a", on: loop, at: 20))
+            let other = try #require(try admit(caps, "b", on: loop, at: 5))
+            let third = try #require(try admit(caps, "a", on: loop, at: 30))
+            #expect(waitUntil { first.1.shedCount.load(ordering: .relaxed) == 1 })
+            #expect(second.1.shedCount.load(ordering: .relaxed) == 0)
+            #expect(other.1.shedCount.load(ordering: .relaxed) == 0, "another client's older connection stays")
+            #expect(first.1.offLoop.load(ordering: .relaxed) == 0, "shed on its own loop")
+            #expect(caps.count(of: "a") == 2 && caps.count() == 3 && caps.shedCount == 1)
+            // The shed connection closes and releases: nothing changes twice.
+            caps.release(first.0)
+            #expect(caps.count(of: "a") == 2)
+            _ = (third, second)
+        }
+    }
+
+    @Test func aBusyConnectionIsNeverShedAndWithNoneIdleTheNewcomerIsRefused() throws {
+        try withLoops { group in
+            let loop = group.loops[0]
+            let caps = Caps(.init(perClient: 0, total: 2, shedAtClientCap: true))
+            let first = try #require(try admit(caps, "a", on: loop, at: 10))
+            let second = try #require(try admit(caps, "b", on: loop, at: 20))
+            first.0.markBusy()
+            // The oldest sheddable one is the second.
+            let third = try #require(try admit(caps, "c", on: loop, at: 30))
+            #expect(waitUntil { second.1.shedCount.load(ordering: .relaxed) == 1 })
+            #expect(first.1.shedCount.load(ordering: .relaxed) == 0)
+            third.0.markBusy()
+            #expect(try loop.sync { caps.admit("d", on: loop, now: 40) } == .failure(.total))
+            // A connection that becomes idle keeps the earlier of its instants.
+            first.0.markSheddable(since: 50)
+            first.0.markSheddable(since: 60)
+            let fourth = try #require(try admit(caps, "d", on: loop, at: 70))
+            #expect(waitUntil { first.1.shedCount.load(ordering: .relaxed) == 1 })
+            _ = fourth
+        }
+    }
+
+    @Test func withoutSheddingAtTheClientCapTheNewcomerIsRefused() throws {
+        try withLoops { group in
+            let loop = group.loops[0]
+            let caps = Caps(.init(perClient: 1, total: 0, shedAtClientCap: false))
+            let first = try #require(try admit(caps, "a", on: loop, at: 10))
+            #expect(try loop.sync { caps.admit("a", on: loop, now: 20) } == .failure(.perClient))
+            caps.release(first.0)
+            caps.release(first.0)
+            #expect(caps.count() == 0)
+            #expect(try admit(caps, "a", on: loop, at: 30) != nil)
+            #expect(first.1.shedCount.load(ordering: .relaxed) == 0)
+        }
+    }
+
+    @Test func connectionsOnSeveralLoopsCountTogetherAndAreShedOnTheirOwn() throws {
+        try withLoops(2) { group in
+            let caps = Caps(.init(perClient: 0, total: 2, shedAtClientCap: true))
+            let onFirst = try #require(try admit(caps, "a", on: group.loops[0], at: 10))
+            let onSecond = try #require(try admit(caps, "a", on: group.loops[1], at: 20))
+            let newcomer = try #require(try admit(caps, "b", on: group.loops[1], at: 30))
+            #expect(waitUntil { onFirst.1.shedCount.load(ordering: .relaxed) == 1 })
+            #expect(onFirst.1.offLoop.load(ordering: .relaxed) == 0)
+            #expect(caps.count() == 2)
+            _ = (onSecond, newcomer)
+        }
+    }
+}
+
+extension Result<CapSlot<String>, ConnectionCaps<String>.Refusal> {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.failure(let left), .failure(let right)): left == right
+        case (.success(let left), .success(let right)): left === right
+        default: false
+        }
+    }
+}
