@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import TestSupport
 import Testing
 
@@ -46,7 +47,16 @@ import Testing
             }
         }
 
-        func start() throws -> GateRun { try GateRun(flags, scratch: scratch, port: port) }
+        /// `run`, once it has written its first heartbeat (on a loaded machine that can
+        /// come after its listeners are up; `doctor` before it rightly says so).
+        func start() throws -> GateRun {
+            let gate = try GateRun(flags, scratch: scratch, port: port)
+            let state = self.state
+            _ = waitUntil(timeout: .seconds(10)) {
+                ((try? Store.openReadOnly(directory: state).heartbeat()) ?? nil) != nil
+            }
+            return gate
+        }
 
         /// `doctor --json` with `run`'s flags. The wall clock is a test clock set to now,
         /// so the clock check is skipped: whether this machine's clock is synchronised is
