@@ -52,6 +52,25 @@ public final class HitAggregator: HitRecorder {
         }
     }
 
+    /// Takes back events a drain could not store (the disk was full): merged with whatever
+    /// was recorded since, so each blocked query is still counted exactly once.
+    public func restore(_ drained: [Event]) {
+        for event in drained {
+            shards[Int(UInt(bitPattern: event.key.hashValue) % 8)].events.withLock { events in
+                guard var current = events[event.key] else {
+                    events[event.key] = event
+                    return
+                }
+                current.count += event.count
+                current.firstSeen = min(current.firstSeen, event.firstSeen)
+                current.lastSeen = max(current.lastSeen, event.lastSeen)
+                current.rule = current.rule ?? event.rule
+                current.category = current.category ?? event.category
+                events[event.key] = current
+            }
+        }
+    }
+
     /// Everything recorded since the last drain, emptied.
     public func drain() -> [Event] {
         shards.flatMap { shard in

@@ -32,9 +32,19 @@ public struct HitFlusher: Sendable {
                 policyVersion: versions[event.key.profile] ?? 0)
         }
         var merged = 0
+        var failure: StoreError?
         if !rows.isEmpty {
-            merged = try store.enqueue(rows, maxRows: queueMax)
-            try store.recordHistory(rows)
+            do {
+                merged = try store.enqueue(rows, maxRows: queueMax)
+            } catch {
+                // Nothing was queued (one transaction): the events wait in memory for the
+                // next flush, and the activity below is left undrained for it too.
+                aggregator.restore(events)
+                throw error
+            }
+            // The local history is a convenience: a failure here must not put the events
+            // back, or the queue would count them twice.
+            do { try store.recordHistory(rows) } catch { failure = error }
         }
         let hour = now - now % 3600
         var byProfile: [String: (reasons: [String: Int], categories: [String: Int])] = [:]
@@ -57,6 +67,7 @@ public struct HitFlusher: Sendable {
                 blocksByCategory: blocks.categories, rewritesByEngine: counts.rewritesByEngine)
         }
         try store.recordSightings(sightings)
+        if let failure { throw failure }
         return merged
     }
 

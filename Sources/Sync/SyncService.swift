@@ -105,7 +105,7 @@ public final class SyncService: @unchecked Sendable {
             nextPrune = now.monotonic + 600_000
         }
         if now.monotonic >= nextBeat {
-            do { try store.writeHeartbeat(heartbeat()) } catch { log("store_failed", [("error", "\(error)")]) }
+            storeWrite { () throws(StoreError) in try store.writeHeartbeat(heartbeat()) }
             nextBeat = now.monotonic + intervals.heartbeat
         }
         // Requests take time (blocking HTTP), so each reads the clocks afresh.
@@ -122,11 +122,20 @@ public final class SyncService: @unchecked Sendable {
     private func flush(_ now: SyncTime) {
         var versions = localVersions
         for sync in profiles { versions[sync.profile] = sync.appliedVersion }
-        do {
+        storeWrite { () throws(StoreError) in
             let merged = try flusher.flush(activity: activity, versions: versions, now: now.wallSeconds)
             if merged > 0 { log("hits_merged", [("rows", "\(merged)"), ("note", "hit_queue_max reached")]) }
+        }
+    }
+
+    /// A write to the store. Its outcome is always said; `StoreHealth` in front of the log
+    /// lets a failure through once when it begins and the recovery once when it ends.
+    private func storeWrite(_ body: () throws(StoreError) -> Void) {
+        do {
+            try body()
+            log("store_recovered", [])
         } catch {
-            log("store_failed", [("error", "\(error)")])
+            log("store_failed", [("error", "\(error)"), ("note", "hits wait in memory until writes succeed")])
         }
     }
 

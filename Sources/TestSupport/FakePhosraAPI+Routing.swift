@@ -53,6 +53,16 @@ extension FakePhosraAPI {
         switch fault {
         case .rateLimited?: return rateLimited()
         case .dropBeforeProcessing?: return .drop()
+        case .slow(let delay)?:
+            pause(delay)
+            return dispatch(endpoint, parameter: parameter, request: request, fault: nil)
+        case .truncatedBody?:
+            var outcome = dispatch(endpoint, parameter: parameter, request: request, fault: nil)
+            if case .respond(var response) = outcome.reply, response.status == 200 {
+                response.body = Array(response.body.prefix(response.body.count / 2))
+                outcome.reply = .respond(response)
+            }
+            return outcome
         default: break
         }
         switch endpoint {

@@ -35,6 +35,12 @@ extension FakePhosraAPI {
         /// Processed and recorded (a report stored, an ack applied, a device registered),
         /// then the connection is closed without a reply: a lost reply.
         case dropAfterProcessing
+        /// Handled as usual after this long (a slow server): the client may give up, or be
+        /// killed, while the request is processed all the same.
+        case slow(Duration)
+        /// A `200` whose JSON body is cut in half (with a `Content-Length` that fits the cut
+        /// body): a proxy or a crash mid-write on the way.
+        case truncatedBody
     }
 
     /// A device registration (docs/sync.md) as the fake holds it.

@@ -128,6 +128,8 @@ struct SyncSetup {
     {
         let now = SyncTime(clock)
         var syncs: [ProfileSync] = []
+        // One for every part of the sync: a full disk is said once, not by each.
+        let storeHealth = StoreHealth()
         var timing = SyncSchedule.Timing()
         timing.pollInterval = max(1000, settings[Key.pollInterval].wholeMilliseconds)
         timing.fullSyncInterval = max(1000, settings[Key.fullSyncInterval].wholeMilliseconds)
@@ -148,7 +150,7 @@ struct SyncSetup {
                         evaluate: { policy in
                             EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: lists.present)
                         },
-                        log: { event, fields in log.info(event, fields) }))
+                        log: storeHealth.filtering { event, fields in log.info(event, fields) }))
             } catch {
                 throw .usage("\(error)")
             }
@@ -174,7 +176,7 @@ struct SyncSetup {
                         pid: getpid(), startedAt: started, updatedAt: clock.wall().unixSeconds,
                         version: Gateway.version, listeners: listeners)
                 },
-                clock: clock, log: { event, fields in log.info(event, fields) })
+                clock: clock, log: storeHealth.filtering { event, fields in log.info(event, fields) })
         } catch {
             throw .usage("cannot start the sync thread: \(error)")
         }

@@ -1,0 +1,26 @@
+import Synchronization
+
+/// Says a failing store (a full disk) once, however many parts of the sync hit it and
+/// however often they retry, and once more when a write succeeds again: a filter on the
+/// sync's log that lets `store_failed` through only when the store was healthy and
+/// `store_recovered` only when it was not.
+public final class StoreHealth: Sendable {
+    private let failing = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func filtering(
+        _ log: @escaping @Sendable (String, [(String, String)]) -> Void
+    ) -> @Sendable (String, [(String, String)]) -> Void {
+        { [self] event, fields in
+            switch event {
+            case "store_failed":
+                guard !failing.exchange(true, ordering: .relaxed) else { return }
+            case "store_recovered":
+                guard failing.exchange(false, ordering: .relaxed) else { return }
+            default: break
+            }
+            log(event, fields)
+        }
+    }
+}
