@@ -3,7 +3,7 @@ import Synchronization
 /// Says a failing store (a full disk) once, however many parts of the sync hit it and
 /// however often they retry, and once more when a write succeeds again: a filter on the
 /// sync's log that lets `store_failed` through only when the store was healthy and
-/// `store_recovered` only when it was not.
+/// `store_writable` only when it was not.
 public final class StoreHealth: Sendable {
     private let failing = Atomic<Bool>(false)
 
@@ -16,7 +16,7 @@ public final class StoreHealth: Sendable {
             switch event {
             case "store_failed":
                 guard !failing.exchange(true, ordering: .relaxed) else { return }
-            case "store_recovered":
+            case "store_writable":
                 guard failing.exchange(false, ordering: .relaxed) else { return }
             default: break
             }

@@ -133,7 +133,7 @@ public final class SyncService: @unchecked Sendable {
     private func storeWrite(_ body: () throws(StoreError) -> Void) {
         do {
             try body()
-            log("store_recovered", [])
+            log("store_writable", [])
         } catch {
             log("store_failed", [("error", "\(error)"), ("note", "hits wait in memory until writes succeed")])
         }

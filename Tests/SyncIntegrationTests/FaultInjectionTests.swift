@@ -64,7 +64,7 @@ extension SyncFaultSuite {
                 h.deliveredCounts() == blocks.expected && h.profileStatus()?["hits_queued"]?.int == 0
             }
             #expect(drained, "delivered \(h.deliveredCounts()), expected \(blocks.expected)\n\(gate.log)")
-            #expect(gate.log.contains("event=store_recovered"), "\(gate.log)")
+            #expect(gate.log.contains("event=store_writable"), "\(gate.log)")
         }
 
         @Test func aKillDuringAHitReportLosesNothingAndCountsNothingTwice() throws {
