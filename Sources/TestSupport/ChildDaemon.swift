@@ -3,6 +3,7 @@ import Foundation
 /// A process started by a test (phosra-gate run, dnsmasq, unbound): stderr collected,
 /// terminated when the object goes away, so no test leaves a process behind.
 public final class ChildDaemon: @unchecked Sendable {
+    // Sendable: `process` is started once, in init; `collected` is touched only under `lock`.
     public let process = Process()
     private let errors = Pipe()
     private let lock = NSLock()

@@ -7,6 +7,7 @@ import Foundation
 /// forward to (names it does not know are REFUSED), so nothing leaves the machine. Every
 /// query that reaches it is logged (`--log-queries`), which `queries` reads back.
 public final class DnsmasqUpstream: @unchecked Sendable {
+    // Sendable: immutable after init; the server process guards its own state.
     public static let path = "/usr/sbin/dnsmasq"
     public let port: UInt16
     public let server: SpawnedServer

@@ -10,6 +10,7 @@ import Foundation
 /// between them, or nothing at all (a silent, black-holed upstream). Stopped and closed
 /// when released.
 public final class FakeUDPUpstream: @unchecked Sendable {
+    // Sendable: immutable after init; the sockets and the thread's state live in `core`.
     public enum Action: Sendable {
         /// A datagram to the asker, from the port it asked.
         case send([UInt8])
@@ -53,6 +54,7 @@ public final class FakeUDPUpstream: @unchecked Sendable {
 
     /// The sockets and what the thread shares with the test.
     private final class Core: @unchecked Sendable {
+        // Sendable: the descriptors are immutable; what the thread and the test share is behind `lock`.
         let socketFD: Int32
         let otherFD: Int32
         private let lock = NSLock()

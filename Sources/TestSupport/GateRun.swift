@@ -3,6 +3,7 @@ import Foundation
 /// The real `phosra-gate run`, started on a free loopback port with its own state
 /// directory, ready when it has logged its listeners.
 public final class GateRun: @unchecked Sendable {
+    // Sendable: every stored property is a `let` (the daemon guards its own state).
     public let daemon: ChildDaemon
     public let port: UInt16
     public let stateDirectory: String

@@ -2,6 +2,7 @@ import Foundation
 
 /// A scratch directory removed when the last reference goes.
 public final class ScratchDirectory: @unchecked Sendable {
+    // Sendable: `url` is immutable; the directory is removed in deinit, once.
     public let url: URL
     public var path: String { url.path }
 

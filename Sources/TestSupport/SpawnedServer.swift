@@ -11,6 +11,7 @@ import Foundation
 /// util-linux's `setpriv` exists the child also gets PR_SET_PDEATHSIG, so even a crashing
 /// test process takes its servers with it.
 public final class SpawnedServer: @unchecked Sendable {
+    // Sendable: `pid` and `logFile` are immutable; the rest is touched only under `lock`.
     public let pid: pid_t
     public let logFile: String
     private let lock = NSLock()

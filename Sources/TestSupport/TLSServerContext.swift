@@ -6,6 +6,8 @@ import Glibc
 /// `TLSServerStream` that runs OpenSSL over memory BIOs and does the socket calls itself
 /// (MSG_NOSIGNAL, so a client that went away never raises SIGPIPE in the test process).
 public final class TLSServerContext: @unchecked Sendable {
+    // Sendable: the SSL_CTX is configured in init and only read afterwards (SSL_new on a
+    // configured context is safe from several threads).
     let context: OpaquePointer
 
     public struct SetupError: Error, CustomStringConvertible {

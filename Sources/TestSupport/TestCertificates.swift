@@ -4,6 +4,7 @@ import Foundation
 /// server certificate it signed for `dot.test` and 127.0.0.1, and a second CA that signed
 /// nothing (for "untrusted CA"). Removed with its directory when released.
 public final class TestCertificates: @unchecked Sendable {
+    // Sendable: immutable after init (paths of files written once).
     public static let serverName = "dot.test"
     private let directory: ScratchDirectory
 
@@ -50,6 +51,7 @@ public final class TestCertificates: @unchecked Sendable {
 /// `TestCertificates`: `*.example.test` → `answer` from local data, everything else
 /// refused (no recursion, no root hints, no trust anchors: nothing leaves the machine).
 public final class UnboundDoT: @unchecked Sendable {
+    // Sendable: immutable after init; the server process guards its own state.
     public static let path = "/usr/sbin/unbound"
     public static let answer = "192.0.2.53"
     public let port: UInt16

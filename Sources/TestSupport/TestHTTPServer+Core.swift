@@ -7,6 +7,7 @@ import Foundation
 extension TestHTTPServer {
     /// The listener and connection threads and what they share.
     final class Core: @unchecked Sendable {
+        // Sendable: every stored property is a `let`; what changes lives in `state`, behind its lock.
         let port: UInt16
         let tls: TLSServerContext?
         let idleTimeout: Duration
@@ -84,6 +85,7 @@ extension TestHTTPServer {
 
 /// What the server's threads share, behind one lock.
 final class ServerState: @unchecked Sendable {
+    // Sendable: every field is read and written only while holding the lock.
     struct Fields {
         var listener: Int32 = -1
         var accepted = 0

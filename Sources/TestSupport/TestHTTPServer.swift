@@ -10,6 +10,7 @@ import Foundation
 /// raw bytes (for malformed replies), a dropped connection or silence. `stop()` closes
 /// everything; `start()` listens again on the same port.
 public final class TestHTTPServer: @unchecked Sendable {
+    // Sendable: `core` and `host` are immutable; the core's shared state is behind its lock.
     /// One request as received.
     public struct Request: Sendable {
         public let method: String

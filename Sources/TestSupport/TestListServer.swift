@@ -5,6 +5,7 @@ import Foundation
 /// with validators (answering `304` to a matching conditional request), an error status,
 /// silence, a cut body, or any body.
 public final class TestListServer: @unchecked Sendable {
+    // Sendable: immutable after init; behaviours and requests seen live in `State`, behind its lock.
     public enum Behaviour: Sendable {
         /// `200` with `text`, its `ETag` and `Last-Modified` when given; `304 Not Modified`
         /// when the request's `If-None-Match` or `If-Modified-Since` matches them.
@@ -80,6 +81,7 @@ public final class TestListServer: @unchecked Sendable {
     }
 
     private final class State: @unchecked Sendable {
+        // Sendable: every field is touched only under `lock`.
         private let lock = NSLock()
         private var behaviours: [String: Behaviour] = [:]
         private var seen: [TestHTTPServer.Request] = []

@@ -10,6 +10,7 @@ import Testing
     /// fresh lists folder, and either a local policy file or a registration with the fake
     /// Phosra API. `flags` are what `run` gets, and `doctor` gets the same.
     final class Home: @unchecked Sendable {
+        // Sendable: set up in init and only read afterwards, by the test thread.
         let scratch: ScratchDirectory
         let upstream: DnsmasqUpstream
         let api: FakePhosraAPI?

@@ -11,6 +11,7 @@ import Testing
 @Suite(.serialized) struct ServiceManagerTests {
     /// A bound `AF_UNIX` datagram socket collecting what the daemon sends.
     final class NotifySocket: @unchecked Sendable {
+        // Sendable: the path and descriptor are immutable; the test reads it from one thread.
         let path: String
         private let fd: Int32
 

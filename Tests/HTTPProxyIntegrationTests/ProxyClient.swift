@@ -5,6 +5,7 @@ import Foundation
 /// Sendable so that a test can make one inside a network namespace and use it outside:
 /// one thread uses it at a time.
 final class ProxyClient: @unchecked Sendable {
+    // Sendable: only the descriptor, immutable; one test thread uses a client at a time.
     private let fd: Int32
 
     /// Connects to `host` (IPv4; 127.0.0.1 unless the test made a namespace of its own, and

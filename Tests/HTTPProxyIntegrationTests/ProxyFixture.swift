@@ -6,6 +6,7 @@ import TestSupport
 /// dnsmasq upstream that knows the test names and a local HTTP origin (and an HTTPS one
 /// with the test CA). Category lists: adult = `adult.example`.
 final class ProxyFixture: @unchecked Sendable {
+    // Sendable: every stored property is a `let`; the servers guard their own state.
     let scratch: ScratchDirectory
     let dns: DnsmasqUpstream
     /// Plain HTTP origin; answers every request with what it saw (method, target, headers).

@@ -4,6 +4,7 @@ import TestSupport
 /// A TCP listener on 127.0.0.1 that records the bytes of each connection (one at a time);
 /// with `replyAfterEOF` it answers `got N bytes` once the client has half-closed, then closes.
 final class RawOrigin: @unchecked Sendable {
+    // Sendable: `port` and the descriptor are immutable; `bytes` is touched only under `lock`.
     let port: UInt16
     private let fd: Int32
     private let lock = NSLock()

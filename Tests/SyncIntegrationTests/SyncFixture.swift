@@ -6,6 +6,7 @@ import Testing
 /// A fake Phosra API with one child and a time-independent policy, a registered gateway
 /// state directory, and helpers to start the real `run` against them.
 final class SyncFixture: @unchecked Sendable {
+    // Sendable: set up in init; `registerOutput` is written only by the test thread.
     let scratch: ScratchDirectory
     let api: FakePhosraAPI
     let childID: String

@@ -9,6 +9,7 @@ import Testing
 /// visible as a real answer), a state directory for the real `phosra-gate`, and helpers
 /// for what a user sees (`status --json`, `hits`, dig) and what the API received.
 final class SyncHarness: @unchecked Sendable {
+    // Sendable: every stored property is a `let`; the fake API and upstream guard their own state.
     let scratch: ScratchDirectory
     let api: FakePhosraAPI
     let certificates: TestCertificates?

@@ -185,6 +185,7 @@ import Testing
 
 /// What the sync asked of the API, answering polls with `fetchResult` and accepting the rest.
 final class RecordingAPI: PhosraAPIClient, @unchecked Sendable {
+    // Sendable: everything it records is behind the `state` mutex.
     struct Report: Equatable {
         let type: String
         /// `reported_at` as sent.
