@@ -11,7 +11,8 @@ import SystemIO
 enum BenchMatcherCommand {
     static let usage = """
         usage: phosra-gate bench matcher [--list FILE]... [--queries FILE] [--strategy NAME,...] [--sizes N,...]
-                                         [--mix NAME,...] [--seconds N] [--threads N] [--json | --csv] [--svg FILE]
+                                         [--mix NAME,...] [--query-count N] [--seconds N] [--threads N]
+                                         [--json | --csv] [--svg FILE]
         """
 
     struct Options {
@@ -20,6 +21,8 @@ enum BenchMatcherCommand {
         var strategies = Strategy.allCases
         var sizes: [Int] = []
         var mixes: [QueryMix] = [.popular]
+        /// Queries per mix; nil: each mix's default.
+        var queryCount: Int?
         var seconds = 1.0
         var threads = 2
         var json = false
@@ -91,6 +94,11 @@ enum BenchMatcherCommand {
                     throw .flag(word, "names from \(QueryMix.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 options.mixes = mixes.compactMap { $0 }
+            case "--query-count":
+                guard let count = Int(try value(word)), count >= 100, count <= 10_000_000 else {
+                    throw .flag(word, "a whole number from 100 to 10000000")
+                }
+                options.queryCount = count
             case "--seconds":
                 guard let seconds = Double(try value(word)), seconds > 0, seconds <= 600 else {
                     throw .flag(word, "a number of seconds from 0 to 600")
@@ -134,7 +142,7 @@ enum BenchMatcherCommand {
             machine.synthetic[size] = synthetic
             let flat = lists.flatMap { $0 }
             let files = try BenchWorkload.write(lists, prefix: "\(scratch)/size\(size)")
-            let mixes = options.mixes.map { ($0, $0.queries(listed: flat, popular: workload.popular)) }
+            let mixes = options.mixes.map { ($0, $0.queries(listed: flat, popular: workload.popular, count: options.queryCount)) }
             let queryFile = "\(scratch)/queries\(size).txt"
             do {
                 try Files.writeAtomically(queryFile, Array(mixes[0].1.map(\.description).joined(separator: "\n").utf8))
