@@ -73,7 +73,8 @@ import Testing
         let svg = dir.path("chart.svg")
         let result = try GateProcess.run([
             "bench", "matcher", "--list", dir.path("lists/adult/list.txt"), "--queries", dir.path("queries.txt"),
-            "--sizes", "1k,2500", "--mix", "popular,hostile", "--query-count", "20000", "--seconds", "0.02", "--threads", "2", "--json",
+            "--sizes", "1k,2500", "--mix", "popular,hostile", "--query-count", "20000", "--seconds", "0.02",
+            "--threads", "2", "--json",
             "--svg", svg,
         ])
         #expect(result.status == 0, "\(result.stderr)")

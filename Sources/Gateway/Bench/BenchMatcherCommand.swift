@@ -142,7 +142,9 @@ enum BenchMatcherCommand {
             machine.synthetic[size] = synthetic
             let flat = lists.flatMap { $0 }
             let files = try BenchWorkload.write(lists, prefix: "\(scratch)/size\(size)")
-            let mixes = options.mixes.map { ($0, $0.queries(listed: flat, popular: workload.popular, count: options.queryCount)) }
+            let mixes = options.mixes.map {
+                ($0, $0.queries(listed: flat, popular: workload.popular, count: options.queryCount))
+            }
             let queryFile = "\(scratch)/queries\(size).txt"
             do {
                 try Files.writeAtomically(queryFile, Array(mixes[0].1.map(\.description).joined(separator: "\n").utf8))
