@@ -10,8 +10,8 @@ public final class StoreHealth: Sendable {
     public init() {}
 
     public func filtering(
-        _ log: @escaping @Sendable (String, [(String, String)]) -> Void
-    ) -> @Sendable (String, [(String, String)]) -> Void {
+        _ log: @escaping (String, [(String, String)]) -> Void
+    ) -> (String, [(String, String)]) -> Void {
         { [self] event, fields in
             switch event {
             case "store_failed":

@@ -43,7 +43,8 @@ public final class SyncService: @unchecked Sendable {
     public init(
         store: Store, flusher: HitFlusher, profiles: [ProfileSync], activity: [String: ActivityCounters],
         localVersions: [String: Int], intervals: Intervals, heartbeat: @escaping () -> Heartbeat,
-        clock: any Clock, log: @escaping (String, [(String, String)]) -> Void
+        clock: any Clock, storeHealth: StoreHealth = StoreHealth(),
+        log: @escaping (String, [(String, String)]) -> Void
     ) throws(SystemError) {
         self.store = store
         self.flusher = flusher
@@ -53,7 +54,9 @@ public final class SyncService: @unchecked Sendable {
         self.intervals = intervals
         self.heartbeat = heartbeat
         self.clock = clock
-        self.log = log
+        // The profiles' syncs share `storeHealth` (their log goes through it too), so a
+        // full disk is said once for all of them.
+        self.log = storeHealth.filtering(log)
         let start = Int64(clock.now() / 1_000_000)
         (nextFlush, nextBeat, nextReport, nextPrune) = (start, start, start + intervals.report, start)
         doorbell = try Doorbell()

@@ -46,3 +46,40 @@ import Testing
         #expect(aggregator.drain().reduce(0) { $0 + $1.count } == 20_000)
     }
 }
+
+@Suite struct StoreFailureTests {
+    @Test func restoredEventsMergeWithWhatCameSinceAndCountOnce() {
+        let aggregator = HitAggregator()
+        let decision = Decision(.block, .blockedDomain, rule: "x.example")
+        func hit(_ time: Int64) -> Hit {
+            Hit(
+                profile: "p", name: "www.x.example", decision: decision, client: IPAddress("10.0.0.1"), source: .dns,
+                time: time)
+        }
+        aggregator.record(hit(100))
+        aggregator.record(hit(101))
+        let failed = aggregator.drain()
+        aggregator.record(hit(200))
+        aggregator.restore(failed)
+        let events = aggregator.drain()
+        #expect(events.count == 1)
+        #expect(events.first?.count == 3)
+        #expect(events.first?.firstSeen == 100 && events.first?.lastSeen == 200)
+        #expect(events.first?.rule == "x.example")
+    }
+
+    @Test func aFailingStoreIsSaidOnceAndItsRecoveryOnce() {
+        let said = Said()
+        let log = StoreHealth().filtering { event, _ in said.events.append(event) }
+        for _ in 0..<3 { log("store_writable", []) }
+        for _ in 0..<5 { log("store_failed", [("error", "disk full")]) }
+        log("hits_merged", [])
+        for _ in 0..<2 { log("store_writable", []) }
+        log("store_failed", [])
+        #expect(said.events == ["store_failed", "hits_merged", "store_writable", "store_failed"])
+    }
+
+    private final class Said {
+        var events: [String] = []
+    }
+}

@@ -176,7 +176,7 @@ struct SyncSetup {
                         pid: getpid(), startedAt: started, updatedAt: clock.wall().unixSeconds,
                         version: Gateway.version, listeners: listeners)
                 },
-                clock: clock, log: storeHealth.filtering { event, fields in log.info(event, fields) })
+                clock: clock, storeHealth: storeHealth, log: { event, fields in log.info(event, fields) })
         } catch {
             throw .usage("cannot start the sync thread: \(error)")
         }
