@@ -67,9 +67,11 @@ enum CheckCommand {
             settings, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
         var warnings = inputs.warnings
         let lists = EngineOptions.categoryLists(inputs, settings: settings, writeBack: false, warnings: &warnings)
+        let services = ServiceFile.load(folder: inputs.path)
+        if let warning = services.warning { warnings.append(warning) }
         let engine = DecisionEngine(
             system: SystemRules(EngineOptions.decisionOptions(settings)),
-            categories: lists.categorySet, zone: zone, profiles: table)
+            categories: lists.categorySet, zone: zone, profiles: table, services: services.catalogue)
         for warning in warnings { console.err("warning: \(warning)") }
         for skipped in engine.system.skipped { console.err("warning: skipped \(skipped)") }
         for note in rules.notes.lines { console.err("note: \(note)") }

@@ -23,6 +23,9 @@ enum Explanation {
             return "safe search is on: answered as \(decision.target ?? "?")"
         case .allowedDomain:
             return "on the parent's allowed_domains as \(rule)"
+        case .service:
+            return "the app \(rule) is blocked (content_filter.blocked_apps, or social.dm_restriction / "
+                + "multiplayer_mode for its kind): its domains are in the service catalogue"
         case .default:
             return "no rule matches"
         case .ipLiteral, .port, .sni, .tlsUnreadable, .localDestination:

@@ -18,6 +18,7 @@ public enum Gateway {
           hits        recent blocks, newest first
           blocklists  list | compile | update: the category lists, their compiled file, downloads
           firewall    print | apply | remove: the nftables table that keeps the LAN on the gateway
+          services    the apps the gateway knows as network services; check NAME: whose is it
           bench       matcher: the matcher's speed and memory (docs/benchmarks.md#targets)
           passwd      read a password on standard input, print its hash for proxy_password
           doctor      check a running gateway, one line per check with the fix (docs/doctor.md)
@@ -60,6 +61,12 @@ public enum Gateway {
             return BlocklistsCommand.run(rest, console: console, clock: clock)
         case "firewall":
             return FirewallCommand.run(rest, console: console)
+        case "services":
+            if rest.contains("--help") {
+                console.out(ServicesCommand.usage)
+                return 0
+            }
+            return ServicesCommand.run(rest, console: console)
         case "register", "sync", "status", "hits":
             if rest.contains("--help") {
                 console.out(

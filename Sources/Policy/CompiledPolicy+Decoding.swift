@@ -98,6 +98,32 @@ extension CompiledPolicy: Decodable {
         generatedAt = try root.lenient(Key("generated_at"), default: "")
         screenTime = try root.lenient(Key("screen_time"), default: ScreenTime())
         webFilter = try root.lenient(Key("web_filter"), default: WebFilter())
+        contentFilter = try root.lenient(Key("content_filter"), default: ContentFilter())
+        social = try root.lenient(Key("social"), default: Social())
+    }
+}
+
+extension CompiledPolicy.ContentFilter: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        blockedApps = try container.lenientStrings(Key("blocked_apps")) ?? []
+        allowlistMode = try container.lenient(Key("allowlist_mode"), default: false)
+    }
+}
+
+extension CompiledPolicy.Social: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        dmRestriction = try container.lenient(Key("dm_restriction"), default: "")
+        multiplayerMode = try container.lenient(Key("multiplayer_mode"), default: "")
+    }
+}
+
+extension CompiledPolicy.AppLimit: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        bundleID = try container.lenient(Key("bundle_id"), default: "")
+        dailyMinutes = try container.lenient(Key("daily_minutes"), default: 0)
     }
 }
 
@@ -107,6 +133,8 @@ extension CompiledPolicy.ScreenTime: Decodable {
         dailyLimitMinutes = try container.lenient(Key("daily_limit_minutes"), default: 0)
         downtimeWindows = try container.lenient(Key("downtime_windows"), default: [])
         schedule = try container.decodeIfPresent(CompiledPolicy.Schedule.self, forKey: Key("schedule"))
+        alwaysAllowedApps = try container.lenientStrings(Key("always_allowed_apps")) ?? []
+        perAppLimits = try container.lenient(Key("per_app_limits"), default: [])
     }
 }
 

@@ -14,6 +14,8 @@ public struct CompiledPolicy: Equatable, Sendable {
     public var generatedAt: String = ""
     public var screenTime = ScreenTime()
     public var webFilter = WebFilter()
+    public var contentFilter = ContentFilter()
+    public var social = Social()
 
     public init() {}
 
@@ -23,6 +25,37 @@ public struct CompiledPolicy: Equatable, Sendable {
         public var downtimeWindows: [DowntimeWindow] = []
         /// nil when the key is absent (no `time_scheduled_hours` rule).
         public var schedule: Schedule?
+        /// Bundle ids of the apps that stay usable in downtime (the server always sends
+        /// Phone, Messages and Maps).
+        public var alwaysAllowedApps: [String] = []
+        /// Daily minutes per app; absent: none.
+        public var perAppLimits: [AppLimit] = []
+        public init() {}
+    }
+
+    public struct AppLimit: Equatable, Sendable {
+        public var bundleID: String = ""
+        public var dailyMinutes: Int = 0
+        public init(bundleID: String = "", dailyMinutes: Int = 0) {
+            self.bundleID = bundleID
+            self.dailyMinutes = dailyMinutes
+        }
+    }
+
+    public struct ContentFilter: Equatable, Sendable {
+        /// Bundle ids of the apps the parent blocked.
+        public var blockedApps: [String] = []
+        /// Only the allowed apps may be used: a gateway cannot tell apps from the rest of
+        /// the web, so it is reported unsupported.
+        public var allowlistMode = false
+        public init() {}
+    }
+
+    public struct Social: Equatable, Sendable {
+        /// `none`, `contacts_only`, `everyone` or empty.
+        public var dmRestriction: String = ""
+        /// `off`, `none`, `disabled` block online play; anything else is not enforced.
+        public var multiplayerMode: String = ""
         public init() {}
     }
 

@@ -15,6 +15,9 @@ public enum Reason: String, Sendable, Equatable, CaseIterable {
     case safeSearch = "safe_search"
     case allowedDomain = "allowed_domain"
     case `default`
+    /// An app the parent blocked (or whose kind `dm_restriction`/`multiplayer_mode` turns
+    /// off), as a network service: rule = the service id.
+    case service
     // Proxy-only refusals (docs/proxy.md).
     case ipLiteral = "ip_literal"
     case port
@@ -50,7 +53,7 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
     /// `circumvention:<rule>`, `sni:<name>`, or the bare reason.
     public var reasonText: String {
         switch reason {
-        case .blockedDomain, .circumvention, .sni: return "\(reason.rawValue):\(rule ?? "")"
+        case .blockedDomain, .circumvention, .sni, .service: return "\(reason.rawValue):\(rule ?? "")"
         case .category: return "category:\(category?.id ?? "")"
         default: return reason.rawValue
         }

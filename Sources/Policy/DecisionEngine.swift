@@ -9,12 +9,18 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
     public let categories: CategorySet<Categories>
     public let zone: ZoneRules
     public let profiles: ProfileTable
+    /// The apps as network services (docs/services.md).
+    public let services: ServiceCatalogue
 
-    public init(system: SystemRules, categories: CategorySet<Categories>, zone: ZoneRules, profiles: ProfileTable) {
+    public init(
+        system: SystemRules, categories: CategorySet<Categories>, zone: ZoneRules, profiles: ProfileTable,
+        services: ServiceCatalogue = .empty
+    ) {
         self.system = system
         self.categories = categories
         self.zone = zone
         self.profiles = profiles
+        self.services = services
     }
 
     /// Decides `name` for `client` at `instant` (unix seconds).
@@ -37,8 +43,11 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         }
         // 2. Time before lists: in downtime nothing but `downtime_allow` gets through, not
         //    even a parent-allowed site.
+        //    An always-allowed app's service passes too (Phone, Messages, Maps). The
+        //    catalogue is asked only when a cutoff or a blocked service needs it.
         if applyCutoff, entry(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) == nil,
-            let cutoff = rules.time.cutoff(at: local)
+            let cutoff = rules.time.cutoff(at: local),
+            !(services.match(name).map { rules.alwaysAllows(services.services[$0.service]) } ?? false)
         {
             return Decision(.block, cutoff == .downtime ? .downtime : .schedule)
         }
@@ -50,6 +59,14 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
             return Decision(.block, .blockedDomain, rule: name.suffix(labels: blockDepth).description)
         }
         let allowRule = allowDepth > 0 ? name.suffix(labels: allowDepth).description : nil
+
+        // 3b. Blocked apps: a parent allow at least as specific as the service's domain
+        //     lifts it (allowing `youtube.com` reopens YouTube; allowing `google.com` does not).
+        if rules.blocksServices, let service = services.match(name), allowDepth < service.depth,
+            rules.blocks(services.services[service.service])
+        {
+            return Decision(.block, .service, rule: services.services[service.service].id)
+        }
 
         // 4. Circumvention: a parent allow lifts it only when at least as specific, so
         //    allowing icloud.com does not reopen mask.icloud.com.

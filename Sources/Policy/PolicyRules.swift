@@ -23,6 +23,14 @@ public final class PolicyRules: Sendable {
     let parent: LabelTrie
     let allowedIPs: Set<IPAddress>
     let blockedIPs: Set<IPAddress>
+    /// `content_filter.blocked_apps` (docs/services.md#blocked-apps).
+    public let blockedApps: Set<String>
+    /// `screen_time.always_allowed_apps`: their services pass cutoffs.
+    public let alwaysAllowedApps: Set<String>
+    /// `social.dm_restriction = none`: every `messaging` service is blocked.
+    public let blocksMessaging: Bool
+    /// `social.multiplayer_mode` `off`, `none` or `disabled`: every `multiplayer` service is blocked.
+    public let blocksMultiplayer: Bool
 
     public init(_ policy: CompiledPolicy, filtered: Bool = true) {
         self.filtered = filtered
@@ -59,6 +67,10 @@ public final class PolicyRules: Sendable {
         blockedIPs = blocked.ips
         safeSearch = web.safeSearch
         time = TimeRules.compile(policy.screenTime, notes: &notes)
+        blockedApps = Set(policy.contentFilter.blockedApps)
+        alwaysAllowedApps = Set(policy.screenTime.alwaysAllowedApps)
+        blocksMessaging = policy.social.dmRestriction.lowercased() == "none"
+        blocksMultiplayer = ["off", "none", "disabled"].contains(policy.social.multiplayerMode.lowercased())
         version = policy.version
         policyID = policy.policyID
         self.notes = notes
@@ -92,5 +104,22 @@ public enum InitialPolicy: String, CaseIterable, Sendable {
         case .strict: PolicyRules.initialStrict
         case .none: PolicyRules.unfiltered
         }
+    }
+}
+
+extension PolicyRules {
+    /// Whether any service can be blocked by these rules (else the catalogue is not asked).
+    public var blocksServices: Bool { !blockedApps.isEmpty || blocksMessaging || blocksMultiplayer }
+
+    /// Whether these rules block `service`: one of its bundle ids is a blocked app, or its
+    /// kind is one `dm_restriction` or `multiplayer_mode` turns off.
+    public func blocks(_ service: ServiceCatalogue.Service) -> Bool {
+        (blocksMessaging && service.kind == .messaging) || (blocksMultiplayer && service.kind == .multiplayer)
+            || service.bundleIDs.contains { blockedApps.contains($0) }
+    }
+
+    /// Whether one of `service`'s bundle ids is an always-allowed app.
+    public func alwaysAllows(_ service: ServiceCatalogue.Service) -> Bool {
+        service.bundleIDs.contains { alwaysAllowedApps.contains($0) }
     }
 }

@@ -49,6 +49,7 @@ public struct BlockReason: Equatable, Sendable {
         case .sni: return "The secure connection named a site that is blocked."
         case .tlsUnreadable: return "The connection did not say which site it was for, so it was closed."
         case .localDestination: return "This address belongs to the network itself, not to a site."
+        case .service: return "A parent has blocked this app."
         case .system, .safeSearch, .allowedDomain, .default: return "This site is blocked."
         }
     }

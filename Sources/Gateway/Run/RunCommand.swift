@@ -182,9 +182,11 @@ enum RunCommand {
                 ("path", inputs.path), ("names", "\(lists.trie.nameCount)"),
                 ("categories", lists.present.sorted().map(\.id).joined(separator: ",")),
             ])
+        let services = ServiceFile.load(folder: inputs.path)
+        if let warning = services.warning { log.warn("services", [("warning", warning)]) }
         return SnapshotBuilder(
             options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
-            listInputs: inputs, roster: roster, activity: activity)
+            listInputs: inputs, roster: roster, services: services.catalogue, activity: activity)
     }
 
     /// After `blocklists update`: the category lists again, from the same folders (the

@@ -21,6 +21,8 @@ struct SnapshotBuilder {
     var listsFolder: String { listInputs.path }
     /// Who belongs to which profile (the configuration's; replaced by SIGHUP).
     let roster: ProfileRoster
+    /// The apps as network services, from the lists folder's `services.json`.
+    let services: ServiceCatalogue
 
     /// Query and rewrite counts survive every rebuild: one set per profile for the run.
     let activity: ActivityBook
@@ -29,7 +31,7 @@ struct SnapshotBuilder {
     func with(lists: CategoryLists, inputs: ListInputs) -> SnapshotBuilder {
         SnapshotBuilder(
             options: options, decisions: decisions, zone: zone, lists: lists, listInputs: inputs, roster: roster,
-            activity: activity)
+            services: services, activity: activity)
     }
 
     /// A snapshot enforcing `policies` (by profile name); a profile of the roster without
@@ -43,7 +45,7 @@ struct SnapshotBuilder {
         }
         let engine = DecisionEngine(
             system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
-            profiles: ProfileTable(roster: roster, profiles: profiles))
+            profiles: ProfileTable(roster: roster, profiles: profiles), services: services)
         var servers: [DomainName: UpstreamSpec] = [:]
         for forward in options.localForward { servers[forward.zone] = forward.server }
         return ProxySnapshot(
