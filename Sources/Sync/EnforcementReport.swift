@@ -22,7 +22,7 @@ public struct EnforcementResult: Codable, Equatable, Sendable {
 public enum EnforcementReport {
     /// `listed`: the categories the gateway has lists for.
     public static func results(
-        for policy: CompiledPolicy, rules: PolicyRules, listed: Set<Category>
+        for policy: CompiledPolicy, rules: PolicyRules, listed: Set<Category>, services: ServiceCatalogue = .empty
     ) -> [EnforcementResult] {
         var results: [EnforcementResult] = []
         let web = policy.webFilter
@@ -59,6 +59,51 @@ public enum EnforcementReport {
                 EnforcementResult(
                     "time_daily_limit", .unsupported,
                     "a network gateway cannot see per-device screen time"))
+        }
+        return results + apps(policy, services)
+    }
+
+    /// The app rows (docs/services.md): blocked apps by their services, and what a
+    /// network gateway cannot do.
+    static func apps(_ policy: CompiledPolicy, _ services: ServiceCatalogue) -> [EnforcementResult] {
+        var results: [EnforcementResult] = []
+        let blocked = policy.contentFilter.blockedApps
+        if !blocked.isEmpty {
+            let unknown = blocked.filter { services.service(forBundle: $0) == nil }
+            results.append(
+                line(
+                    "content_block_title", unknown.isEmpty ? [] : ["no service for " + unknown.joined(separator: ", ")])
+            )
+        }
+        if policy.contentFilter.allowlistMode {
+            results.append(
+                EnforcementResult(
+                    "content_allowlist_mode", .unsupported,
+                    "a network gateway cannot tell apps apart from the rest of the web"))
+        }
+        if !policy.screenTime.perAppLimits.isEmpty {
+            results.append(
+                EnforcementResult("time_per_app_limit", .unsupported, "per-app budgets are not enforced yet"))
+        }
+        let dm = policy.social.dmRestriction.lowercased()
+        if !dm.isEmpty {
+            switch dm {
+            case "none": results.append(EnforcementResult("dm_restriction", .enforced, "messaging services blocked"))
+            case "everyone": results.append(EnforcementResult("dm_restriction", .enforced, "nothing to block"))
+            default:
+                results.append(
+                    EnforcementResult(
+                        "dm_restriction", .partial,
+                        "\(dm): a network gateway cannot tell contacts apart; nothing blocked"))
+            }
+        }
+        let multiplayer = policy.social.multiplayerMode.lowercased()
+        if !multiplayer.isEmpty {
+            results.append(
+                ["off", "none", "disabled"].contains(multiplayer)
+                    ? EnforcementResult("social_multiplayer", .enforced, "multiplayer services blocked")
+                    : EnforcementResult(
+                        "social_multiplayer", .partial, "\(multiplayer) is not enforced; nothing blocked"))
         }
         return results
     }

@@ -65,4 +65,32 @@ import Testing
         #expect(results.map(\.status) == ["failed"])
         #expect(results.first?.detail == "version 0 is not ≥ 1; still enforcing version 41")
     }
+
+    @Test func appsAreReportedByTheirServices() throws {
+        let services = try ServiceCatalogue.decode(
+            Array(
+                #"{"format": 1, "services": [{"id": "tiktok", "kind": "social", "bundle_ids": {"ios": ["com.zhiliaoapp.musically"]}, "domains": ["tiktok.com"], "source": "t"}]}"#
+                    .utf8))
+        var policy = CompiledPolicy()
+        policy.contentFilter.blockedApps = ["com.zhiliaoapp.musically", "com.unknown.app"]
+        policy.contentFilter.allowlistMode = true
+        policy.screenTime.perAppLimits = [.init(bundleID: "com.zhiliaoapp.musically", dailyMinutes: 30)]
+        policy.social.dmRestriction = "contacts_only"
+        policy.social.multiplayerMode = "off"
+        let results = Dictionary(
+            uniqueKeysWithValues: EnforcementReport.results(
+                for: policy, rules: PolicyRules(policy), listed: [], services: services
+            ).map { ($0.category, $0) })
+        #expect(results["content_block_title"]?.status == "partial")
+        #expect(results["content_block_title"]?.detail == "no service for com.unknown.app")
+        #expect(results["content_allowlist_mode"]?.status == "unsupported")
+        #expect(results["time_per_app_limit"]?.status == "unsupported")
+        #expect(results["dm_restriction"]?.status == "partial")
+        #expect(results["social_multiplayer"]?.status == "enforced")
+        policy.contentFilter.blockedApps = ["com.zhiliaoapp.musically"]
+        policy.social.dmRestriction = "none"
+        let whole = EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: [], services: services)
+        #expect(whole.first { $0.category == "content_block_title" }?.status == "enforced")
+        #expect(whole.first { $0.category == "dm_restriction" }?.status == "enforced")
+    }
 }

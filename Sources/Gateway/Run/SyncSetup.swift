@@ -148,7 +148,9 @@ struct SyncSetup {
                             daemon.replace(profile: name, rules: policy.map { PolicyRules($0) } ?? .unfiltered)
                         },
                         evaluate: { policy in
-                            EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: lists.present)
+                            EnforcementReport.results(
+                                for: policy, rules: PolicyRules(policy), listed: lists.present,
+                                services: daemon.builder.services)
                         },
                         log: storeHealth.filtering { event, fields in log.info(event, fields) }))
             } catch {

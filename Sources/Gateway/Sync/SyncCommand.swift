@@ -54,7 +54,9 @@ enum SyncCommand {
             defer { store.close() }
             let options = try RunOptions(
                 settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
-            let listed = (try? EngineOptions.listInputs(settings, stateDirectory: state))?.present ?? []
+            let inputs = try? EngineOptions.listInputs(settings, stateDirectory: state)
+            let listed = inputs?.present ?? []
+            let services = inputs.map { ServiceFile.load(folder: $0.path).catalogue } ?? .empty
             let api = try SyncSetup.api(identity: identity, settings: settings, options: options, clock: clock)
             let log = Logger(format: options.logFormat)
             let sync: ProfileSync
@@ -65,7 +67,8 @@ enum SyncCommand {
                     keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
                     apply: { _ in },
                     evaluate: { policy in
-                        EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: listed)
+                        EnforcementReport.results(
+                            for: policy, rules: PolicyRules(policy), listed: listed, services: services)
                     },
                     log: { event, fields in log.info(event, fields) })
             } catch { throw GatewayError.usage("\(error)") }
