@@ -103,7 +103,9 @@ extension ServiceCatalogue {
             guard let kind = Kind(rawValue: entry.kind) else {
                 throw CatalogueError(path: "\(path).kind", problem: "\"\(entry.kind)\" is not a kind")
             }
-            let bundles = entry.bundleIDs.ios + entry.bundleIDs.android
+            // One app can have the same id on both platforms.
+            var seen = Set<String>()
+            let bundles = (entry.bundleIDs.ios + entry.bundleIDs.android).filter { seen.insert($0).inserted }
             guard !bundles.isEmpty else { throw CatalogueError(path: "\(path).bundle_ids", problem: "none") }
             guard !entry.source.isEmpty else { throw CatalogueError(path: "\(path).source", problem: "empty") }
             func names(_ texts: [String], _ key: String) throws(CatalogueError) -> [DomainName] {
