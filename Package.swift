@@ -107,6 +107,12 @@ let package = Package(
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
         // modules too: a seeded generator, hand-made TLS ClientHellos, the malformed-head table.
         .target(name: "TestFixtures", dependencies: ["HTTP1"]),
+        // The fuzz targets: one body per parser of outside input, each checking a property
+        // (docs/fuzzing.md). Run by libFuzzer through `scripts/fuzz`, and over the kept corpus
+        // and every past crash by FuzzTargetsTests. Pure, like the parsers it drives.
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["DNSWire", "HTTP1", "Bytes", "ProxyCore", "Policy", "Config", "DomainMatch", "Zoneinfo"]),
         // Helpers for tests only: scratch directories, free ports, child processes, dig,
         // the fake Phosra API and HTTP(S) test servers (re-exports TestFixtures).
         .target(
@@ -158,8 +164,18 @@ let package = Package(
                 "phosra-gate", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport", "Store", "Sync", "DNSWire",
                 "DNSProxy",
             ]),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         // The docs' links and anchors, and the pages code comments cite; reads files only.
         .testTarget(name: "DocsTests"),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `scripts/fuzz` sets PHOSRA_FUZZ=1 (with its own scratch path) to add the libFuzzer driver,
+// built with `-Xswiftc -sanitize=fuzzer,address`: linked without libFuzzer's runtime it would
+// not link, so it exists only then and ordinary builds and tests never see it.
+if Context.environment["PHOSRA_FUZZ"] != nil {
+    package.products.append(.executable(name: "phosra-fuzz", targets: ["phosra-fuzz"]))
+    package.targets.append(
+        .executableTarget(name: "phosra-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Entry"))
+}

@@ -23,10 +23,13 @@ public enum ConfigFile {
         var settings = Settings()
         var profileIndex: Int?
         var seen: [String: Int] = [:]
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split on the scalar, not the Character: "\r\n" is one Character, so a file with
+        // CRLF line ends would otherwise be one long line (from its first `#` on, a comment).
+        let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+        for (offset, rawLine) in lines.enumerated() {
             let number = offset + 1
             let origin = ConfigError.Origin.file(path: path, line: number)
-            let line = try stripComment(rawLine, origin: origin).trimmingCharacters(in: " \t\r")
+            let line = try stripComment(Substring(rawLine), origin: origin).trimmingCharacters(in: " \t\r")
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 let name = try sectionName(line, origin: origin)

@@ -64,7 +64,8 @@ public enum DNSWireError: Error, Hashable, Sendable, CustomStringConvertible {
     case badLabelType(offset: Int)
     /// A compression pointer to itself or into the name it belongs to.
     case pointerLoop(offset: Int)
-    /// A compression pointer to a later offset (only backward pointers are accepted).
+    /// A compression pointer to a later offset, or to bytes that do not end before the
+    /// pointer (only pointers to a prior name are accepted).
     case pointerForward(offset: Int)
     /// A compression pointer past the end of the message or into the 12-byte header.
     case pointerOutOfBounds(offset: Int)

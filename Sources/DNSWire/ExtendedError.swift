@@ -80,13 +80,14 @@ public struct ExtendedDNSError: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses option data. Text that is not valid UTF-8 is repaired with U+FFFD rather than
-    /// rejected (§2: it is for display only), and a trailing NUL, which some servers send
-    /// despite §2, is dropped.
+    /// rejected (§2: it is for display only), and trailing NULs, which some servers send
+    /// despite §2, are dropped: all of them, so that the text written back by `option`
+    /// parses to itself.
     public init(optionData data: [UInt8]) throws(DNSWireError) {
         guard data.count >= 2 else { throw .badExtendedError(length: data.count) }
         code = EDECode(UInt16(data[0]) << 8 | UInt16(data[1]))
         var textBytes = data[2...]
-        if textBytes.last == 0 { textBytes = textBytes.dropLast() }
+        while textBytes.last == 0 { textBytes = textBytes.dropLast() }
         text = String(decoding: textBytes, as: UTF8.self)
     }
 

@@ -9,6 +9,9 @@
 //   name's own start, or the previous pointer's target), and not into the header. Real
 //   compressors always satisfy this, because they point at names already written, and it
 //   makes every walk terminate: targets strictly decrease;
+// - what a pointer leads to must lie wholly before the pointer (a prior name, RFC 1035
+//   §4.1.4), not run on past it into later bytes: a cut at a record boundary
+//   (truncation) then keeps every name of the records it keeps;
 // - at most `maxPointerHops` pointers per name, which bounds the work of pointer-only chains.
 
 extension DNSReader {
@@ -81,8 +84,12 @@ extension DNSReader {
         var length = 0
         var end = -1
         var hops = 0
+        // Reads stay below `bound`: the limit, then the last pointer followed.
+        var bound = limit
+        var pointer = -1
+        func overrun(_ at: Int) -> DNSWireError { pointer < 0 ? truncated(at: at) : .pointerForward(offset: pointer) }
         while true {
-            guard position < limit else { throw truncated(at: position) }
+            guard position < bound else { throw overrun(position) }
             let byte = bytes[position]
             switch byte & 0xC0 {
             case 0x00:
@@ -93,10 +100,10 @@ extension DNSReader {
                 length += labelLength + 1
                 // +1 for the root label still to come.
                 guard length + 1 <= 255 else { throw .nameTooLong(offset: start) }
-                guard labelLength < limit - position else { throw truncated(at: position) }
+                guard labelLength < bound - position else { throw overrun(position) }
                 position += labelLength + 1
             case 0xC0:
-                guard position + 1 < limit else { throw truncated(at: position) }
+                guard position + 1 < bound else { throw overrun(position) }
                 let target = Int(byte & 0x3F) << 8 | Int(bytes[position + 1])
                 if end < 0 { end = position + 2 }
                 if target >= bytes.count || target < DNSHeader.byteCount {
@@ -107,6 +114,8 @@ extension DNSReader {
                 hops += 1
                 guard hops <= Self.maxPointerHops else { throw .tooManyPointers(offset: position) }
                 segmentStart = target
+                pointer = position
+                bound = position
                 position = target
             case 0x40:
                 throw .labelTooLong(offset: position)

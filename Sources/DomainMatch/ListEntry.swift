@@ -87,6 +87,9 @@ extension ListEntry {
         }
         guard name.labelCount >= 2 || allowSingleLabel else { return .failure(.singleLabel) }
         if hasPath, kind == .allow { return .failure(.pathOnAllowList) }
+        // A dotted quad that was not a literal as written (`1.2.3.4.`, `*.1.2.3.4`) is still
+        // an address: an entry's text form must read back as the same entry.
+        if case .v4(let address)? = IPAddress(name.description) { return .success(.ip(.v4(address))) }
         return .success(.name(name))
     }
 

@@ -164,6 +164,20 @@ enum TestKey {
         #expect(ValueType.parseDuration(text) == nil)
     }
 
+    /// Found by the config fuzz target: "\r\n" is one Swift Character, so splitting on "\n"
+    /// left a CRLF file as one line; one that began with a comment read as empty.
+    @Test func crlfLineEndsReadAsLF() throws {
+        let lf = "# limits\nlimit = 5\nttl = 2s   # short\n\n[profile alice]\nmembers = a, b\n"
+        let crlf = lf.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")
+        let settings = try parse(crlf)
+        #expect(settings == (try parse(lf)))
+        #expect(settings[TestKey.limit] == 5 && settings[TestKey.ttl] == .seconds(2))
+        #expect(settings.profiles.map(\.name) == ["alice"])
+        #expect(throws: ConfigError(.file(path: "x.conf", line: 2), key: "nope", "unknown key")) {
+            try parse("limit = 5\r\nnope = 1\r\n")
+        }
+    }
+
     @Test func aByteOrderMarkIsIgnored() throws {
         let path = "/tmp/phosra-gate-bom-\(UInt32.random(in: 0...UInt32.max)).conf"
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("limit = 5\n".utf8)

@@ -82,6 +82,11 @@ struct EDNSTests {
         #expect(try ExtendedDNSError(optionData: [0, 22]) == ExtendedDNSError(code: .noReachableAuthority))
         let withNul = try ExtendedDNSError(optionData: [0, 14] + Array("starting".utf8) + [0])
         #expect(withNul == ExtendedDNSError(code: .notReady, text: "starting"))
+        // Found by the edns fuzz target: one NUL dropped of two left text that lost the
+        // other when written back, so the error did not survive a round trip.
+        let twoNuls = try ExtendedDNSError(optionData: [0, 22] + Array("up".utf8) + [0, 0])
+        #expect(twoNuls.text == "up")
+        #expect(try ExtendedDNSError(optionData: twoNuls.option.data) == twoNuls)
         let badUTF8 = try ExtendedDNSError(optionData: [0, 3, 0x61, 0xFF, 0x62])
         #expect(badUTF8.text == "a\u{FFFD}b")
         #expect(thrown { try ExtendedDNSError(optionData: [15]) } == .badExtendedError(length: 1))

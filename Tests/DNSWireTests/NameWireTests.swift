@@ -36,7 +36,7 @@ struct NameWireTests {
         return thrown { try DNSMessage.parse(packet) }
     }
 
-    @Test func pointerErrorsAreNamed() {
+    @Test func pointerErrorsAreNamed() throws {
         // A pointer to itself, and a pointer back into its own name: loops.
         #expect(parseQuestionName([0xC0, 12]) == .pointerLoop(offset: 12))
         #expect(parseQuestionName([1, 0x61, 0xC0, 12]) == .pointerLoop(offset: 14))
@@ -46,6 +46,21 @@ struct NameWireTests {
         #expect(parseQuestionName([0xC0, 0xFF]) == .pointerOutOfBounds(offset: 12))
         #expect(parseQuestionName([0xFF, 0xFF]) == .pointerOutOfBounds(offset: 12))
         #expect(parseQuestionName([1, 0x61, 0xC0, 4]) == .pointerOutOfBounds(offset: 14))
+        // Found by the dns-answer fuzz target: a pointer back into the question whose labels
+        // run on past the pointer (here through its own bytes). Truncating the message after
+        // that record then cut the name in half; only a prior name may be pointed at.
+        let runsOn =
+            header(flags: 0x8180, an: 1) + question([3, 1, 2, 7, 0]) + rr([0xC0, 13], type: 1, rdata: [1, 2, 3, 4])
+        #expect(thrown { try DNSMessage.parse(runsOn) } == .pointerForward(offset: 21))
+        let walked = thrown {
+            var cursor = try DNSRecordCursor(runsOn)
+            _ = try cursor.next(in: runsOn)
+        }
+        #expect(walked == .pointerForward(offset: 21))
+        // The same bytes, the pointer ending where a name does: accepted.
+        let prior =
+            header(flags: 0x8180, an: 1) + question([3, 1, 2, 3, 0]) + rr([0xC0, 13], type: 1, rdata: [1, 2, 3, 4])
+        #expect(try DNSMessage.parse(prior).answers[0].name.wire == [1, 2, 3, 0, 0, 1, 0])
         // A pointer cut in half by the end of the packet.
         var reader = DNSReader(header() + [1, 0x61, 0xC0], readerIndex: 12)
         reader.section = .question

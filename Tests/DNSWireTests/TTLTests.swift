@@ -54,6 +54,21 @@ struct TTLTests {
         #expect(try DNSPacket.minimumTTL(in: header(qd: 0)) == nil)
     }
 
+    /// Found by the dns-answer fuzz target: a CNAME whose target is a pointer into another
+    /// record's TTL field. Ageing that TTL in place would change the name behind it.
+    @Test func aNameRunningThroughATTLFieldKeepsItsBytes() throws {
+        let ttlAsLabel: UInt32 = 0x0361_6263  // length 3, "abc"; the RDLENGTH's high byte ends the name
+        var packet =
+            header(flags: 0x8180, an: 2) + question(wire("a"))
+            + rr([0xC0, 12], type: 16, ttl: ttlAsLabel, rdata: [1, 0x78])
+            + rr([0xC0, 12], type: 5, rdata: [0xC0, 25])
+        #expect(try DNSMessage.parse(packet).answers[1].rdata.cnameTarget == name("abc"))
+        try DNSPacket.decrementTTLs(in: &packet, by: 1)
+        let aged = try DNSMessage.parse(packet)
+        #expect(aged.answers[1].rdata.cnameTarget == name("abc"))
+        #expect(aged.answers.map(\.ttl) == [ttlAsLabel - 1, 299])
+    }
+
     @Test func aMalformedPacketIsLeftUnchanged() {
         var packet = Captured.a.response
         packet[packet.count - 11] = 0xFF  // the OPT owner becomes a pointer past the end

@@ -42,6 +42,15 @@ import Testing
         #expect(parse("[2001:db8::1]:443") == "ip:2001:db8::1")
         #expect(parse("https://[::1]:8443/") == "ip:::1")
         #expect(parse("http://10.0.0.1/") == "ip:10.0.0.1")
+        // Found by the list-lines fuzz target: these were names, whose text form then read
+        // back as an address. A dotted quad is an address however it was written.
+        #expect(parse("0.0.0.0.") == "ip:0.0.0.0")
+        #expect(parse("*.1.2.3.4") == "ip:1.2.3.4")
+        #expect(parse(".192.0.2.1.") == "ip:192.0.2.1")
+        #expect(parse("1.2.3.04") == "1.2.3.04")
+        var items: [ListEntry] = []
+        _ = ListFile.parse(Array("0.0.0.0.\n*.10.0.0.1\n".utf8)) { items.append($0) }
+        #expect(items == [.ip(IPAddress("0.0.0.0")!), .ip(IPAddress("10.0.0.1")!)])
     }
 
     @Test func skipsWhatCannotBeAName() {
