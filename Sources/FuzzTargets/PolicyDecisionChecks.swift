@@ -36,7 +36,9 @@ enum PolicyDecisionChecks {
             try check(decision.action == .rewrite && decision.target?.isEmpty == false, problem)
         case .default:
             try check(decision.action == .allow && decision.rule == nil && decision.target == nil, problem)
-        case .ipLiteral, .port, .sni, .tlsUnreadable:
+        case .service:
+            try check(decision.action == .block && decision.rule?.isEmpty == false, problem)
+        case .ipLiteral, .port, .sni, .tlsUnreadable, .localDestination:
             throw PropertyViolation(problem: problem + " (a proxy-only reason from decide)")
         }
     }
