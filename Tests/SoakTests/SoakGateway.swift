@@ -93,12 +93,4 @@ final class SoakGateway: @unchecked Sendable {
 
     var pid: Int32 { gate.daemon.pid }
     var dnsPort: UInt16 { gate.port }
-
-    /// `phosra-gate status --json` on the soak's state directory.
-    func status() -> TestJSON? {
-        guard let result = try? Program.run(settings.binary, ["status", "--json", "--state-dir", state]),
-            result.status == 0
-        else { return nil }
-        return try? TestJSON.parse(result.stdout)
-    }
 }
