@@ -165,6 +165,9 @@ let package = Package(
                 "DNSProxy",
             ]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
+        // The whole daemon under mixed load for minutes (scripts/soak); skipped unless
+        // PHOSRA_GATE_SOAK_MINUTES is set.
+        .testTarget(name: "SoakTests", dependencies: ["phosra-gate", "TestSupport", "Store", "DNSWire"]),
         // The docs' links and anchors, and the pages code comments cite; reads files only.
         .testTarget(name: "DocsTests"),
     ],

@@ -69,9 +69,15 @@ public final class ChildDaemon: @unchecked Sendable {
     }
 
     /// Resident memory in bytes, from /proc.
-    public var residentBytes: Int {
+    public var residentBytes: Int { statusBytes("VmRSS") }
+
+    /// The peak of resident memory so far (VmHWM), in bytes: what a transient allocation
+    /// between two samples leaves behind.
+    public var peakResidentBytes: Int { statusBytes("VmHWM") }
+
+    private func statusBytes(_ field: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
             return (Int(line.filter(\.isNumber)) ?? 0) * 1024
         }
         return 0

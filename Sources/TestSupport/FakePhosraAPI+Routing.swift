@@ -31,7 +31,9 @@ extension FakePhosraAPI {
             case .some(.failure): outcome = Outcome(reply: .respond(.init(status: 405)), status: 405)
             case .some(.success(let (endpoint, parameter))):
                 let fault = locked { state -> Fault? in
-                    guard var queue = state.faults[endpoint], !queue.isEmpty else { return nil }
+                    guard var queue = state.faults[endpoint], !queue.isEmpty else {
+                        return state.faultShare?.draw(for: endpoint)
+                    }
                     let fault = queue.removeFirst()
                     state.faults[endpoint] = queue
                     return fault

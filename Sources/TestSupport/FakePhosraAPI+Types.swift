@@ -17,7 +17,7 @@ extension FakePhosraAPI {
     }
 
     /// One injected misbehaviour, used up by the next request to its endpoint.
-    public enum Fault: Sendable, Equatable {
+    public enum Fault: Sendable, Hashable {
         /// 429, `Retry-After: 60`, plain-text `Too Many Requests\n`.
         case rateLimited
         /// The key lookup fails (database down): 401 `invalid or revoked device key` for a
@@ -137,6 +137,7 @@ extension FakePhosraAPI {
         var reports: [ReceivedReport] = []
         var acks: [ReceivedAck] = []
         var faults: [Endpoint: [Fault]] = [:]
+        var faultShare: FaultShare?
         var rateLimitEveryRequest = false
         var enforcesRateLimit = false
         var rateLimit = 100

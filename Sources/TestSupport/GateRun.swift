@@ -24,10 +24,11 @@ public final class GateRun: @unchecked Sendable {
     public static func wallClock(_ instant: String) -> [String: String] { ["PHOSRA_GATE_TEST_CLOCK": instant] }
 
     /// Starts `run` with `arguments` plus `--dns-listen 127.0.0.1:PORT` and `--state-dir`
-    /// unless they are given; waits for readiness (`waitReady`).
+    /// unless they are given; waits for readiness (`waitReady`). `binary` is the build to
+    /// run: the one beside the tests unless told (the soak runs the shipped release build).
     public init(
         _ arguments: [String], scratch: ScratchDirectory, port: UInt16? = nil, waitReady: Bool = true,
-        cwd: URL? = nil, environment: [String: String] = [:]
+        cwd: URL? = nil, environment: [String: String] = [:], binary: String = GateRun.binary
     ) throws {
         self.port = port ?? FreePort.tcpAndUDP()
         stateDirectory = scratch.path("state-\(self.port)")
@@ -40,7 +41,7 @@ public final class GateRun: @unchecked Sendable {
         if !words.contains("--proxy-listen") && !words.contains(where: { $0.hasPrefix("--proxy-listen=") }) {
             words += ["--proxy-listen="]
         }
-        daemon = try ChildDaemon(GateRun.binary, ["run"] + words, environment: environment, cwd: cwd)
+        daemon = try ChildDaemon(binary, ["run"] + words, environment: environment, cwd: cwd)
         if waitReady, !daemon.waitFor("event=listening", timeout: 20) {
             let log = daemon.stderr
             daemon.stop()

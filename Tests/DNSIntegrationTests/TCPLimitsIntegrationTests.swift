@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// DNS over TCP against what a hostile or broken client sends (docs/dns.md#dns-over-tcp):
-/// messages that cannot be queries are answered or closed at once, a message trickled a
+/// messages that cannot be queries are answered or closed at once (one longer than a query
+/// may be from its length prefix), a message trickled a
 /// byte at a time is closed at its deadline, and a client at its cap loses its own
 /// oldest idle connection.
 @Suite(.serialized) struct TCPLimitsIntegrationTests {
@@ -52,6 +53,56 @@ import Testing
         let next = RawSockets.query("x.blocked.example", id: 7)
         connection.send([UInt8(next.count >> 8), UInt8(next.count & 0xFF)] + next)
         #expect(connection.readFrame(timeout: 5).map { $0[3] & 0x0F } == 3, "NXDOMAIN")
+    }
+
+    /// The longest query taken is 4,096 bytes, over TCP as over UDP: a longer length prefix
+    /// closes the connection before its bytes are read, and one of exactly 4,096 is answered.
+    @Test func aLengthPrefixOverTheQueryLimitClosesAtOnce() throws {
+        let gate = try start()
+        let longest = Self.paddedQuery("z.blocked.example", id: 0x0B0B, length: 4096)
+        let answered = try StreamClient(port: gate.port)
+        answered.send([0x10, 0x00] + longest)
+        let answer = answered.readFrame(timeout: 5)
+        #expect(answer.map { Array($0.prefix(2)) } == [0x0B, 0x0B], "answered with the query's id")
+        #expect(answer.map { $0[3] & 0x0F } == 3, "NXDOMAIN for a query of 4,096 bytes")
+
+        let refused = try StreamClient(port: gate.port)
+        refused.send([0x10, 0x01] + Self.paddedQuery("z.blocked.example", id: 0x0C0C, length: 4097))
+        let (closed, seconds) = timedSeconds { refused.readUntilClosed(timeout: 5) }
+        #expect(closed == [], "closed without an answer")
+        #expect(seconds < 2, "closed at once, not at the read timeout (\(seconds) s)")
+    }
+
+    /// Messages that would be the longest a length prefix can name, each all but complete,
+    /// on many connections: the gateway keeps none of their bytes. Before the limit, each
+    /// connection held 64 KiB until its read timeout (1,000 of them: over 60 MB).
+    @Test func messagesOfTheLongestLengthHoldNoMemory() throws {
+        let gate = try start(["--tcp-max-per-client", "0", "--tcp-max", "0"])
+        let before = gate.daemon.residentBytes
+        let body = [UInt8](repeating: 0, count: 60_000)
+        var connections: [StreamClient] = []
+        for _ in 0..<1000 {
+            let connection = try StreamClient(port: gate.port)
+            connection.send([0xFF, 0xFF] + body)
+            connections.append(connection)
+        }
+        // Every one closed by the gateway, each from its prefix.
+        let closed = connections.filter { $0.readUntilClosed(timeout: 3) != nil }.count
+        #expect(closed == connections.count, "\(closed) of \(connections.count) closed")
+        let growth = gate.daemon.peakResidentBytes - before
+        #expect(growth < 8 << 20, "the peak resident set grew by \(growth >> 20) MiB")
+    }
+
+    /// A query of exactly `length` bytes: the question, then an OPT record whose padding
+    /// option (RFC 7830) fills the rest.
+    static func paddedQuery(_ name: String, id: UInt16, length: Int) -> [UInt8] {
+        var query = RawSockets.query(name, id: id)
+        query[11] = 1
+        let padding = length - query.count - 11 - 4
+        let rdata = 4 + padding
+        query += [0, 0, 41, 0x04, 0xD0, 0, 0, 0, 0, UInt8(rdata >> 8), UInt8(rdata & 0xFF)]
+        query += [0, 12, UInt8(padding >> 8), UInt8(padding & 0xFF)] + [UInt8](repeating: 0, count: padding)
+        return query
     }
 
     @Test func aTrickledMessageIsClosedAtItsDeadlineWhateverTheBytes() throws {

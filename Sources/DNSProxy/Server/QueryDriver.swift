@@ -32,6 +32,12 @@ public final class QueryDriver {
     /// are chosen by MAC; set on the loop thread by whoever starts the loop.
     public var neighbours: NeighbourCache?
     static let staleAfter: Nanoseconds = 1_800_000_000
+    /// The longest query taken, over UDP and TCP alike (docs/dns.md#hostile-input): room for
+    /// any question with its OPT record, padding (RFC 8467 pads to 128-byte blocks) and a
+    /// TSIG. It is what a datagram slot holds, and over TCP it bounds what a connection
+    /// buffers for a message still arriving: at `tcp_max` connections 8 MiB, where the
+    /// 65,535 a length prefix can name made it 128 MiB.
+    public static let maxQueryBytes = 4096
 
     public init(loop: EventLoop, pipeline: QueryPipeline, upstream: any UpstreamResolving) {
         self.loop = loop

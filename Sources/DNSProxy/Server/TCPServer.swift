@@ -172,11 +172,13 @@ final class TCPConnection: Selectable, TimerTarget, Sheddable {
         let now = driver.loop.clock.now()
         var took = false
         while pending < Self.maxPending, output.readableBytes < Self.outputHighWater,
-            let length = input.getInteger(at: input.readerIndex, as: UInt16.self),
-            input.readableBytes >= 2 + Int(length)
+            let length = input.getInteger(at: input.readerIndex, as: UInt16.self)
         {
-            // Nothing that short is a query, and nothing can be answered to it.
-            guard length >= 12 else { return close() }
+            // Nothing that short is a query, and nothing can be answered to it; nothing that
+            // long is one the gateway takes, and it is refused from its length prefix, before
+            // its bytes are kept.
+            guard length >= 12, Int(length) <= QueryDriver.maxQueryBytes else { return close() }
+            guard input.readableBytes >= 2 + Int(length) else { break }
             input.moveReaderIndex(forwardBy: 2)
             guard let packet = input.readBytes(length: Int(length)) else { break }
             took = true

@@ -8,7 +8,7 @@ import SystemIO
 public final class UDPServer: Selectable {
     public let socket: Socket
     private let driver: QueryDriver
-    private let received = DatagramBatch(slots: 64, slotSize: 4096)
+    private let received = DatagramBatch(slots: 64, slotSize: QueryDriver.maxQueryBytes)
     private let replies = DatagramBatch(slots: 64, slotSize: 4096)
     private var draining = false
     private let log: Logger
