@@ -70,32 +70,7 @@ public final class HostileConnections {
     }
 
     private func connect() -> Int32? {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, source, &local.sin_addr)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        let connected = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, connected == 0 else {
-            Glibc.close(descriptor)
-            return nil
-        }
-        return descriptor
+        LoopbackSocketFactory.connect(tcp: true, from: source, to: port, timeout: 1)
     }
 
     /// Raises this process's open-file limit to its hard limit (a test that holds
@@ -113,5 +88,39 @@ public final class HostileConnections {
 public enum ProcessSample {
     public static func openFiles(_ pid: pid_t) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
+}
+
+/// A socket from one loopback address (each of 127.0.0.0/8 is this host's own, so each
+/// source is another device to the gateway) to 127.0.0.1:port, with send and receive
+/// timeouts so no load loop can hang (connect honours the send timeout).
+public enum LoopbackSocketFactory {
+    /// The connected descriptor (the caller closes it), or nil.
+    public static func connect(tcp: Bool, from source: String, to port: UInt16, timeout: Double) -> Int32? {
+        let kind = tcp ? Int32(SOCK_STREAM.rawValue) : Int32(SOCK_DGRAM.rawValue)
+        let descriptor = socket(AF_INET, kind | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, length) }
+        }
+        guard bound == 0, connected == 0 else {
+            Glibc.close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A blocking socket from one loopback address (each of 127.0.0.0/8 is this host's own,
 /// so each source address is another device to the gateway) to 127.0.0.1:port, with
@@ -8,30 +9,9 @@ final class LoopbackSocket {
 
     /// nil when the socket could not be made or connected (the caller counts that).
     init?(tcp: Bool, from source: String, to port: UInt16, timeout: Double) {
-        let kind = tcp ? Int32(SOCK_STREAM.rawValue) : Int32(SOCK_DGRAM.rawValue)
-        descriptor = socket(AF_INET, kind | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, source, &local.sin_addr)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
-        var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        let connected = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
-        }
-        guard bound == 0, connected == 0 else {
-            close(descriptor)
-            return nil
-        }
+        guard let descriptor = LoopbackSocketFactory.connect(tcp: tcp, from: source, to: port, timeout: timeout)
+        else { return nil }
+        self.descriptor = descriptor
     }
 
     deinit { close(descriptor) }
