@@ -23,15 +23,14 @@ public enum ConfigFile {
         var settings = Settings()
         var profileIndex: Int?
         var seen: [String: Int] = [:]
-        // Split on the scalar, not the Character: "\r\n" is one Character, so a file with
-        // CRLF line ends would otherwise be one long line (from its first `#` on, a comment).
-        let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
-        for (offset, rawLine) in lines.enumerated() {
+        for (offset, rawLine) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+            .enumerated()
+        {
             let number = offset + 1
             let origin = ConfigError.Origin.file(path: path, line: number)
-            let line = try stripComment(Substring(rawLine), origin: origin).trimmingCharacters(in: " \t\r")
+            let line = trim(try stripComment(rawLine, origin: origin), " \t\r")
             if line.isEmpty { continue }
-            if line.hasPrefix("[") {
+            if line.first == "[" {
                 let name = try sectionName(line, origin: origin)
                 guard !settings.profiles.contains(where: { $0.name == name }) else {
                     throw ConfigError(origin, key: nil, "profile \"\(name)\" is defined twice")
@@ -47,7 +46,7 @@ public enum ConfigFile {
             guard let equals = line.firstIndex(of: "=") else {
                 throw ConfigError(origin, key: nil, "expected `key = value`")
             }
-            let name = line[..<equals].trimmingCharacters(in: " \t")
+            let name = String(trim(line[..<equals], " \t"))
             guard let key = schema.named(name) else { throw ConfigError(origin, key: name, "unknown key") }
             if profileIndex == nil, !key.global {
                 throw ConfigError(origin, key: name, "only allowed inside a [profile NAME] section")
@@ -57,8 +56,7 @@ public enum ConfigFile {
             }
             if let first = seen[name] { throw ConfigError(origin, key: name, "set twice (first on line \(first))") }
             seen[name] = number
-            let raw = try unquote(
-                line[line.index(after: equals)...].trimmingCharacters(in: " \t"), origin: origin, key: name)
+            let raw = try unquote(trim(line[line.index(after: equals)...], " \t"), origin: origin, key: name)
             if let problem = key.check(raw) { throw ConfigError(origin, key: name, problem.text) }
             let setting = Setting(text: raw, origin: origin)
             if let index = profileIndex {
@@ -70,38 +68,51 @@ public enum ConfigFile {
         return settings
     }
 
+    // The file is read scalar by scalar, not by Character: "\r\n" is one Character, and so
+    // is a quote or a backslash with a combining mark after it or a prepended mark (U+070F)
+    // before it; read as Characters, a CRLF file was one line and such a quote did not count.
+    typealias Scalars = Substring.UnicodeScalarView
+
+    static func trim(_ text: Scalars, _ set: String) -> Scalars {
+        let drop = Set(set.unicodeScalars)
+        guard let first = text.firstIndex(where: { !drop.contains($0) }),
+            let last = text.lastIndex(where: { !drop.contains($0) })
+        else { return text[text.endIndex...] }
+        return text[first...last]
+    }
+
     /// Cuts a `#` comment: outside quotes, at the start of the line or after white space
     /// (so `tls://9.9.9.9#dns.quad9.net` keeps its server name).
-    private static func stripComment(_ line: Substring, origin: ConfigError.Origin) throws(ConfigError) -> Substring {
+    private static func stripComment(_ line: Scalars, origin: ConfigError.Origin) throws(ConfigError) -> Scalars {
         var quoted = false
         var escaped = false
-        var previous: Character = " "
+        var previous: Unicode.Scalar = " "
         for index in line.indices {
-            let character = line[index]
-            defer { previous = character }
+            let scalar = line[index]
+            defer { previous = scalar }
             if escaped {
                 escaped = false
                 continue
             }
-            if character == "\\" && quoted {
+            if scalar == "\\" && quoted {
                 escaped = true
                 continue
             }
-            if character == "\"" { quoted.toggle() }
-            if character == "#" && !quoted && (previous == " " || previous == "\t") { return line[..<index] }
+            if scalar == "\"" { quoted.toggle() }
+            if scalar == "#" && !quoted && (previous == " " || previous == "\t") { return line[..<index] }
         }
         if quoted { throw ConfigError(origin, key: nil, "unterminated quote") }
         return line
     }
 
-    private static func sectionName(_ line: String, origin: ConfigError.Origin) throws(ConfigError) -> String {
-        guard line.hasSuffix("]") else { throw ConfigError(origin, key: nil, "section header must end with ]") }
-        let inner = line.dropFirst().dropLast().trimmingCharacters(in: " \t")
+    private static func sectionName(_ line: Scalars, origin: ConfigError.Origin) throws(ConfigError) -> String {
+        guard line.last == "]" else { throw ConfigError(origin, key: nil, "section header must end with ]") }
+        let inner = trim(line.dropFirst().dropLast(), " \t")
         let parts = inner.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0] == "profile" else {
-            throw ConfigError(origin, key: nil, "unknown section [\(inner)] (only [profile NAME])")
+        guard parts.count == 2, String(parts[0]) == "profile" else {
+            throw ConfigError(origin, key: nil, "unknown section [\(String(inner))] (only [profile NAME])")
         }
-        let name = parts[1].trimmingCharacters(in: " \t\"")
+        let name = String(trim(parts[1], " \t\""))
         guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else {
             throw ConfigError(origin, key: nil, "profile name \"\(name)\" may hold only letters, digits, - and _")
@@ -113,25 +124,26 @@ public enum ConfigFile {
     }
 
     /// A `"quoted"` value with `\"` and `\\` escapes, or the bare text.
-    private static func unquote(_ text: String, origin: ConfigError.Origin, key: String) throws(ConfigError) -> String {
-        guard text.hasPrefix("\"") else { return text }
-        var result = ""
+    private static func unquote(_ text: Scalars, origin: ConfigError.Origin, key: String) throws(ConfigError) -> String
+    {
+        guard text.first == "\"" else { return String(text) }
+        var result = String.UnicodeScalarView()
         var escaped = false
         var rest = text.dropFirst()
-        while let character = rest.first {
+        while let scalar = rest.first {
             rest = rest.dropFirst()
             if escaped {
-                result.append(character)
+                result.append(scalar)
                 escaped = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaped = true
-            } else if character == "\"" {
+            } else if scalar == "\"" {
                 guard rest.allSatisfy({ $0 == " " || $0 == "\t" }) else {
                     throw ConfigError(origin, key: key, "text after a closing quote")
                 }
-                return result
+                return String(result)
             } else {
-                result.append(character)
+                result.append(scalar)
             }
         }
         throw ConfigError(origin, key: key, "unterminated quote")

@@ -67,8 +67,8 @@ extension ValueType where Value == String {
 
     /// Comma-separated items, trimmed, empty items dropped.
     static func splitList(_ text: String) -> [String] {
-        text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: " \t") }
+        text.unicodeScalars.split(separator: ",", omittingEmptySubsequences: false)
+            .map { String(ConfigFile.trim($0, " \t")) }
             .filter { !$0.isEmpty }
     }
 }
@@ -179,15 +179,5 @@ extension Duration {
         guard seconds >= 0 else { return 0 }
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? .max : whole &+ UInt64(max(attoseconds, 0) / 1_000_000_000)
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        let drop = Set(set)
-        guard let first = firstIndex(where: { !drop.contains($0) }),
-            let last = lastIndex(where: { !drop.contains($0) })
-        else { return "" }
-        return String(self[first...last])
     }
 }

@@ -178,6 +178,18 @@ enum TestKey {
         }
     }
 
+    /// Found by the config fuzz target: a value ending in U+070F (a mark that joins the
+    /// character after it) could not be written quoted, as the closing quote became one
+    /// Character with it; the same mark hid a list's comma, and a combining mark a quote.
+    @Test func quotesCommasAndBackslashesCountWhateverMarksSurroundThem() throws {
+        let settings = try parse("name = \"a\u{70F}\"\nnames = a, y\u{70F}, z\n")
+        #expect(settings[TestKey.name] == "a\u{70F}")
+        #expect(settings[TestKey.names] == ["a", "y\u{70F}", "z"])
+        #expect(throws: ConfigError(.file(path: "x.conf", line: 1), key: "name", "text after a closing quote")) {
+            try parse("name = \"a\"\u{301}\n")
+        }
+    }
+
     @Test func aByteOrderMarkIsIgnored() throws {
         let path = "/tmp/phosra-gate-bom-\(UInt32.random(in: 0...UInt32.max)).conf"
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("limit = 5\n".utf8)
