@@ -63,7 +63,10 @@ extension QueryPipeline {
     ) -> Step {
         let query = pending.query
         let profile = pending.profile
-        let ttlCap = cap(snapshot.maxTTL, profile.rules, snapshot, now)
+        var ttlCap = cap(snapshot.maxTTL, profile.rules, snapshot, now)
+        if let name = pending.name, snapshot.engine.hasBudget(name, rules: profile.rules) {
+            ttlCap = min(ttlCap, ServiceUsage.answerTTL)
+        }
         switch pending.purpose {
         case .rewrite(let target):
             return .reply(

@@ -108,7 +108,12 @@ public final class QueryPipeline: Sendable {
         case nil: break
         }
         let engine = snapshot.engine
-        let decision = engine.decide(name, rules: profile.rules, local: engine.zone.localDateTime(at: now.unixSeconds))
+        let local = engine.zone.localDateTime(at: now.unixSeconds)
+        let decision = engine.decide(name, rules: profile.rules, local: local, usage: profile.usage)
+        // An answered name spends a minute of its app's budget; a blocked one does not.
+        if countsActivity, decision.action != .block {
+            engine.recordUse(of: name, by: profile, at: now.unixSeconds, local: local)
+        }
         switch decision.action {
         case .block:
             hits.record(

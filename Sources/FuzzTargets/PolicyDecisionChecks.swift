@@ -40,6 +40,8 @@ enum PolicyDecisionChecks {
             try check(decision.action == .block && decision.rule?.isEmpty == false, problem)
         case .ipLiteral, .port, .sni, .tlsUnreadable, .localDestination:
             throw PropertyViolation(problem: problem + " (a proxy-only reason from decide)")
+        case .limit:
+            throw PropertyViolation(problem: problem + " (a spent budget, with no minutes spent)")
         }
     }
 

@@ -14,6 +14,7 @@ enum CheckCommand {
         usage: phosra-gate check --policy FILE [--lists DIR] [--config FILE] [--at TIME] [--timezone TZ] [--json]
                                  [--always-allow A,B] [--downtime-allow A,B] [--block-bypass true|false] [--api URL] NAME...
                phosra-gate check [--config FILE] (--profile NAME | --client ADDR|MAC|user:NAME) [...] NAME...
+               [--budget-used SERVICE=MINUTES,...]  minutes already spent today (default: what run stored)
         """
 
     /// Exit status: 0, 2 when some name was invalid, 1 on a usage or input error.
@@ -34,6 +35,7 @@ enum CheckCommand {
                 words,
                 commandFlags: [
                     "--config": .value, "--at": .value, "--json": .boolean, "--profile": .value, "--client": .value,
+                    "--budget-used": .value,
                 ])
         } catch {
             throw .config(error)
@@ -78,6 +80,8 @@ enum CheckCommand {
 
         let json = arguments.isSet("--json")
         let local = zone.localDateTime(at: instant)
+        let usage = try budgetUsage(
+            arguments, settings: settings, profile: profile.name, day: local.daysSince1970, services: engine.services)
         var anyInvalid = false
         for operand in arguments.operands {
             let name: DomainName
@@ -88,11 +92,13 @@ enum CheckCommand {
                 console.out(json ? invalidJSON(operand, error) : "\(operand): invalid — \(error)")
                 continue
             }
-            let decision = engine.decide(name, rules: rules, local: local)
+            let decision = engine.decide(name, rules: rules, local: local, usage: usage)
+            let budget = Budget(name, engine: engine, rules: rules, usage: usage, day: local.daysSince1970)
             if json {
-                console.out(decisionJSON(name, decision))
+                console.out(decisionJSON(name, decision, budget: budget))
             } else {
-                let why = Explanation.line(decision, rules: rules, context: .init(instant: instant, zone: zone))
+                var why = Explanation.line(decision, rules: rules, context: .init(instant: instant, zone: zone))
+                if let budget { why += "; \(budget)" }
                 console.out("\(name): \(decision) — \(why)")
             }
         }
@@ -137,15 +143,104 @@ enum CheckCommand {
         throw .flag("--client", "\"\(text)\" is not an address, a MAC address or user:NAME")
     }
 
-    static func decisionJSON(_ name: DomainName, _ decision: Decision) -> String {
-        JSONText.object([
+    static func decisionJSON(_ name: DomainName, _ decision: Decision, budget: Budget? = nil) -> String {
+        var fields = [
             ("name", JSONText.string(name.description)),
             ("action", JSONText.string(decision.action.rawValue)),
             ("reason", JSONText.string(decision.reason.rawValue)),
             ("rule", JSONText.string(decision.rule)),
             ("category", JSONText.string(decision.category?.id)),
             ("target", JSONText.string(decision.target)),
-        ])
+        ]
+        if let budget {
+            fields.append(
+                (
+                    "budget",
+                    JSONText.object([
+                        ("service", JSONText.string(budget.service)), ("daily_minutes", "\(budget.daily)"),
+                        ("used", "\(budget.used)"), ("left", "\(budget.left)"),
+                    ])
+                ))
+        }
+        return JSONText.object(fields)
+    }
+
+    /// A name's app budget as `check` shows it: the service, its daily minutes, and how
+    /// many are spent today.
+    struct Budget: CustomStringConvertible {
+        let service: String
+        let daily: Int
+        let used: Int
+        var left: Int { max(0, daily - used) }
+
+        init?<M: NameMatcher>(
+            _ name: DomainName, engine: DecisionEngine<M>, rules: PolicyRules, usage: ServiceUsage, day: Int
+        ) {
+            guard let found = engine.services.match(name) else { return nil }
+            let app = engine.services.services[found.service]
+            guard let daily = rules.dailyMinutes(for: app) else { return nil }
+            service = app.id
+            self.daily = daily
+            used = usage.minutes(app.id, day: day)
+        }
+
+        var description: String {
+            "budget \(service): \(used) of \(daily) minutes used today, \(left) left"
+        }
+    }
+
+    /// The minutes spent today per service: what `run` stored for the profile, with
+    /// `--budget-used` (`tiktok=55m,youtube=1h`) over it.
+    static func budgetUsage(
+        _ arguments: Arguments, settings: Settings, profile: String, day: Int, services: ServiceCatalogue
+    ) throws(GatewayError) -> ServiceUsage {
+        var minutes: [String: Int] = [:]
+        let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+        if let store = try? Store.openReadOnly(directory: state) {
+            defer { store.close() }
+            for row in (try? store.serviceMinutes(day: day, profile: profile)) ?? [] {
+                minutes[row.service] = MinuteSet(bytes: row.minutes)?.count ?? 0
+            }
+        }
+        if let text = arguments.flag("--budget-used") {
+            for item in text.split(separator: ",") {
+                let parts = item.split(separator: "=", maxSplits: 1).map { $0.filter { $0 != " " } }
+                guard parts.count == 2, let spent = minutesValue(parts[1]) else {
+                    throw .flag("--budget-used", "\"\(item)\" is not SERVICE=MINUTES (tiktok=55m, youtube=1h30m)")
+                }
+                guard let index = services.service(named: parts[0]) else {
+                    throw .flag("--budget-used", "no service \"\(parts[0])\" (see phosra-gate services)")
+                }
+                minutes[services.services[index].id] = spent
+            }
+        }
+        return ServiceUsage(day: day, minutes: minutes)
+    }
+
+    /// `55`, `55m`, `1h`, `1h30m` → minutes (at most a day's 1,500 counted minutes).
+    static func minutesValue(_ text: String) -> Int? {
+        var total = 0
+        var number = ""
+        var sawUnit = false
+        for character in text.lowercased() {
+            if character.isASCII, character.isNumber {
+                number.append(character)
+                guard number.count <= 4 else { return nil }
+            } else if character == "h" || character == "m", let value = Int(number) {
+                total += character == "h" ? value * 60 : value
+                number = ""
+                sawUnit = true
+            } else {
+                return nil
+            }
+        }
+        if !number.isEmpty {
+            guard !sawUnit, let value = Int(number) else { return nil }
+            total += value
+        } else if !sawUnit {
+            return nil
+        }
+        return total <= MinuteSet.slots ? total : nil
     }
 
     static func invalidJSON(_ operand: String, _ error: NameError) -> String {

@@ -26,6 +26,9 @@ enum Explanation {
         case .service:
             return "the app \(rule) is blocked (content_filter.blocked_apps, or social.dm_restriction / "
                 + "multiplayer_mode for its kind): its domains are in the service catalogue"
+        case .limit:
+            return "the app \(rule) has spent its daily minutes (screen_time.per_app_limits): blocked until "
+                + "local midnight, whatever the parent's lists say"
         case .default:
             return "no rule matches"
         case .ipLiteral, .port, .sni, .tlsUnreadable, .localDestination:

@@ -18,6 +18,9 @@ public enum Reason: String, Sendable, Equatable, CaseIterable {
     /// An app the parent blocked (or whose kind `dm_restriction`/`multiplayer_mode` turns
     /// off), as a network service: rule = the service id.
     case service
+    /// An app whose daily budget the profile has spent, until local midnight: rule = the
+    /// service id.
+    case limit
     // Proxy-only refusals (docs/proxy.md).
     case ipLiteral = "ip_literal"
     case port
@@ -53,7 +56,7 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
     /// `circumvention:<rule>`, `sni:<name>`, or the bare reason.
     public var reasonText: String {
         switch reason {
-        case .blockedDomain, .circumvention, .sni, .service: return "\(reason.rawValue):\(rule ?? "")"
+        case .blockedDomain, .circumvention, .sni, .service, .limit: return "\(reason.rawValue):\(rule ?? "")"
         case .category: return "category:\(category?.id ?? "")"
         default: return reason.rawValue
         }

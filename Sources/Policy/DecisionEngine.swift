@@ -23,15 +23,19 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         self.services = services
     }
 
-    /// Decides `name` for `client` at `instant` (unix seconds).
+    /// Decides `name` for `client` at `instant` (unix seconds), with its profile's budgets.
     public func decide(_ name: DomainName, client: Client, at instant: Int64) -> Decision {
-        decide(name, rules: profiles.rules(for: client), local: zone.localDateTime(at: instant))
+        let profile = profiles.choose(client)
+        return decide(name, rules: profile.rules, local: zone.localDateTime(at: instant), usage: profile.usage)
     }
 
-    /// The rules of docs/decisions.md#the-decision-order in order; the first that applies wins. `applyCutoff: false` skips
-    /// step 2, for names met inside an answer (a CNAME chain) rather than asked for.
+    /// The rules of docs/decisions.md#the-decision-order in order; the first that applies
+    /// wins. `applyCutoff: false` skips steps 2 and 2b, for names met inside an answer (a
+    /// CNAME chain) rather than asked for. `usage` is the profile's minutes per service
+    /// (nil: no budget is spent).
     public func decide(
-        _ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool = true
+        _ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool = true,
+        usage: ServiceUsage? = nil
     ) -> Decision {
         let ip = IPAddress.literal(name)
         let own = system.matcher.match(name)
@@ -41,15 +45,32 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         if let rule = entry(name, own[SystemRules.systemList], ip, system.systemIPs) {
             return Decision(.allow, .system, rule: rule)
         }
+        // The catalogue is asked at most once, and only when a step needs it.
+        var matched: (service: Int, depth: Int)??
+        func service() -> (service: Int, depth: Int)? {
+            if let matched { return matched }
+            let found = services.match(name)
+            matched = .some(found)
+            return found
+        }
+        let timed = applyCutoff
+        let downtimeAllowed =
+            timed && entry(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) != nil
         // 2. Time before lists: in downtime nothing but `downtime_allow` gets through, not
         //    even a parent-allowed site.
-        //    An always-allowed app's service passes too (Phone, Messages, Maps). The
-        //    catalogue is asked only when a cutoff or a blocked service needs it.
-        if applyCutoff, entry(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) == nil,
-            let cutoff = rules.time.cutoff(at: local),
-            !(services.match(name).map { rules.alwaysAllows(services.services[$0.service]) } ?? false)
+        //    An always-allowed app's service passes too (Phone, Messages, Maps).
+        if timed, !downtimeAllowed, let cutoff = rules.time.cutoff(at: local),
+            !(service().map { rules.alwaysAllows(services.services[$0.service]) } ?? false)
         {
             return Decision(.block, cutoff == .downtime ? .downtime : .schedule)
+        }
+        // 2b. A spent budget, until local midnight: like a cutoff, a parent allow does not
+        //     reopen it.
+        if timed, !downtimeAllowed, let usage, !rules.appLimits.isEmpty, let found = service() {
+            let app = services.services[found.service]
+            if let limit = rules.dailyMinutes(for: app), usage.minutes(app.id, day: local.daysSince1970) >= limit {
+                return Decision(.block, .limit, rule: app.id)
+            }
         }
         // 3. The parent's own lists: the most specific entry wins, allow on a tie.
         let parent = rules.parent.match(name)
@@ -62,10 +83,10 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
 
         // 3b. Blocked apps: a parent allow at least as specific as the service's domain
         //     lifts it (allowing `youtube.com` reopens YouTube; allowing `google.com` does not).
-        if rules.blocksServices, let service = services.match(name), allowDepth < service.depth,
-            rules.blocks(services.services[service.service])
+        if rules.blocksServices, let found = service(), allowDepth < found.depth,
+            rules.blocks(services.services[found.service])
         {
-            return Decision(.block, .service, rule: services.services[service.service].id)
+            return Decision(.block, .service, rule: services.services[found.service].id)
         }
 
         // 4. Circumvention: a parent allow lifts it only when at least as specific, so
@@ -96,6 +117,35 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         // 7. Allowed.
         if let allowRule { return Decision(.allow, .allowedDomain, rule: allowRule) }
         return Decision(.allow, .default)
+    }
+
+    /// `name` was used by a device of `profile` (asked for and answered, or carried by a
+    /// connection): a minute of its service, if it has one (docs/services.md#budgets).
+    /// Unfiltered profiles spend nothing.
+    public func recordUse(of name: DomainName, by profile: Profile, at instant: Int64, local: LocalDateTime) {
+        guard profile.rules.filtered, let found = services.match(name) else { return }
+        profile.usage.record(services.services[found.service].id, at: instant, day: local.daysSince1970)
+    }
+
+    /// Whether `name` belongs to a service with a budget under `rules`: its answers then
+    /// live at most a minute in a device's cache, so the device asks again (a minute
+    /// counted) and a spent budget takes effect there within a minute.
+    public func hasBudget(_ name: DomainName, rules: PolicyRules) -> Bool {
+        guard !rules.appLimits.isEmpty, let found = services.match(name) else { return false }
+        return rules.dailyMinutes(for: services.services[found.service]) != nil
+    }
+
+    /// Each profile's budgets: service id → daily minutes (for `status`).
+    public func budgets() -> [String: [String: Int]] {
+        var out: [String: [String: Int]] = [:]
+        for profile in profiles.profiles where !profile.rules.appLimits.isEmpty {
+            for service in services.services {
+                if let minutes = profile.rules.dailyMinutes(for: service) {
+                    out[profile.name, default: [:]][service.id] = minutes
+                }
+            }
+        }
+        return out
     }
 
     /// The label depth of a list hit, where an IP literal name counts as its full depth.

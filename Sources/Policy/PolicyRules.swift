@@ -31,6 +31,9 @@ public final class PolicyRules: Sendable {
     public let blocksMessaging: Bool
     /// `social.multiplayer_mode` `off`, `none` or `disabled`: every `multiplayer` service is blocked.
     public let blocksMultiplayer: Bool
+    /// `screen_time.per_app_limits`: daily minutes by bundle id (the smallest when one is
+    /// named twice; 0 is a budget of no minutes). Negative values are left out.
+    public let appLimits: [String: Int]
 
     public init(_ policy: CompiledPolicy, filtered: Bool = true) {
         self.filtered = filtered
@@ -71,6 +74,11 @@ public final class PolicyRules: Sendable {
         alwaysAllowedApps = Set(policy.screenTime.alwaysAllowedApps)
         blocksMessaging = policy.social.dmRestriction.lowercased() == "none"
         blocksMultiplayer = ["off", "none", "disabled"].contains(policy.social.multiplayerMode.lowercased())
+        var limits: [String: Int] = [:]
+        for limit in policy.screenTime.perAppLimits where limit.dailyMinutes >= 0 && !limit.bundleID.isEmpty {
+            limits[limit.bundleID] = min(limits[limit.bundleID] ?? .max, limit.dailyMinutes)
+        }
+        appLimits = limits
         version = policy.version
         policyID = policy.policyID
         self.notes = notes
@@ -116,6 +124,17 @@ extension PolicyRules {
     public func blocks(_ service: ServiceCatalogue.Service) -> Bool {
         (blocksMessaging && service.kind == .messaging) || (blocksMultiplayer && service.kind == .multiplayer)
             || service.bundleIDs.contains { blockedApps.contains($0) }
+    }
+
+    /// The daily minutes `service` may be used, when one of its bundle ids has a budget
+    /// (the smallest of them: either platform's app spends the same service).
+    public func dailyMinutes(for service: ServiceCatalogue.Service) -> Int? {
+        guard !appLimits.isEmpty else { return nil }
+        var found: Int?
+        for bundle in service.bundleIDs {
+            if let minutes = appLimits[bundle] { found = min(found ?? .max, minutes) }
+        }
+        return found
     }
 
     /// Whether one of `service`'s bundle ids is an always-allowed app.

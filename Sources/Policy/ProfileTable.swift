@@ -8,11 +8,17 @@ public final class Profile: Sendable {
     public let rules: PolicyRules
     /// Query and rewrite counts, kept across tables for the whole run.
     public let activity: ActivityCounters
+    /// Minutes spent on each app service, kept across tables for the whole run.
+    public let usage: ServiceUsage
 
-    public init(name: String, rules: PolicyRules, activity: ActivityCounters = ActivityCounters()) {
+    public init(
+        name: String, rules: PolicyRules, activity: ActivityCounters = ActivityCounters(),
+        usage: ServiceUsage = ServiceUsage()
+    ) {
         self.name = name
         self.rules = rules
         self.activity = activity
+        self.usage = usage
     }
 
     /// The name of the built-in unfiltered profile (`default_profile = none`).

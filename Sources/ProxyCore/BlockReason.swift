@@ -50,6 +50,7 @@ public struct BlockReason: Equatable, Sendable {
         case .tlsUnreadable: return "The connection did not say which site it was for, so it was closed."
         case .localDestination: return "This address belongs to the network itself, not to a site."
         case .service: return "A parent has blocked this app."
+        case .limit: return "The time a parent allowed for this app today is used up. It opens again at midnight."
         case .system, .safeSearch, .allowedDomain, .default: return "This site is blocked."
         }
     }

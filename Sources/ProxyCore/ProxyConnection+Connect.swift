@@ -142,10 +142,19 @@ extension ProxyConnection {
     /// Once a second for an open tunnel, and at once when a new snapshot is published
     /// (docs/proxy.md#open-tunnels-follow-the-policy): closed when idle for `tunnel_idle`, or when the policy now refuses its
     /// host or its server name (recorded as a hit).
+    /// How recent a tunnel's last bytes must be for a tick to count it as in use: the
+    /// loop's tick interval.
+    static let usageWindow: UInt64 = 1_000_000_000
+
     public mutating func tick(_ env: ProxyEnvironment, lastActivity: UInt64) -> [ProxyAction] {
         guard let tunnel else { return [] }
         if case .relaying = state, env.now >= lastActivity &+ env.settings.tunnelIdle { return close() }
-        switch tunnel.judge(env.policy(for: client, mac: clientMAC, user: proxyUser)) {
+        let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
+        // Bytes moved since the last tick (one a second): a minute of the app's budget.
+        if case .relaying = state, lastActivity &+ Self.usageWindow > env.now, let name = tunnel.usedName {
+            env.recordUse(of: name, by: profile)
+        }
+        switch tunnel.judge(env.policy(of: profile)) {
         case .keep:
             return []
         case .close(let hit):

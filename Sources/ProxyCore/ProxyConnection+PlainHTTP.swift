@@ -49,6 +49,7 @@ extension ProxyConnection {
             if decision.action == .rewrite, let rewritten = decision.target {
                 profile.activity.recordRewrite(target: rewritten)
             }
+            if case .name(let asked) = target.host { env.recordUse(of: asked, by: profile) }
             if let redirected = redirectedTo, decision.action != .rewrite {
                 destination = .address(redirected.address)
             } else {

@@ -109,6 +109,7 @@ extension ProxyConnection {
         case .resolve(let name, let decision):
             let rewritten = decision.action == .rewrite ? decision.target : nil
             if let rewritten { profile.activity.recordRewrite(target: rewritten) }
+            if case .name(let asked) = target.host { env.recordUse(of: asked, by: profile) }
             let tunnel = Tunnel(target: target, rewriteTarget: rewritten)
             let origin = Origin(destination: .name(name), port: target.port)
             let pending = Pending(

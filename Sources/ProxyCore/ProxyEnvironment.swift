@@ -52,7 +52,15 @@ public struct ProxyEnvironment: Sendable {
     public func policy(of profile: Profile) -> TargetPolicy {
         let engine = snapshot.engine
         return TargetPolicy(
-            engine: engine, rules: profile.rules, local: engine.zone.localDateTime(at: wallClock), settings: settings)
+            engine: engine, rules: profile.rules, local: engine.zone.localDateTime(at: wallClock), settings: settings,
+            usage: profile.usage)
+    }
+
+    /// `name` used by a device of `profile` now: a minute of its app service's budget
+    /// (docs/services.md#budgets).
+    public func recordUse(of name: DomainName, by profile: Profile) {
+        let engine = snapshot.engine
+        engine.recordUse(of: name, by: profile, at: wallClock, local: engine.zone.localDateTime(at: wallClock))
     }
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.

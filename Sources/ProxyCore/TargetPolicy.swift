@@ -23,12 +23,18 @@ public struct TargetPolicy {
     public let rules: PolicyRules
     public let local: LocalDateTime
     public let settings: ProxySettings
+    /// The profile's minutes per app service: a spent budget refuses its service.
+    public let usage: ServiceUsage?
 
-    public init(engine: DecisionEngine<LabelTrie>, rules: PolicyRules, local: LocalDateTime, settings: ProxySettings) {
+    public init(
+        engine: DecisionEngine<LabelTrie>, rules: PolicyRules, local: LocalDateTime, settings: ProxySettings,
+        usage: ServiceUsage? = nil
+    ) {
         self.engine = engine
         self.rules = rules
         self.local = local
         self.settings = settings
+        self.usage = usage
     }
 
     public func verdict(_ target: ProxyTarget, isConnect: Bool) -> Verdict {
@@ -65,7 +71,7 @@ public struct TargetPolicy {
     }
 
     public func decide(_ name: DomainName) -> Decision {
-        engine.decide(name, rules: rules, local: local)
+        engine.decide(name, rules: rules, local: local, usage: usage)
     }
 
     /// An address as the engine sees names: a dotted quad, or an IPv6 literal as one label;

@@ -22,6 +22,13 @@ public struct Tunnel: Equatable, Sendable {
         self.transparent = transparent
     }
 
+    /// The name the tunnel's bytes are for: the TLS server name when read, else the host asked.
+    public var usedName: DomainName? {
+        if let serverName { return serverName }
+        if case .name(let name) = target.host { return name }
+        return nil
+    }
+
     /// Why this tunnel may no longer stay open under `policy`, or nil when it may:
     /// its host is now refused (a cutoff began, a new policy blocks it: the block is the
     /// host's reason), or its server name is (`sni:<name>`). A host now rewritten

@@ -177,6 +177,37 @@ enum Migrations {
                 CREATE INDEX client_sightings_last_seen ON client_sightings(last_seen);
                 PRAGMA user_version = 3;
                 """),
+        Migration(
+            version: 4,
+            sql: """
+                -- App minutes (docs/services.md#budgets): per profile, local day (days since
+                -- 1970) and service, the minutes used as a bit set (a restart does not refill a
+                -- budget; the daily screen_time report counts them).
+                CREATE TABLE service_minutes (
+                    profile TEXT NOT NULL,
+                    day     INTEGER NOT NULL,
+                    service TEXT NOT NULL,
+                    minutes BLOB NOT NULL,
+                    PRIMARY KEY (profile, day, service)
+                ) WITHOUT ROWID;
+                -- The local days a profile was served, and whether their screen_time report was sent.
+                CREATE TABLE screen_time_days (
+                    profile TEXT NOT NULL,
+                    day     INTEGER NOT NULL,
+                    sent    INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (profile, day)
+                ) WITHOUT ROWID;
+                -- The budgets `run` enforces now, with today's minutes, for `status`.
+                CREATE TABLE budget_status (
+                    profile       TEXT NOT NULL,
+                    service       TEXT NOT NULL,
+                    day           INTEGER NOT NULL,
+                    daily_minutes INTEGER NOT NULL,
+                    used          INTEGER NOT NULL,
+                    PRIMARY KEY (profile, service)
+                ) WITHOUT ROWID;
+                PRAGMA user_version = 4;
+                """),
     ]
 
     /// The schema version this build writes and reads.

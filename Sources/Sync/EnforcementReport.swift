@@ -81,9 +81,17 @@ public enum EnforcementReport {
                     "content_allowlist_mode", .unsupported,
                     "a network gateway cannot tell apps apart from the rest of the web"))
         }
-        if !policy.screenTime.perAppLimits.isEmpty {
+        let limits = policy.screenTime.perAppLimits
+        if !limits.isEmpty {
+            var problems: [String] = []
+            let unknown = limits.map(\.bundleID).filter { services.service(forBundle: $0) == nil }
+            if !unknown.isEmpty { problems.append("no service for " + unknown.joined(separator: ", ")) }
+            let negative = limits.filter { $0.dailyMinutes < 0 }.map(\.bundleID)
+            if !negative.isEmpty { problems.append("negative minutes ignored for " + negative.joined(separator: ", ")) }
             results.append(
-                EnforcementResult("time_per_app_limit", .unsupported, "per-app budgets are not enforced yet"))
+                line(
+                    "time_per_app_limit", problems,
+                    enforced: "daily minutes per app counted from network use across the profile's devices"))
         }
         let dm = policy.social.dmRestriction.lowercased()
         if !dm.isEmpty {

@@ -21,7 +21,7 @@ public struct HitFlusher: Sendable {
     /// Returns the rows merged to keep the queue bounded.
     @discardableResult
     public func flush(
-        activity: [String: ActivityCounters], versions: [String: Int], now: Int64
+        activity: [String: ActivityCounters], versions: [String: Int], now: Int64, usage: UsageSources = .none
     ) throws(StoreError) -> Int {
         let events = aggregator.drain()
         let rows = events.map { event in
@@ -67,8 +67,47 @@ public struct HitFlusher: Sendable {
                 blocksByCategory: blocks.categories, rewritesByEngine: counts.rewritesByEngine)
         }
         try store.recordSightings(sightings)
+        try saveUsage(usage, now: now)
         if let failure { throw failure }
         return merged
+    }
+
+    /// App minutes into the store: what changed since the last flush, today as a day each
+    /// profile was served, and the budgets in force with today's minutes. On failure the
+    /// minutes stay in memory for the next flush.
+    func saveUsage(_ usage: UsageSources, now: Int64) throws(StoreError) {
+        guard !usage.usage.isEmpty else { return }
+        let today = usage.localDay(now)
+        var changes: [(profile: String, changes: [(key: ServiceUsage.Key, minutes: MinuteSet)])] = []
+        var rows: [ServiceMinutesRow] = []
+        for (profile, minutes) in usage.usage {
+            let taken = minutes.takeUnsaved(today: today)
+            changes.append((profile, taken))
+            rows += taken.map {
+                ServiceMinutesRow(profile: profile, day: $0.key.day, service: $0.key.service, minutes: $0.minutes.bytes)
+            }
+        }
+        var budgets: [BudgetStatusRow] = []
+        for (profile, limits) in usage.budgets() {
+            guard let minutes = usage.usage[profile] else { continue }
+            for (service, daily) in limits {
+                budgets.append(
+                    BudgetStatusRow(
+                        profile: profile, service: service, day: today, dailyMinutes: daily,
+                        used: minutes.minutes(service, day: today)))
+            }
+        }
+        do {
+            try store.saveServiceMinutes(
+                rows, served: usage.usage.keys.map { ($0, today) }, budgets: budgets,
+                merge: { stored, new in
+                    guard let old = MinuteSet(bytes: stored), let added = MinuteSet(bytes: new) else { return new }
+                    return old.union(added).bytes
+                })
+        } catch {
+            for (profile, taken) in changes { usage.usage[profile]?.unsaved(taken) }
+            throw error
+        }
     }
 
     /// One row per device: a MAC seen from several addresses (IPv6 privacy addresses) is

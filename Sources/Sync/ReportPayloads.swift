@@ -138,6 +138,44 @@ public enum ReportPayloads {
                     blocksByReason: byReason, blocksByCategory: byCategory, rewritesByEngine: byEngine)))
     }
 
+    struct ScreenTime: Encodable {
+        struct App: Encodable {
+            let bundleID: String
+            let bundleIDs: [String]
+            let service: String
+            let minutes: Int
+            enum CodingKeys: String, CodingKey {
+                case bundleID = "bundle_id"
+                case bundleIDs = "bundle_ids"
+                case service, minutes
+            }
+        }
+        let date: String
+        let totalMinutes: Int
+        let byCategory: [String: Int]
+        let topApps: [App]
+        let detail: String
+        enum CodingKeys: String, CodingKey {
+            case date
+            case totalMinutes = "total_minutes"
+            case byCategory = "by_category"
+            case topApps = "top_apps"
+            case detail
+        }
+    }
+
+    public static func screenTime(_ report: ScreenTimeReport, at now: Int64) -> [UInt8] {
+        encode(
+            Envelope(
+                reportType: "screen_time", reportedAt: timestamp(now),
+                payload: ScreenTime(
+                    date: report.date, totalMinutes: report.totalMinutes, byCategory: report.byCategory,
+                    topApps: report.topApps.map {
+                        ScreenTime.App(
+                            bundleID: $0.bundleID, bundleIDs: $0.bundleIDs, service: $0.service, minutes: $0.minutes)
+                    }, detail: ScreenTimeReport.detail)))
+    }
+
     static func encode(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -26,6 +26,7 @@ public final class SyncService: @unchecked Sendable {
     private let flusher: HitFlusher
     private let profiles: [ProfileSync]
     private let activity: [String: ActivityCounters]
+    private let usage: UsageSources
     private let intervals: Intervals
     private let heartbeat: () -> Heartbeat
     private let log: (String, [(String, String)]) -> Void
@@ -42,14 +43,15 @@ public final class SyncService: @unchecked Sendable {
 
     public init(
         store: Store, flusher: HitFlusher, profiles: [ProfileSync], activity: [String: ActivityCounters],
-        localVersions: [String: Int], intervals: Intervals, heartbeat: @escaping () -> Heartbeat,
-        clock: any Clock, storeHealth: StoreHealth = StoreHealth(),
+        usage: UsageSources = .none, localVersions: [String: Int], intervals: Intervals,
+        heartbeat: @escaping () -> Heartbeat, clock: any Clock, storeHealth: StoreHealth = StoreHealth(),
         log: @escaping (String, [(String, String)]) -> Void
     ) throws(SystemError) {
         self.store = store
         self.flusher = flusher
         self.profiles = profiles
         self.activity = activity
+        self.usage = usage
         self.localVersions = localVersions
         self.intervals = intervals
         self.heartbeat = heartbeat
@@ -105,6 +107,7 @@ public final class SyncService: @unchecked Sendable {
             _ = try? store.pruneSightings(before: cutoff)
             _ = try? store.pruneActivity(before: cutoff)
             _ = try? store.pruneDeadLetter(before: cutoff)
+            _ = try? store.pruneServiceMinutes(before: usage.localDay(cutoff) - 1)
             nextPrune = now.monotonic + 600_000
         }
         if now.monotonic >= nextBeat {
@@ -126,7 +129,8 @@ public final class SyncService: @unchecked Sendable {
         var versions = localVersions
         for sync in profiles { versions[sync.profile] = sync.appliedVersion }
         storeWrite { () throws(StoreError) in
-            let merged = try flusher.flush(activity: activity, versions: versions, now: now.wallSeconds)
+            let merged = try flusher.flush(
+                activity: activity, versions: versions, now: now.wallSeconds, usage: usage)
             if merged > 0 { log("hits_merged", [("rows", "\(merged)"), ("note", "hit_queue_max reached")]) }
         }
     }
@@ -157,6 +161,20 @@ public final class SyncService: @unchecked Sendable {
                 guard sync.send(body) == .accepted else { break }
                 try? store.markActivitySent(profile: sync.profile, hourStart: record.hourStart)
             }
+            reportScreenTime(sync, now)
+        }
+    }
+
+    /// Once a day per profile, after local midnight: the day's app minutes (docs/sync.md#screen-time).
+    private func reportScreenTime(_ sync: ProfileSync, _ now: SyncTime) {
+        guard usage.usage[sync.profile] != nil else { return }
+        let today = usage.localDay(now.wallSeconds)
+        for day in (try? store.unsentScreenTimeDays(profile: sync.profile, before: today)) ?? [] {
+            guard let rows = try? store.serviceMinutes(day: day, profile: sync.profile), sync.spendForReport(now)
+            else { break }
+            let report = ScreenTimeReport(day: day, rows: rows, services: usage.services())
+            guard sync.send(ReportPayloads.screenTime(report, at: now.wallSeconds)) == .accepted else { break }
+            try? store.markScreenTimeSent(profile: sync.profile, day: day)
         }
     }
 }

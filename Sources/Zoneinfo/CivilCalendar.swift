@@ -66,6 +66,12 @@ public enum CivilCalendar {
         return (year, month, day)
     }
 
+    /// `YYYY-MM-DD` of the day `days` days after 1970-01-01.
+    public static func isoDate(days: Int) -> String {
+        let date = date(days: days)
+        return String(LocalDateTime(year: date.year, month: date.month, day: date.day).description.prefix(10))
+    }
+
     /// The weekday of the day `days` days after 1970-01-01 (which was a Thursday).
     public static func weekday(days: Int) -> Weekday {
         let mondayBased = floorMod(floorMod(days, 7) + 3, 7)  // 1970-01-01 → 3 (Thursday)

@@ -74,7 +74,10 @@ import Testing
         var policy = CompiledPolicy()
         policy.contentFilter.blockedApps = ["com.zhiliaoapp.musically", "com.unknown.app"]
         policy.contentFilter.allowlistMode = true
-        policy.screenTime.perAppLimits = [.init(bundleID: "com.zhiliaoapp.musically", dailyMinutes: 30)]
+        policy.screenTime.perAppLimits = [
+            .init(bundleID: "com.zhiliaoapp.musically", dailyMinutes: 30),
+            .init(bundleID: "com.other.app", dailyMinutes: 5),
+        ]
         policy.social.dmRestriction = "contacts_only"
         policy.social.multiplayerMode = "off"
         let results = Dictionary(
@@ -84,13 +87,16 @@ import Testing
         #expect(results["content_block_title"]?.status == "partial")
         #expect(results["content_block_title"]?.detail == "no service for com.unknown.app")
         #expect(results["content_allowlist_mode"]?.status == "unsupported")
-        #expect(results["time_per_app_limit"]?.status == "unsupported")
+        #expect(results["time_per_app_limit"]?.status == "partial")
+        #expect(results["time_per_app_limit"]?.detail == "no service for com.other.app")
         #expect(results["dm_restriction"]?.status == "partial")
         #expect(results["social_multiplayer"]?.status == "enforced")
         policy.contentFilter.blockedApps = ["com.zhiliaoapp.musically"]
         policy.social.dmRestriction = "none"
+        policy.screenTime.perAppLimits.removeLast()
         let whole = EnforcementReport.results(for: policy, rules: PolicyRules(policy), listed: [], services: services)
         #expect(whole.first { $0.category == "content_block_title" }?.status == "enforced")
         #expect(whole.first { $0.category == "dm_restriction" }?.status == "enforced")
+        #expect(whole.first { $0.category == "time_per_app_limit" }?.status == "enforced")
     }
 }

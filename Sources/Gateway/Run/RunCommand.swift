@@ -8,6 +8,7 @@ import Policy
 import Store
 import Sync
 import SystemIO
+import Zoneinfo
 
 /// `phosra-gate run`: the daemon (docs/dns.md).
 enum RunCommand {
@@ -67,6 +68,7 @@ enum RunCommand {
             // Before the lists are read: an update that lands meanwhile is still noticed.
             let listsWatcher = ListsWatcher(path: ListsLocator.updateMarker(options.stateDirectory))
             let builder = try makeBuilder(settings, options: options, roster: plan.roster, activity: activity, log: log)
+            restoreUsage(store, into: activity, zone: builder.zone, now: clock.wall().unixSeconds, log: log)
             let aggregator = HitAggregator()
             let counting = CountingHitRecorder(next: aggregator)
             OpenFileLimit.raise(toCover: OpenFileLimit.needed(options), log: log)
@@ -193,6 +195,20 @@ enum RunCommand {
     /// state directory's new copies over the packaged ones), swapped in for every profile;
     /// configuration and policies stay as they are. The compiled file the update wrote is
     /// mapped when it matches, else the lists are built from the text here, off the loops.
+    /// Today's app minutes back from the store, so a restart does not refill a budget
+    /// (docs/services.md#budgets). A store that cannot be read leaves them empty, said once.
+    static func restoreUsage(_ store: Store, into activity: ActivityBook, zone: ZoneRules, now: Int64, log: Logger) {
+        let today = zone.localDateTime(at: now).daysSince1970
+        do {
+            for row in try store.serviceMinutes(day: today) {
+                guard let minutes = MinuteSet(bytes: row.minutes) else { continue }
+                activity.usage(for: row.profile).restore(ServiceUsage.Key(day: today, service: row.service), minutes)
+            }
+        } catch {
+            log.warn("usage_unreadable", [("error", "\(error)"), ("note", "app budgets start from zero today")])
+        }
+    }
+
     static func reloadLists(_ daemon: Daemon, log: Logger) {
         let builder = daemon.builder
         let stateDirectory = builder.options.stateDirectory

@@ -41,7 +41,9 @@ struct SnapshotBuilder {
         var names = roster.members.map(\.name)
         if roster.defaultProfile == Profile.noneName { names.append(Profile.noneName) }
         let profiles = names.map { name in
-            Profile(name: name, rules: policies[name] ?? .unfiltered, activity: activity.counters(for: name))
+            Profile(
+                name: name, rules: policies[name] ?? .unfiltered, activity: activity.counters(for: name),
+                usage: activity.usage(for: name))
         }
         let engine = DecisionEngine(
             system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
@@ -56,10 +58,25 @@ struct SnapshotBuilder {
     }
 }
 
-/// Each profile's activity counters for the whole run, made on first use: a reload or a
-/// new policy keeps them, so the hourly report counts every query of the hour.
+/// Each profile's activity counters and app minutes for the whole run, made on first use:
+/// a reload or a new policy keeps them, so the hourly report counts every query of the
+/// hour and a budget stays spent.
 final class ActivityBook: Sendable {
     private let counters = Mutex<[String: ActivityCounters]>([:])
+    private let usages = Mutex<[String: ServiceUsage]>([:])
+
+    func usage(for name: String) -> ServiceUsage {
+        usages.withLock { book in
+            if let existing = book[name] { return existing }
+            let made = ServiceUsage()
+            book[name] = made
+            return made
+        }
+    }
+
+    func usage(for names: [String]) -> [String: ServiceUsage] {
+        Dictionary(names.map { ($0, usage(for: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
 
     func counters(for name: String) -> ActivityCounters {
         counters.withLock { book in

@@ -169,6 +169,7 @@ struct SyncSetup {
                 store: store,
                 flusher: HitFlusher(aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax])),
                 profiles: syncs, activity: activity.counters(for: plan.flushedProfiles),
+                usage: Self.usageSources(daemon: daemon, activity: activity, profiles: plan.flushedProfiles),
                 localVersions: localVersions,
                 intervals: intervals,
                 heartbeat: {
@@ -182,6 +183,17 @@ struct SyncSetup {
         } catch {
             throw .usage("cannot start the sync thread: \(error)")
         }
+    }
+
+    /// App minutes for the sync thread: each profile's, the day in the gateway's zone, the
+    /// catalogue and the budgets of the snapshot in force.
+    static func usageSources(daemon: Daemon, activity: ActivityBook, profiles: [String]) -> UsageSources {
+        let zone = daemon.builder.zone
+        return UsageSources(
+            usage: activity.usage(for: profiles),
+            localDay: { zone.localDateTime(at: $0).daysSince1970 },
+            services: { [weak daemon] in daemon?.builder.services ?? .empty },
+            budgets: { [weak daemon] in daemon?.pipeline.snapshot.engine.budgets() ?? [:] })
     }
 
     /// The HTTPS client for the API: verification against the system store or `ca_file`,

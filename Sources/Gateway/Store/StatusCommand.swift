@@ -5,6 +5,7 @@ import Policy
 import Store
 import Sync
 import SystemIO
+import Zoneinfo
 
 /// `phosra-gate status`: what the store says — whether `run` is alive and where it
 /// listens, per profile the policy version and id, last sync and last error, revoked or
@@ -20,6 +21,8 @@ enum StatusCommand {
         var profiles: [(state: SyncState, counts: (queued: Int, batched: Int, deadLettered: Int, mergedPending: Int))]
         /// Devices seen in the last hour, by profile, most recent first.
         var devices: [String: [ClientSighting]]
+        /// App budgets in force when `run` last flushed (every 5 s), by profile.
+        var budgets: [String: [BudgetStatusRow]] = [:]
         var notes: [String]
     }
 
@@ -78,6 +81,7 @@ enum StatusCommand {
                 report.profiles.append((SyncState(profile: name), empty))
                 listed.insert(name)
             }
+            report.budgets = Dictionary(grouping: try store.budgetStatus(), by: \.profile)
             report.notes = try store.notes()
         } catch {
             throw .usage("\(error)")
@@ -122,6 +126,12 @@ enum StatusCommand {
                 devices.isEmpty
                     ? "  no devices seen in the last hour"
                     : "  \(devices.count) device\(devices.count == 1 ? "" : "s") seen in the last hour:")
+            for budget in report.budgets[state.profile] ?? [] {
+                lines.append(
+                    "  app \(budget.service): \(budget.used) of \(budget.dailyMinutes) minutes used on "
+                        + "\(CivilCalendar.isoDate(days: budget.day)), \(max(0, budget.dailyMinutes - budget.used)) left"
+                )
+            }
             for device in devices {
                 var text = "    \(device.client)"
                 if device.mac != nil, let address = device.address { text += " at \(address)" }
@@ -153,6 +163,18 @@ enum StatusCommand {
                 ("unfiltered", "\(state.noActivePolicy && state.noPolicyUnfiltered)"),
                 ("hits_queued", "\(counts.queued + counts.batched)"), ("hits_dead_lettered", "\(counts.deadLettered)"),
                 ("merged_pending", "\(counts.mergedPending)"),
+                (
+                    "budgets",
+                    "["
+                        + (report.budgets[state.profile] ?? []).map { budget in
+                            JSONText.object([
+                                ("service", JSONText.string(budget.service)),
+                                ("date", JSONText.string(CivilCalendar.isoDate(days: budget.day))),
+                                ("daily_minutes", "\(budget.dailyMinutes)"), ("used", "\(budget.used)"),
+                                ("left", "\(max(0, budget.dailyMinutes - budget.used))"),
+                            ])
+                        }.joined(separator: ",") + "]"
+                ),
                 (
                     "devices_last_hour",
                     "[" + (report.devices[state.profile] ?? []).map(device).joined(separator: ",") + "]"

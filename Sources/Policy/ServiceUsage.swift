@@ -1,0 +1,144 @@
+import Synchronization
+
+/// The minutes one profile spent on each app service, per local day
+/// (docs/services.md#budgets). A minute is spent when, within it, any device of the
+/// profile asked for one of the service's names or moved bytes through a connection to
+/// it, so two phones watching at once spend one minute, not two. Kept for the whole run
+/// across policy swaps; the sync flush stores what changed and a start reads today back,
+/// so a restart does not refill a budget. One uncontended lock per record.
+public final class ServiceUsage: Sendable {
+    /// One service on one local day (`LocalDateTime.daysSince1970`).
+    public struct Key: Hashable, Sendable {
+        public let day: Int
+        public let service: String
+
+        public init(day: Int, service: String) {
+            self.day = day
+            self.service = service
+        }
+    }
+
+    private struct Entry {
+        var minutes = MinuteSet()
+        /// Holds minutes the store has not seen yet.
+        var unsaved = false
+    }
+
+    private let entries = Mutex<[Key: Entry]>([:])
+
+    /// How long a device may cache an answer for a service with a budget, in seconds.
+    public static let answerTTL: UInt32 = 60
+
+    public init() {}
+
+    /// A "what if" for `check --budget-used`: `minutes[id]` minutes already spent on `day`.
+    public convenience init(day: Int, minutes: [String: Int]) {
+        self.init()
+        entries.withLock { table in
+            for (service, count) in minutes {
+                var set = MinuteSet()
+                for slot in 0..<min(max(count, 0), MinuteSet.slots) { set.insert(slot: slot) }
+                table[Key(day: day, service: service)] = Entry(minutes: set)
+            }
+        }
+    }
+
+    /// `service` was used at `unixSeconds`, on the local day `day`.
+    public func record(_ service: String, at unixSeconds: Int64, day: Int) {
+        let slot = MinuteSet.slot(unixSeconds: unixSeconds)
+        entries.withLock { table in
+            let key = Key(day: day, service: service)
+            if table[key]?.minutes.contains(slot: slot) == true { return }
+            table[key, default: Entry()].minutes.insert(slot: slot)
+            table[key]?.unsaved = true
+        }
+    }
+
+    /// Minutes spent on `service` on `day`.
+    public func minutes(_ service: String, day: Int) -> Int {
+        entries.withLock { $0[Key(day: day, service: service)]?.minutes.count ?? 0 }
+    }
+
+    /// Every service's minutes on `day`.
+    public func minutes(day: Int) -> [String: Int] {
+        entries.withLock { table in
+            var out: [String: Int] = [:]
+            for (key, entry) in table where key.day == day { out[key.service] = entry.minutes.count }
+            return out
+        }
+    }
+
+    /// What the store has not seen, marked seen; days before `today` are then forgotten
+    /// (their minutes are in the store). A failed write gives them back with `unsaved`.
+    public func takeUnsaved(today: Int) -> [(key: Key, minutes: MinuteSet)] {
+        entries.withLock { table in
+            var out: [(key: Key, minutes: MinuteSet)] = []
+            for (key, entry) in table where entry.unsaved {
+                out.append((key, entry.minutes))
+                table[key]?.unsaved = false
+            }
+            table = table.filter { $0.key.day >= today }
+            return out
+        }
+    }
+
+    /// Minutes a store write did not take: kept for the next flush.
+    public func unsaved(_ changes: [(key: Key, minutes: MinuteSet)]) {
+        entries.withLock { table in
+            for change in changes {
+                table[change.key, default: Entry()].minutes.formUnion(change.minutes)
+                table[change.key]?.unsaved = true
+            }
+        }
+    }
+
+    /// Minutes read back from the store at start: already saved.
+    public func restore(_ key: Key, _ minutes: MinuteSet) {
+        entries.withLock { table in table[key, default: Entry()].minutes.formUnion(minutes) }
+    }
+}
+
+/// The minutes of one local day as a set: one bit per minute of the Unix clock, at
+/// `minute mod 1500`. A local day lasts 23 to 25 hours, so no two of its minutes share a
+/// bit, and a day with a DST change counts real minutes (the repeated hour of autumn is
+/// not one hour counted once).
+public struct MinuteSet: Equatable, Sendable {
+    public static let slots = 1500
+    private static let wordCount = (slots + 63) / 64
+    public private(set) var words: [UInt64]
+
+    public init() { words = Array(repeating: 0, count: Self.wordCount) }
+
+    /// From `bytes` (little-endian words, as `bytes` writes them); nil when the length is wrong.
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == Self.wordCount * 8 else { return nil }
+        self.init()
+        for (index, byte) in bytes.enumerated() { words[index / 8] |= UInt64(byte) << UInt64(8 * (index % 8)) }
+    }
+
+    public static func slot(unixSeconds: Int64) -> Int {
+        let minute = unixSeconds >= 0 ? unixSeconds / 60 : (unixSeconds - 59) / 60
+        let slot = Int(minute % Int64(slots))
+        return slot < 0 ? slot + slots : slot
+    }
+
+    public func contains(slot: Int) -> Bool { words[slot / 64] & (1 << UInt64(slot % 64)) != 0 }
+
+    public mutating func insert(slot: Int) { words[slot / 64] |= 1 << UInt64(slot % 64) }
+
+    public mutating func formUnion(_ other: MinuteSet) {
+        for index in words.indices { words[index] |= other.words[index] }
+    }
+
+    public func union(_ other: MinuteSet) -> MinuteSet {
+        var out = self
+        out.formUnion(other)
+        return out
+    }
+
+    public var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+    public var bytes: [UInt8] {
+        words.flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> UInt64(8 * $0)) } }
+    }
+}
