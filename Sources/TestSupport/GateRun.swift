@@ -41,7 +41,12 @@ public final class GateRun: @unchecked Sendable {
         if !words.contains("--proxy-listen") && !words.contains(where: { $0.hasPrefix("--proxy-listen=") }) {
             words += ["--proxy-listen="]
         }
-        daemon = try ChildDaemon(binary, ["run"] + words, environment: environment, cwd: cwd)
+        // A Swift binary exec'd with libfaketime preloaded straight from a parent without
+        // it loses its arguments (libfaketime 0.9.10); through env(1), one exec later, it does not.
+        daemon =
+            environment["LD_PRELOAD"] == nil
+            ? try ChildDaemon(binary, ["run"] + words, environment: environment, cwd: cwd)
+            : try ChildDaemon("/usr/bin/env", [binary, "run"] + words, environment: environment, cwd: cwd)
         if waitReady, !daemon.waitFor("event=listening", timeout: 20) {
             let log = daemon.stderr
             daemon.stop()
