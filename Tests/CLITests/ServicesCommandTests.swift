@@ -62,4 +62,37 @@ import Testing
         #expect(result.stdout.contains("chat.whatsapp.net: block service:whatsapp"), "\(result.stdout)")
         #expect(result.stdout.contains("the app \"tiktok\" is blocked"), "\(result.stdout)")
     }
+
+    /// `check --budget-used` asks "what if": the decision and the minutes used and left.
+    @Test func checkExplainsABudgetAndAsksWhatIf() throws {
+        let policy = try scratch.write(
+            "budget.json",
+            #"{"version": 3, "screen_time": {"per_app_limits": [{"bundle_id": "com.ss.android.ugc.trill", "daily_minutes": 60}]}}"#
+        )
+        let base = [
+            "check", "--policy", policy, "--lists", scratch.path("lists"), "--state-dir", scratch.path("state"),
+            "--at", "2026-12-01T12:00", "--timezone", "UTC",
+        ]
+        let fresh = try GateProcess.run(base + ["www.tiktok.com", "example.org"])
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        #expect(
+            fresh.stdout.contains("www.tiktok.com: allow default — no rule matches; budget tiktok: 0 of 60 minutes used today, 60 left"),
+            "\(fresh.stdout)")
+        #expect(fresh.stdout.contains("example.org: allow default — no rule matches\n"), "\(fresh.stdout)")
+        let almost = try GateProcess.run(base + ["--budget-used", "TikTok=59m", "tiktok.com"])
+        #expect(almost.stdout.contains("tiktok.com: allow default"), "\(almost.stdout)")
+        let spent = try GateProcess.run(base + ["--budget-used", "tiktok=1h", "--json", "tiktok.com"])
+        let decision = try TestJSON.parse(spent.stdout)
+        #expect(decision["reason"]?.string == "limit" && decision["rule"]?.string == "tiktok", "\(spent.stdout)")
+        #expect(decision["budget"]?["used"]?.int == 60 && decision["budget"]?["left"]?.int == 0)
+        let text = try GateProcess.run(base + ["--budget-used", "tiktok=1h5m", "tiktok.com"])
+        #expect(text.stdout.contains("tiktok.com: block limit:tiktok — the app \"tiktok\" has spent its daily minutes"))
+        for (bad, message) in [
+            ("tiktok", "is not SERVICE=MINUTES"), ("tiktok=5x", "is not SERVICE=MINUTES"),
+            ("snapchat=5m", "no service \"snapchat\""),
+        ] {
+            let refused = try GateProcess.run(base + ["--budget-used", bad, "tiktok.com"])
+            #expect(refused.status == 1 && refused.stderr.contains(message), "\(bad): \(refused.stderr)")
+        }
+    }
 }
