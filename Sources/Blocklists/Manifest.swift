@@ -14,15 +14,17 @@ public struct ManifestError: Error, Equatable, Sendable, CustomStringConvertible
 public struct ListSource: Sendable, Equatable {
     /// How the list is written. The first three are category lists, all read by the same
     /// list-file reader; `addresses` is a DNS-over-HTTPS resolver address list for the
-    /// firewall (docs/network.md#the-doh-address-list).
+    /// firewall (docs/network.md#the-doh-address-list); `services` is an app service
+    /// catalogue (docs/services.md#the-catalogue).
     public enum Format: String, Sendable, CaseIterable {
-        case domains, hosts, adblock, addresses
+        case domains, hosts, adblock, addresses, services
     }
 
     /// What the list feeds.
     public enum Target: Sendable, Equatable {
         case category(Category)
         case dohAddresses
+        case services
     }
 
     public let target: Target
@@ -40,6 +42,7 @@ public struct ListSource: Sendable, Equatable {
         switch target {
         case .category(let category): return "\(category.id)/\(ListSource.fileStem(name)).txt"
         case .dohAddresses: return ListSource.dohAddressesFile
+        case .services: return ServiceFile.name
         }
     }
 
@@ -130,6 +133,11 @@ public struct Manifest: Sendable, Equatable {
                     throw bad("an addresses list feeds the firewall, not a category: leave \"category\" out")
                 }
                 target = .dohAddresses
+            } else if format == .services {
+                guard entry.category == nil else {
+                    throw bad("a service catalogue is not a category list: leave \"category\" out")
+                }
+                target = .services
             } else {
                 guard let text = entry.category, let category = Category(name: text) else {
                     throw bad("\"category\" must be a category id (\(entry.category ?? "missing") is not)")

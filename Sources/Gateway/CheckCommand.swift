@@ -69,7 +69,8 @@ enum CheckCommand {
             settings, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
         var warnings = inputs.warnings
         let lists = EngineOptions.categoryLists(inputs, settings: settings, writeBack: false, warnings: &warnings)
-        let services = ServiceFile.load(folder: inputs.path)
+        let services = ListsLocator.services(
+            folder: inputs.path, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
         if let warning = services.warning { warnings.append(warning) }
         let engine = DecisionEngine(
             system: SystemRules(EngineOptions.decisionOptions(settings)),

@@ -1,5 +1,6 @@
 import Blocklists
 import Config
+import Policy
 import SystemIO
 
 /// The one place that decides where lists are read from (docs/blocklists.md#where-the-lists-are-read):
@@ -39,6 +40,13 @@ enum ListsLocator {
     /// Where `blocklists update` writes and `run`, `check` and `firewall` read the
     /// downloaded copies (and the compiled file): `STATE_DIR/lists`.
     static func stateFolder(_ stateDirectory: String) -> String { stateDirectory + "/lists" }
+
+    /// The app service catalogue: the state directory's downloaded copy over `folder`'s.
+    static func services(
+        folder: String, stateDirectory: String?
+    ) -> (catalogue: ServiceCatalogue, warning: String?, path: String) {
+        ServiceFile.load(folder: folder, downloaded: stateDirectory.map(stateFolder))
+    }
 
     /// The marker `blocklists update` rewrites after replacing a category list; a running
     /// daemon watches it and swaps the lists in (`ListsWatcher`).

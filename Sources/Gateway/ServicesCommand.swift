@@ -8,8 +8,8 @@ import Policy
 /// service a name belongs to.
 enum ServicesCommand {
     static let usage = """
-        usage: phosra-gate services [--lists DIR] [--config FILE] [--json]
-               phosra-gate services check [--lists DIR] [--config FILE] NAME...
+        usage: phosra-gate services [--lists DIR] [--state-dir DIR] [--config FILE] [--json]
+               phosra-gate services check [--lists DIR] [--state-dir DIR] [--config FILE] NAME...
         """
 
     static func run(_ words: [String], console: some Console) -> Int32 {
@@ -32,7 +32,9 @@ enum ServicesCommand {
         }
         let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
         let folder = try ListsLocator.folder(settings)
-        let loaded = ServiceFile.load(folder: folder)
+        // As `run` reads it: a copy `blocklists update` downloaded over the packaged one.
+        let loaded = ListsLocator.services(
+            folder: folder, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
         if let warning = loaded.warning { throw .usage(warning) }
         let catalogue = loaded.catalogue
         if checking {
@@ -49,7 +51,7 @@ enum ServicesCommand {
                         + service.domains.map(\.description).joined(separator: " ")
                         + " — apps: \(service.bundleIDs.joined(separator: " "))")
             }
-            console.out("\(catalogue.services.count) services from \(folder)/\(ServiceFile.name)")
+            console.out("\(catalogue.services.count) services from \(loaded.path)")
         }
         return 0
     }

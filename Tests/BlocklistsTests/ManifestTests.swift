@@ -60,7 +60,11 @@ import Testing
                 == "m.json: sources[0]: \"url\" must be an https:// URL")
         #expect(
             problem(#"{"category": "adult", "name": "A", "url": "https://e.org/a", "format": "csv", "licence": "MIT"}"#)
-                == "m.json: sources[0]: \"format\" must be one of domains, hosts, adblock, addresses")
+                == "m.json: sources[0]: \"format\" must be one of domains, hosts, adblock, addresses, services")
+        #expect(
+            problem(
+                #"{"category": "social", "name": "A", "url": "https://e.org/a", "format": "services", "licence": "MIT"}"#
+            ) == "m.json: sources[0]: a service catalogue is not a category list: leave \"category\" out")
         #expect(
             problem(#"{"category": "adult", "name": "A", "url": "https://e.org/a", "format": "domains"}"#)
                 == "m.json: sources[0]: \"licence\" is missing")

@@ -150,6 +150,48 @@ import Testing
         #expect(copy("adult/shrunk.txt") == Self.names(3, "shrunk"))
     }
 
+    /// A service catalogue as a source (docs/services.md#the-catalogue): downloaded over the
+    /// packaged one, read by `services` and `run`; one that does not read, or lost more than
+    /// half its services, keeps the copy in place.
+    @Test func aServiceCatalogueIsUpdatedAndCheckedLikeAList() throws {
+        func catalogue(_ ids: [String]) -> String {
+            let services = ids.map { id in
+                #"{"id": "\#(id)", "name": "\#(id)", "kind": "social", "bundle_ids": {"ios": ["app.\#(id)"]}, "#
+                    + #""domains": ["\#(id).example"], "source": "test"}"#
+            }
+            return #"{"format": 1, "services": [\#(services.joined(separator: ","))]}"#
+        }
+        try dir.write("lists/services.json", catalogue(["packaged"]))
+        try dir.write("manifest.json", server.manifest([(nil, "Apps", "apps.json", "services")]))
+        server.set("apps.json", .list(catalogue(["one", "two", "three", "four"]), etag: #""s1""#))
+        let first = try update()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.lines.contains("services.json: updated, 4 services (new)"), "\(first.stdout)")
+        let listed = try GateProcess.run([
+            "services", "--lists", dir.path("lists"), "--state-dir", dir.path("state"),
+        ])
+        #expect(listed.lines.last == "4 services from \(dir.path("state"))/lists/services.json", "\(listed.stdout)")
+        #expect(FileManager.default.fileExists(atPath: dir.path("state/lists/updated")), "a running gateway is told")
+
+        server.set("apps.json", .list("<html>not json</html>", etag: #""s2""#))
+        let broken = try update()
+        #expect(broken.status == 1)
+        #expect(
+            broken.stderr.contains("services.json: failed: not a list: not a service catalogue"), "\(broken.stderr)")
+        #expect(broken.stderr.contains("kept the previous copy (4 services)"), "\(broken.stderr)")
+        server.set("apps.json", .list(catalogue(["one"]), etag: #""s3""#))
+        let shrunk = try update()
+        #expect(shrunk.stderr.contains("shrank from 4 to 1 names"), "\(shrunk.stderr)")
+        #expect(copy("services.json") == catalogue(["one", "two", "three", "four"]))
+
+        // A copy that does not read (written by hand) gives way to the packaged catalogue, named.
+        try dir.write("state/lists/services.json", "{")
+        let fallback = try GateProcess.run([
+            "services", "--lists", dir.path("lists"), "--state-dir", dir.path("state"),
+        ])
+        #expect(fallback.status == 1 && fallback.stderr.contains("state/lists/services.json"), "\(fallback.stderr)")
+    }
+
     @Test func redirectsAreFollowedToHTTPSOnly() throws {
         try dir.write(
             "manifest.json",

@@ -8,6 +8,38 @@ import Testing
 @Suite(.serialized) struct ListUpdateIntegrationTests {
     static let dnsperf = "/usr/bin/dnsperf"
 
+    /// A service catalogue downloaded by `blocklists update` reaches the running daemon: an
+    /// app the policy blocks, unknown before, is blocked as a service after.
+    @Test func aNewServiceCatalogueIsSwappedIn() throws {
+        let scratch = try ScratchDirectory()
+        let server = try TestListServer()
+        try scratch.write("lists/adult/curated.txt", "curated-adult.example\n")
+        try scratch.write("manifest.json", server.manifest([(nil, "Apps", "apps.json", "services")]))
+        server.set(
+            "apps.json",
+            .list(
+                #"{"format": 1, "services": [{"id": "chatter", "name": "Chatter", "kind": "social", "#
+                    + #""bundle_ids": {"ios": ["app.chatter"]}, "domains": ["chatter.example"], "source": "test"}]}"#,
+                etag: #""a1""#))
+        let upstream = try FakeUDPUpstream { query in
+            [.send(FakeDNS.reply(to: query, addresses: ["203.0.113.7"], ttl: 0))]
+        }
+        let policy = try scratch.write(
+            "policy.json", #"{"version": 2, "content_filter": {"blocked_apps": ["app.chatter"]}}"#)
+        let gate = try GateRun(
+            ["--policy", policy, "--lists", scratch.path("lists"), "--upstream", upstream.spec], scratch: scratch)
+        defer { gate.daemon.stop() }
+        #expect(try gate.dig("www.chatter.example").status == "NOERROR", "no catalogue yet")
+        let update = try GateCommand.run([
+            "blocklists", "update", "--manifest", scratch.path("manifest.json"), "--lists", scratch.path("lists"),
+            "--state-dir", gate.stateDirectory, "--ca-file", server.certificates.caFile,
+        ])
+        #expect(update.status == 0, "\(update.stderr)")
+        #expect(gate.daemon.waitFor("event=lists_updated", timeout: 5), "\(gate.log)")
+        #expect(gate.log.contains("services=1"), "\(gate.log)")
+        #expect(try gate.dig("www.chatter.example").extendedErrors == ["15 (Blocked): (service:chatter)"])
+    }
+
     @Test
     func aNewListIsSwappedInUnderLoadWithoutAFailedQuery() throws {
         let scratch = try ScratchDirectory()

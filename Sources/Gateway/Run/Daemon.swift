@@ -238,9 +238,9 @@ final class Daemon: @unchecked Sendable {
 
     /// New category lists (built aside by `listsUpdated`), enforced from now on for every
     /// profile: the usual snapshot swap, so no query waits and none sees half of it.
-    func replace(lists: CategoryLists, inputs: ListInputs) {
+    func replace(lists: CategoryLists, inputs: ListInputs, services: ServiceCatalogue) {
         parts.withLock { parts in
-            parts.builder = parts.builder.with(lists: lists, inputs: inputs)
+            parts.builder = parts.builder.with(lists: lists, inputs: inputs, services: services)
             publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
         }
     }

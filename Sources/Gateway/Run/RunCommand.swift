@@ -184,7 +184,7 @@ enum RunCommand {
                 ("path", inputs.path), ("names", "\(lists.trie.nameCount)"),
                 ("categories", lists.present.sorted().map(\.id).joined(separator: ",")),
             ])
-        let services = ServiceFile.load(folder: inputs.path)
+        let services = ListsLocator.services(folder: inputs.path, stateDirectory: options.stateDirectory)
         if let warning = services.warning { log.warn("services", [("warning", warning)]) }
         return SnapshotBuilder(
             options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
@@ -220,12 +220,15 @@ enum RunCommand {
         var warnings = inputs.warnings
         let lists = ListCache.open(inputs, stateDirectory: stateDirectory, writeBack: true, warnings: &warnings)
         for warning in warnings { log.warn("lists", [("warning", warning)]) }
-        daemon.replace(lists: lists, inputs: inputs)
+        let services = ListsLocator.services(folder: builder.listsFolder, stateDirectory: stateDirectory)
+        if let warning = services.warning { log.warn("services", [("warning", warning)]) }
+        daemon.replace(lists: lists, inputs: inputs, services: services.catalogue)
         log.info(
             "lists_updated",
             [
                 ("names", "\(lists.trie.nameCount)"), ("files", "\(inputs.files.count)"),
                 ("categories", lists.present.sorted().map(\.id).joined(separator: ",")),
+                ("services", "\(services.catalogue.services.count)"),
             ])
     }
 

@@ -27,8 +27,8 @@ struct SnapshotBuilder {
     /// Query and rewrite counts survive every rebuild: one set per profile for the run.
     let activity: ActivityBook
 
-    /// The same parts with other category lists (a list update), read from `inputs`.
-    func with(lists: CategoryLists, inputs: ListInputs) -> SnapshotBuilder {
+    /// The same parts with other category lists and catalogue (a list update), read from `inputs`.
+    func with(lists: CategoryLists, inputs: ListInputs, services: ServiceCatalogue) -> SnapshotBuilder {
         SnapshotBuilder(
             options: options, decisions: decisions, zone: zone, lists: lists, listInputs: inputs, roster: roster,
             services: services, activity: activity)

@@ -56,7 +56,8 @@ enum SyncCommand {
                 settings, fromCheckout: configPath == nil && !Files.exists(ConfigFile.defaultPath))
             let inputs = try? EngineOptions.listInputs(settings, stateDirectory: state)
             let listed = inputs?.present ?? []
-            let services = inputs.map { ServiceFile.load(folder: $0.path).catalogue } ?? .empty
+            let services =
+                inputs.map { ListsLocator.services(folder: $0.path, stateDirectory: state).catalogue } ?? .empty
             let api = try SyncSetup.api(identity: identity, settings: settings, options: options, clock: clock)
             let log = Logger(format: options.logFormat)
             let sync: ProfileSync

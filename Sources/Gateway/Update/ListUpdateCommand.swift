@@ -49,8 +49,8 @@ enum ListUpdateCommand {
                 folder: folder, downloader: ListDownloader(client: try client(settings, clock: clock)),
                 force: arguments.flag("--force") == "true")
             let report = try updateAll(manifest, update: update, folder: folder, console: console)
-            if report.categoriesChanged {
-                try compile(settings, stateDirectory: stateDirectory, console: console)
+            if report.categoriesChanged || report.servicesChanged {
+                if report.categoriesChanged { try compile(settings, stateDirectory: stateDirectory, console: console) }
                 let marker = ListsLocator.updateMarker(stateDirectory)
                 do { try Files.writeAtomically(marker, Array("\(clock.wall().unixSeconds)\n".utf8)) } catch {
                     console.err("warning: \(marker): \(error); a running gateway picks the lists up at SIGHUP")
@@ -73,6 +73,7 @@ enum ListUpdateCommand {
         var failed = 0
         var categoriesChanged = false
         var addressesChanged = false
+        var servicesChanged = false
 
         var summary: String {
             "\(updated + unchanged + failed) sources: \(updated) updated, \(unchanged) unchanged, \(failed) failed"
@@ -93,10 +94,10 @@ enum ListUpdateCommand {
             switch update.run(source, validators: &table) {
             case .updated(let names, let previous):
                 report.updated += 1
-                if source.target == .dohAddresses {
-                    report.addressesChanged = true
-                } else {
-                    report.categoriesChanged = true
+                switch source.target {
+                case .dohAddresses: report.addressesChanged = true
+                case .services: report.servicesChanged = true
+                case .category: report.categoriesChanged = true
                 }
                 console.out("\(source.file): updated, \(names) \(unit(source)) (\(was(previous)))")
             case .unchanged(let why):
@@ -150,7 +151,13 @@ enum ListUpdateCommand {
             maxResponseBytes: maxSize, userAgent: "phosra-gate/\(Gateway.version) (blocklists update)", clock: clock)
     }
 
-    private static func unit(_ source: ListSource) -> String { source.format == .addresses ? "addresses" : "names" }
+    private static func unit(_ source: ListSource) -> String {
+        switch source.format {
+        case .addresses: "addresses"
+        case .services: "services"
+        case .domains, .hosts, .adblock: "names"
+        }
+    }
 
     private static func was(_ previous: Int?) -> String { previous.map { "was \($0)" } ?? "new" }
 }

@@ -1,6 +1,7 @@
 import Blocklists
 import DomainMatch
 import Firewall
+import Policy
 import SystemIO
 
 /// Brings one source's copy in the state directory up to date (docs/blocklists.md#updating-lists):
@@ -65,6 +66,16 @@ struct SourceUpdate {
 
     /// How many names (or addresses) a body holds, or why it is not a list of its format.
     static func check(_ body: [UInt8], _ format: ListSource.Format) -> Result<Int, ListRefusal> {
+        if format == .services {
+            if body.contains(0) { return .failure(.notAList("it holds binary data (a NUL byte)")) }
+            do {
+                let catalogue = try ServiceCatalogue.decode(body)
+                return catalogue.services.isEmpty
+                    ? .failure(.notAList("no services in it")) : .success(catalogue.services.count)
+            } catch {
+                return .failure(.notAList("not a service catalogue: \(error)"))
+            }
+        }
         guard format == .addresses else { return DownloadCheck.categoryList(body).map(\.names) }
         if body.contains(0) { return .failure(.notAList("it holds binary data (a NUL byte)")) }
         do {
@@ -77,6 +88,7 @@ struct SourceUpdate {
 
     /// The names of the copy in place, for the shrink guard; nil when it does not read.
     private static func count(_ bytes: [UInt8], _ format: ListSource.Format) -> Int? {
+        if format == .services { return try? ServiceCatalogue.decode(bytes).services.count }
         guard format == .addresses else { return ListFile.parse(bytes) { _ in }.names }
         return try? DoHAddressList.parse(String(decoding: bytes, as: UTF8.self), path: "").count
     }
