@@ -62,32 +62,32 @@ struct SnapshotBuilder {
 /// a reload or a new policy keeps them, so the hourly report counts every query of the
 /// hour and a budget stays spent.
 final class ActivityBook: Sendable {
-    private let counters = Mutex<[String: ActivityCounters]>([:])
-    private let usages = Mutex<[String: ServiceUsage]>([:])
+    private let counters = PerProfile { ActivityCounters() }
+    private let usages = PerProfile { ServiceUsage() }
 
-    func usage(for name: String) -> ServiceUsage {
-        usages.withLock { book in
+    func usage(for name: String) -> ServiceUsage { usages[name] }
+    func usage(for names: [String]) -> [String: ServiceUsage] { usages[names] }
+    func counters(for name: String) -> ActivityCounters { counters[name] }
+    func counters(for names: [String]) -> [String: ActivityCounters] { counters[names] }
+}
+
+/// One shared object per profile name, made on first use and kept.
+final class PerProfile<Value: AnyObject & Sendable>: Sendable {
+    private let book = Mutex<[String: Value]>([:])
+    private let make: @Sendable () -> Value
+
+    init(_ make: @escaping @Sendable () -> Value) { self.make = make }
+
+    subscript(name: String) -> Value {
+        book.withLock { book in
             if let existing = book[name] { return existing }
-            let made = ServiceUsage()
+            let made = make()
             book[name] = made
             return made
         }
     }
 
-    func usage(for names: [String]) -> [String: ServiceUsage] {
-        Dictionary(names.map { ($0, usage(for: $0)) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    func counters(for name: String) -> ActivityCounters {
-        counters.withLock { book in
-            if let existing = book[name] { return existing }
-            let made = ActivityCounters()
-            book[name] = made
-            return made
-        }
-    }
-
-    func counters(for names: [String]) -> [String: ActivityCounters] {
-        Dictionary(names.map { ($0, counters(for: $0)) }, uniquingKeysWith: { first, _ in first })
+    subscript(names: [String]) -> [String: Value] {
+        Dictionary(names.map { ($0, self[$0]) }, uniquingKeysWith: { first, _ in first })
     }
 }
