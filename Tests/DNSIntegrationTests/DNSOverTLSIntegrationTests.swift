@@ -100,18 +100,21 @@ import Testing
         }
         let policy = try fixture.scratch.write("floor-policy.json", PolicyDocuments.json())
         let port = FreePort.tcpAndUDP()
+        // libfaketime preloaded through env(1), which execs (faketime(1) forks, and stopping
+        // it would leave the daemon running). The same date for the daemon's own clock
+        // (which also stands for a kernel that has not synchronised); the monotonic clock
+        // stays real.
         let daemon = try ChildDaemon(
-            "/usr/bin/faketime",
+            "/usr/bin/env",
             [
-                "2020-01-01 00:00:00", GateRun.binary, "run", "--policy", policy, "--lists", fixture.lists,
+                GateRun.binary, "run", "--policy", policy, "--lists", fixture.lists,
                 "--upstream", unbound.spec(), "--ca-file", unbound.certificates.caFile, "--state-dir", state,
                 "--dns-listen", "127.0.0.1:\(port)", "--proxy-listen=", "--timezone", "UTC",
             ],
-            // The same date for the daemon's own clock (which also stands for a kernel
-            // that has not synchronised); the monotonic clock stays real.
-            environment: GateRun.wallClock("2020-01-01T00:00:00Z").merging(["FAKETIME_DONT_FAKE_MONOTONIC": "1"]) {
-                $1
-            })
+            environment: GateRun.wallClock("2020-01-01T00:00:00Z").merging([
+                "LD_PRELOAD": FakeWallClock.library, "FAKETIME": "@2020-01-01 00:00:00",
+                "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+            ]) { $1 })
         defer { daemon.stop() }
         #expect(daemon.waitFor("event=listening", timeout: 20), "\(daemon.stderr)")
         let answer = try Dig.query("www.example.test", port: port)
