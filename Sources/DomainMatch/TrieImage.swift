@@ -2,7 +2,7 @@
 enum TrieImage {
     struct Layout {
         var listCount = 0, nodeCount = 0, nameCount = 0, homes = 0, tableSlots = 0
-        var slots = 0, labels = 0, labelsLength = 0
+        var keys = 0, nodes = 0, labels = 0, labelsLength = 0
         var listNames: [String] = []
         var inputKey: UInt64 = 0
     }
@@ -49,15 +49,23 @@ enum TrieImage {
         guard layout.nodeCount < layout.tableSlots || layout.tableSlots == 0, layout.homes <= layout.tableSlots else {
             throw .badCounts("\(layout.nodeCount) nodes, \(layout.homes) home slots in \(layout.tableSlots) slots")
         }
-        let slots = found[.slots]!
+        let keys = found[.keys]!
+        let nodes = found[.nodes]!
         let labels = found[.labels]!
         let names = found[.listNames]!
-        guard slots.length == layout.tableSlots * TrieLayout.slotSize, labels.length <= Int(TrieLayout.offsetMask)
-        else {
+        guard keys.length == layout.tableSlots * TrieLayout.keySize else {
             throw .badSection(
-                kind: TrieLayout.Section.slots.rawValue, reason: "\(slots.length) bytes for \(layout.tableSlots) slots")
+                kind: TrieLayout.Section.keys.rawValue, reason: "\(keys.length) bytes for \(layout.tableSlots) slots")
         }
-        layout.slots = slots.offset
+        guard nodes.length == layout.tableSlots * TrieLayout.nodeSize else {
+            throw .badSection(
+                kind: TrieLayout.Section.nodes.rawValue, reason: "\(nodes.length) bytes for \(layout.tableSlots) slots")
+        }
+        guard labels.length <= Int(TrieLayout.offsetMask) else {
+            throw .badSection(kind: TrieLayout.Section.labels.rawValue, reason: "\(labels.length) bytes, too long")
+        }
+        layout.keys = keys.offset
+        layout.nodes = nodes.offset
         layout.labels = labels.offset
         layout.labelsLength = labels.length
         let nameText = String(
