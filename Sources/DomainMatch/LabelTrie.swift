@@ -1,16 +1,14 @@
 /// The fast matcher (docs/decisions.md#matching): a trie over labels from the right (`com` →
-/// `example` → `www`) stored as one hash table ordered by a hash of the suffix, its 4-byte
-/// keys apart from its 8-byte nodes, plus the label bytes apart (`TrieLayout`). A lookup
-/// walks the query's labels once, right to left, on its bytes, without allocating: per
-/// label one hash and a probe of the keys that usually stays in one cache line.
+/// `example` → `www`) stored as one table of 12-byte slots ordered by a hash of the suffix,
+/// plus the label bytes apart (`TrieLayout`). A lookup walks the query's labels once,
+/// right to left, 8 bytes at a time, without allocating: per label one hash and a probe
+/// that usually stays in one cache line.
 ///
 /// A name the lists do not cover is answered from the keys alone: the walk stops at the
 /// first suffix whose key is absent, and a key says whether a listed name ends there. Only
-/// at such a terminal are the nodes read, to confirm every label walked so far (its bytes
-/// and its parent), so a walk that followed another suffix's key reports nothing at or below
-/// it. Nodes whose keys are equal lie side by side and are told apart by parent and bytes.
-/// While one label is probed, the next one's home key is already being loaded, so the
-/// cache misses of a walk overlap.
+/// at such a terminal is every label walked so far confirmed (its bytes and its parent),
+/// so a walk that followed another suffix's key reports nothing at or below it. Nodes whose
+/// keys are equal lie side by side and are told apart by parent and bytes.
 ///
 /// The same bytes are built in memory or mapped from a compiled file. Every read is
 /// bounds-checked against the image, so even a file changed under the mapping cannot make a
@@ -26,8 +24,7 @@ public struct LabelTrie: NameMatcher {
     /// `bytes.base`, kept here so a probe does not load it through the object each time.
     /// Safe to share: the bytes are immutable and live as long as `bytes`.
     nonisolated(unsafe) let base: UnsafeRawPointer
-    let keys: Int
-    let nodes: Int
+    let slots: Int
     let homes: Int
     let tableSlots: Int
     let labels: Int
@@ -49,8 +46,7 @@ public struct LabelTrie: NameMatcher {
         nameCount = layout.nameCount
         listNames = layout.listNames
         inputKey = layout.inputKey
-        keys = layout.keys
-        nodes = layout.nodes
+        slots = layout.slots
         homes = layout.homes
         tableSlots = layout.tableSlots
         labels = layout.labels
@@ -85,18 +81,10 @@ public struct LabelTrie: NameMatcher {
             guard length > 0, length <= 255 else { return }
             let key = LabelHash.key(hash)
             var index = LabelHash.home(key, homes: homes)
-            // The ordered probe: keys ascend from the home slot, so the key's place is
-            // after every smaller one; four slots are counted at a time without a branch
-            // per slot (a mispredicted branch costs more than the compares).
-            while index &+ 4 <= tableSlots {
-                let four = u128(keys &+ index &* TrieLayout.keySize)
-                let smaller = Self.smaller(four, below: key)
-                index &+= smaller
-                if smaller < 4 { break }
-            }
+            // The ordered probe: keys ascend from the home slot.
             var stored: UInt32 = 0
             while index < tableSlots {
-                stored = u32(keys &+ index &* TrieLayout.keySize)
+                stored = u32(slots &+ index &* TrieLayout.slotSize)
                 guard (stored &>> 1) &- 1 < key &- 1 else { break }  // the key, empty (0) or past it
                 index &+= 1
             }
@@ -105,7 +93,7 @@ public struct LabelTrie: NameMatcher {
                 UInt64(truncatingIfNeeded: index) | UInt64(truncatingIfNeeded: length) &<< 32
                 | UInt64(truncatingIfNeeded: start) &<< 40
             depth &+= 1
-            if index &+ 1 < tableSlots, u32(keys &+ (index &+ 1) &* TrieLayout.keySize) &>> 1 == key {
+            if u32(slots &+ index &* TrieLayout.slotSize &+ 4) & TrieLayout.sharedBit != 0 {
                 // Another node has this key: confirm the walk so far, then pick the one
                 // whose parent and bytes are this suffix's.
                 guard confirm(depth &- 1, from: &confirmed, name: name, path: path),
@@ -113,12 +101,12 @@ public struct LabelTrie: NameMatcher {
                 else { return }
                 path[depth &- 1] = UInt64(truncatingIfNeeded: slot) | path[depth &- 1] & ~0xFFFF_FFFF
                 confirmed = depth
-                stored = u32(keys &+ slot &* TrieLayout.keySize)
+                stored = u32(slots &+ slot &* TrieLayout.slotSize)
             }
             if stored & 1 != 0 {
                 guard confirm(depth, from: &confirmed, name: name, path: path) else { return }
                 let slot = Int(truncatingIfNeeded: path[depth &- 1] & 0xFFFF_FFFF)
-                var mask = mask(u32(nodes &+ slot &* TrieLayout.nodeSize &+ 4))
+                var mask = mask(u32(slots &+ slot &* TrieLayout.slotSize &+ 8))
                 while mask != 0 {
                     let list = mask.trailingZeroBitCount
                     if list < listCount { depths[list] = depth }
@@ -141,10 +129,10 @@ public struct LabelTrie: NameMatcher {
         while confirmed < depth {
             let entry = path[confirmed]
             let parent = confirmed == 0 ? 0 : UInt32(truncatingIfNeeded: path[confirmed - 1]) &+ 1
-            let node = nodes + Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) * TrieLayout.nodeSize
-            guard u32(node) == parent,
+            let node = slots + Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) * TrieLayout.slotSize
+            guard u32(node + 4) & ~TrieLayout.sharedBit == parent,
                 labelEquals(
-                    u32(node + 4), name.baseAddress.unsafelyUnwrapped + Int(truncatingIfNeeded: entry >> 40),
+                    u32(node + 8), name.baseAddress.unsafelyUnwrapped + Int(truncatingIfNeeded: entry >> 40),
                     Int((entry >> 32) & 0xFF))
             else { return false }
             confirmed += 1
@@ -162,9 +150,11 @@ public struct LabelTrie: NameMatcher {
         let label = name.baseAddress.unsafelyUnwrapped + Int(truncatingIfNeeded: entry >> 40)
         let length = Int((entry >> 32) & 0xFF)
         var slot = first
-        while slot < tableSlots, u32(keys + slot * TrieLayout.keySize) >> 1 == key {
-            let node = nodes + slot * TrieLayout.nodeSize
-            if u32(node) == parent, labelEquals(u32(node + 4), label, length) { return slot }
+        while slot < tableSlots, u32(slots + slot * TrieLayout.slotSize) >> 1 == key {
+            let node = slots + slot * TrieLayout.slotSize
+            if u32(node + 4) & ~TrieLayout.sharedBit == parent, labelEquals(u32(node + 8), label, length) {
+                return slot
+            }
             slot += 1
         }
         return nil
@@ -192,24 +182,6 @@ public struct LabelTrie: NameMatcher {
         guard offset + maskBytes <= labelsLength else { return 0 }
         if maskBytes == 1 { return UInt16(base.load(fromByteOffset: labels + offset, as: UInt8.self)) }
         return UInt16(littleEndian: base.loadUnaligned(fromByteOffset: labels + offset, as: UInt16.self))
-    }
-
-    /// How many of the four keys in `four` are smaller than `key` (at least 1) and not
-    /// empty: `k - 1 < key - 1` wraps an empty 0 to the largest value.
-    @inline(__always)
-    private static func smaller(_ four: (UInt64, UInt64), below key: UInt32) -> Int {
-        @inline(__always) func below(_ stored: UInt64) -> Int {
-            (UInt32(truncatingIfNeeded: stored) &>> 1) &- 1 < key &- 1 ? 1 : 0
-        }
-        return below(four.0) &+ below(four.0 &>> 32) &+ below(four.1) &+ below(four.1 &>> 32)
-    }
-
-    @inline(__always)
-    private func u128(_ offset: Int) -> (UInt64, UInt64) {
-        (
-            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset &+ 8, as: UInt64.self))
-        )
     }
 
     @inline(__always)

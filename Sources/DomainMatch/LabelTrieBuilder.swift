@@ -134,6 +134,7 @@ public struct LabelTrieBuilder {
             }
         }
         let tableSlots = max(homes, next)
+        precondition(tableSlots < 1 << 31, "fewer than 2^31 slots")
         func isInline(_ at: Int) -> Bool { lengths[at] <= 3 && (masks[at] == 0 || maskBytes == 0) }
         // Each record's offset. Records without a mask are shared by every node with the
         // same label (`www`, `static`, `images`, … under many names).
@@ -176,9 +177,8 @@ public struct LabelTrieBuilder {
 
         let names = Array(listNames.joined(separator: "\n").utf8)
         let tableEnd = TrieLayout.headerSize + TrieLayout.Section.allCases.count * TrieLayout.sectionEntrySize
-        let keysAt = TrieLayout.align64(tableEnd)
-        let nodesAt = TrieLayout.align64(keysAt + tableSlots * TrieLayout.keySize)
-        let labelsAt = TrieLayout.align64(nodesAt + tableSlots * TrieLayout.nodeSize)
+        let slotsAt = TrieLayout.align64(tableEnd)
+        let labelsAt = TrieLayout.align64(slotsAt + tableSlots * TrieLayout.slotSize)
         let namesAt = TrieLayout.align64(labelsAt + recordBytes)
         let size = namesAt + names.count
         let image = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
@@ -187,7 +187,7 @@ public struct LabelTrieBuilder {
             image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
         }
 
-        // Keys, nodes and records, in node order (a name's records stay together).
+        // Slots and records, in node order (a name's records stay together).
         pool.withUnsafeBytes { pool in
             for at in 0..<nodes {
                 let length = Int(lengths[at])
@@ -207,12 +207,29 @@ public struct LabelTrieBuilder {
                     (image + labelsAt + record + 1).copyMemory(from: label, byteCount: length)
                 }
                 if masks[at] != 0 { ref |= TrieLayout.terminalBit }
-                let slot = Int(slotOf[at])
+                let slot = slotsAt + Int(slotOf[at]) * TrieLayout.slotSize
                 let parent = parents[at]
-                put(keys[at] << 1 | (masks[at] != 0 ? 1 : 0), at: keysAt + slot * TrieLayout.keySize)
-                put(parent == 0 ? 0 : slotOf[Int(parent) - 1] + 1, at: nodesAt + slot * TrieLayout.nodeSize)
-                put(ref, at: nodesAt + slot * TrieLayout.nodeSize + 4)
+                put(keys[at] << 1 | (masks[at] != 0 ? 1 : 0), at: slot)
+                put(parent == 0 ? 0 : slotOf[Int(parent) - 1] + 1, at: slot + 4)
+                put(ref, at: slot + 8)
             }
+        }
+        // Slots whose keys are equal: marked, so a lookup tells them apart by parent and bytes.
+        var run = 0
+        for slot in 1...max(1, tableSlots) {
+            let key = { (s: Int) in
+                UInt32(littleEndian: image.load(fromByteOffset: slotsAt + s * TrieLayout.slotSize, as: UInt32.self))
+                    >> 1
+            }
+            if slot < tableSlots, key(slot) != 0, key(slot) == key(run) { continue }
+            if slot - run > 1 {
+                for shared in run..<slot {
+                    let at = slotsAt + shared * TrieLayout.slotSize + 4
+                    let parent = UInt32(littleEndian: image.load(fromByteOffset: at, as: UInt32.self))
+                    put(parent | TrieLayout.sharedBit, at: at)
+                }
+            }
+            run = slot
         }
         names.withUnsafeBytes { (image + namesAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
 
@@ -227,8 +244,8 @@ public struct LabelTrieBuilder {
         put(UInt32(nameCount), at: 52)
         put(UInt32(tableSlots), at: 56)
         let sections: [(TrieLayout.Section, Int, Int)] = [
-            (.keys, keysAt, tableSlots * TrieLayout.keySize), (.nodes, nodesAt, tableSlots * TrieLayout.nodeSize),
-            (.labels, labelsAt, recordBytes), (.listNames, namesAt, names.count),
+            (.slots, slotsAt, tableSlots * TrieLayout.slotSize), (.labels, labelsAt, recordBytes),
+            (.listNames, namesAt, names.count),
         ]
         for (index, (section, offset, length)) in sections.enumerated() {
             let entry = TrieLayout.headerSize + index * TrieLayout.sectionEntrySize

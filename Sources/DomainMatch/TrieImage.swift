@@ -2,7 +2,7 @@
 enum TrieImage {
     struct Layout {
         var listCount = 0, nodeCount = 0, nameCount = 0, homes = 0, tableSlots = 0
-        var keys = 0, nodes = 0, labels = 0, labelsLength = 0
+        var slots = 0, labels = 0, labelsLength = 0
         var listNames: [String] = []
         var inputKey: UInt64 = 0
     }
@@ -46,26 +46,22 @@ enum TrieImage {
         layout.nameCount = Int(bytes.u32(52))
         layout.inputKey = bytes.u64(32)
         guard layout.listCount <= TrieLayout.maxLists else { throw .badCounts("\(layout.listCount) lists, at most 16") }
-        guard layout.nodeCount < layout.tableSlots || layout.tableSlots == 0, layout.homes <= layout.tableSlots else {
+        guard layout.nodeCount < layout.tableSlots || layout.tableSlots == 0, layout.homes <= layout.tableSlots,
+            layout.tableSlots < 1 << 31
+        else {
             throw .badCounts("\(layout.nodeCount) nodes, \(layout.homes) home slots in \(layout.tableSlots) slots")
         }
-        let keys = found[.keys]!
-        let nodes = found[.nodes]!
+        let slots = found[.slots]!
         let labels = found[.labels]!
         let names = found[.listNames]!
-        guard keys.length == layout.tableSlots * TrieLayout.keySize else {
+        guard slots.length == layout.tableSlots * TrieLayout.slotSize else {
             throw .badSection(
-                kind: TrieLayout.Section.keys.rawValue, reason: "\(keys.length) bytes for \(layout.tableSlots) slots")
-        }
-        guard nodes.length == layout.tableSlots * TrieLayout.nodeSize else {
-            throw .badSection(
-                kind: TrieLayout.Section.nodes.rawValue, reason: "\(nodes.length) bytes for \(layout.tableSlots) slots")
+                kind: TrieLayout.Section.slots.rawValue, reason: "\(slots.length) bytes for \(layout.tableSlots) slots")
         }
         guard labels.length <= Int(TrieLayout.offsetMask) else {
             throw .badSection(kind: TrieLayout.Section.labels.rawValue, reason: "\(labels.length) bytes, too long")
         }
-        layout.keys = keys.offset
-        layout.nodes = nodes.offset
+        layout.slots = slots.offset
         layout.labels = labels.offset
         layout.labelsLength = labels.length
         let nameText = String(
