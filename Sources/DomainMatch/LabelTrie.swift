@@ -1,14 +1,14 @@
 /// The fast matcher (docs/decisions.md#matching): a trie over labels from the right (`com` →
 /// `example` → `www`) stored as one table of 12-byte slots ordered by a hash of the suffix,
-/// plus the label bytes apart (`TrieLayout`). A lookup walks the query's labels once, right
-/// to left, on its bytes, without allocating: per label one hash and a probe that usually
-/// stays in one cache line.
+/// plus the label bytes apart (`TrieLayout`). A lookup walks the query's labels once,
+/// right to left, 8 bytes at a time, without allocating: per label one hash and a probe
+/// that usually stays in one cache line.
 ///
-/// The label bytes are compared only where the answer depends on them: at a node where a
-/// listed name ends, every label walked so far is checked at once, and a name that lists
-/// nothing never leaves the slot table. A walk that followed a slot whose label differs
-/// from the query's (same parent, same 32 check bits) is caught there, and nothing at or
-/// below it is reported; siblings sharing check bits are marked and compared on the way.
+/// A name the lists do not cover is answered from the keys alone: the walk stops at the
+/// first suffix whose key is absent, and a key says whether a listed name ends there. Only
+/// at such a terminal is every label walked so far confirmed (its bytes and its parent),
+/// so a walk that followed another suffix's key reports nothing at or below it. Nodes whose
+/// keys are equal lie side by side and are told apart by parent and bytes.
 ///
 /// The same bytes are built in memory or mapped from a compiled file. Every read is
 /// bounds-checked against the image, so even a file changed under the mapping cannot make a
@@ -58,76 +58,106 @@ public struct LabelTrie: NameMatcher {
         for list in 0..<listCount { depths[list] = 0 }
         guard homes > 0 else { return }
         name.bytes.withUnsafeBytes { name in
+            guard name.count > 0, name.count < 1 << 23 else { return }
             withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maxDepth) { path in
                 walk(name, path: path.baseAddress!, into: &depths)
             }
         }
     }
 
-    /// `path[level]` keeps what checking a walked label needs: the slot's ref (low 32 bits),
+    /// `path[level]` keeps what confirming a walked label needs: its slot (low 32 bits),
     /// the label's length (8 bits) and its start in the name (the rest).
     @inline(__always)
     private func walk(
         _ name: UnsafeRawBufferPointer, path: UnsafeMutablePointer<UInt64>, into depths: inout MatchDepths
     ) {
-        guard let base = name.baseAddress, name.count < 1 << 24 else { return }
-        var seed = LabelHash.root
-        var parent: UInt32 = 0
         var end = name.count
+        var seed = LabelHash.root
         var depth = 0
-        var checked = 0
-        while end > 0, depth < Self.maxDepth {
-            var start = end
-            while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != UInt8(ascii: ".") { start -= 1 }
-            let length = end - start
+        var confirmed = 0
+        while depth < Self.maxDepth {
+            let (start, hash) = LabelHash.label(name, end: end, seed: seed)
+            let length = end &- start
             guard length > 0, length <= 255 else { return }
-            let hash = LabelHash.hash(base + start, length, seed: seed)
-            guard let (slot, ref) = find(LabelHash.check(hash), parent: parent, base + start, length) else { return }
-            path[depth] = UInt64(ref) | UInt64(length) << 32 | UInt64(start) << 40
-            depth += 1
-            if ref & TrieLayout.terminalBit != 0 {
-                while checked < depth {
-                    let entry = path[checked]
-                    let at = Int(truncatingIfNeeded: entry >> 40)
-                    guard labelEquals(UInt32(truncatingIfNeeded: entry), base + at, Int((entry >> 32) & 0xFF))
-                    else { return }
-                    checked += 1
-                }
-                var mask = mask(ref)
+            let key = LabelHash.key(hash)
+            var index = LabelHash.home(key, homes: homes)
+            // The ordered probe: keys ascend from the home slot.
+            var stored: UInt32 = 0
+            while index < tableSlots {
+                stored = u32(slots &+ index &* TrieLayout.slotSize)
+                guard (stored &>> 1) &- 1 < key &- 1 else { break }  // the key, empty (0) or past it
+                index &+= 1
+            }
+            guard index < tableSlots, stored &>> 1 == key else { return }
+            path[depth] =
+                UInt64(truncatingIfNeeded: index) | UInt64(truncatingIfNeeded: length) &<< 32
+                | UInt64(truncatingIfNeeded: start) &<< 40
+            depth &+= 1
+            if u32(slots &+ index &* TrieLayout.slotSize &+ 4) & TrieLayout.sharedBit != 0 {
+                // Another node has this key: confirm the walk so far, then pick the one
+                // whose parent and bytes are this suffix's.
+                guard confirm(depth &- 1, from: &confirmed, name: name, path: path),
+                    let slot = resolve(index, key: key, depth: depth, name: name, path: path)
+                else { return }
+                path[depth &- 1] = UInt64(truncatingIfNeeded: slot) | path[depth &- 1] & ~0xFFFF_FFFF
+                confirmed = depth
+                stored = u32(slots &+ slot &* TrieLayout.slotSize)
+            }
+            if stored & 1 != 0 {
+                guard confirm(depth, from: &confirmed, name: name, path: path) else { return }
+                let slot = Int(truncatingIfNeeded: path[depth &- 1] & 0xFFFF_FFFF)
+                var mask = mask(u32(slots &+ slot &* TrieLayout.slotSize &+ 8))
                 while mask != 0 {
                     let list = mask.trailingZeroBitCount
                     if list < listCount { depths[list] = depth }
-                    mask &= mask - 1
+                    mask &= mask &- 1
                 }
             }
+            guard start > 0 else { return }
             seed = hash
-            parent = UInt32(slot + 1)
-            end = start - 1
+            end = start &- 1
         }
     }
 
-    /// The slot holding (check, parent) and its ref, or nil: an ordered probe from the
-    /// home slot, stopping at the first empty slot or larger check.
+    /// Confirms the walked levels `confirmed..<depth`: each slot's parent is the slot of
+    /// the level above and its label is the query's. False when one is not: that suffix
+    /// is not in the trie (its key's only slot holds another suffix), nor anything below.
     @inline(__always)
-    private func find(
-        _ check: UInt32, parent: UInt32, _ label: UnsafeRawPointer, _ length: Int
-    ) -> (Int, UInt32)? {
-        var index = LabelHash.home(check, homes: homes)  // < homes <= tableSlots
-        var stored = u32(slots + index * TrieLayout.slotSize)
-        while true {
-            if stored == check {
-                let offset = slots + index * TrieLayout.slotSize
-                if u32(offset + 4) == parent {
-                    let ref = u32(offset + 8)
-                    if ref & TrieLayout.ambiguousBit == 0 || labelEquals(ref, label, length) { return (index, ref) }
-                }
-            } else if stored &- 1 >= check {
-                return nil  // empty (0) or past where the check would be
-            }
-            index += 1
-            guard index < tableSlots else { return nil }
-            stored = u32(slots + index * TrieLayout.slotSize)
+    private func confirm(
+        _ depth: Int, from confirmed: inout Int, name: UnsafeRawBufferPointer, path: UnsafeMutablePointer<UInt64>
+    ) -> Bool {
+        while confirmed < depth {
+            let entry = path[confirmed]
+            let parent = confirmed == 0 ? 0 : UInt32(truncatingIfNeeded: path[confirmed - 1]) &+ 1
+            let node = slots + Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) * TrieLayout.slotSize
+            guard u32(node + 4) & ~TrieLayout.sharedBit == parent,
+                labelEquals(
+                    u32(node + 8), name.baseAddress.unsafelyUnwrapped + Int(truncatingIfNeeded: entry >> 40),
+                    Int((entry >> 32) & 0xFF))
+            else { return false }
+            confirmed += 1
         }
+        return true
+    }
+
+    /// Among the slots from `first` that hold `key`, the one whose parent is the slot of
+    /// level `depth - 2` and whose label is the query's at level `depth - 1`.
+    private func resolve(
+        _ first: Int, key: UInt32, depth: Int, name: UnsafeRawBufferPointer, path: UnsafeMutablePointer<UInt64>
+    ) -> Int? {
+        let entry = path[depth - 1]
+        let parent = depth < 2 ? 0 : UInt32(truncatingIfNeeded: path[depth - 2]) &+ 1
+        let label = name.baseAddress.unsafelyUnwrapped + Int(truncatingIfNeeded: entry >> 40)
+        let length = Int((entry >> 32) & 0xFF)
+        var slot = first
+        while slot < tableSlots, u32(slots + slot * TrieLayout.slotSize) >> 1 == key {
+            let node = slots + slot * TrieLayout.slotSize
+            if u32(node + 4) & ~TrieLayout.sharedBit == parent, labelEquals(u32(node + 8), label, length) {
+                return slot
+            }
+            slot += 1
+        }
+        return nil
     }
 
     /// Whether a node's label (inline in `ref` or in its record) is these bytes.

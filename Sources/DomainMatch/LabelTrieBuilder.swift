@@ -1,6 +1,6 @@
 /// Builds a `LabelTrie` from names, in memory: the nodes in arrays (insertion order) with
 /// an open-addressed index over their suffix hashes, then one pass that sorts the nodes by
-/// check and writes the finished image, sized for the nodes there are.
+/// key and writes the finished image, sized for the nodes there are.
 ///
 /// Memory stays near the finished structure (docs/benchmarks.md#targets: build peak ≤ 3×):
 /// 11 bytes per node, the label bytes, an index of 4 bytes per slot and the hashes (freed
@@ -45,15 +45,15 @@ public struct LabelTrieBuilder {
     /// Inserts a valid lowercase dotted name (as `ListItem.name` gives it).
     public mutating func insert(_ name: UnsafeRawBufferPointer, list: Int) {
         precondition(list >= 0 && list < listCount)
-        guard let base = name.baseAddress, name.count > 0 else { return }
+        guard name.count > 0 else { return }
         var seed = LabelHash.root
         var node: UInt32 = 0
         var end = name.count
-        while end > 0 {
-            var start = end
-            while start > 0, base.load(fromByteOffset: start - 1, as: UInt8.self) != UInt8(ascii: ".") { start -= 1 }
-            let hash = LabelHash.hash(base + start, end - start, seed: seed)
-            node = findOrInsert(hash, base + start, end - start, parent: node)
+        while true {
+            let (start, hash) = LabelHash.label(name, end: end, seed: seed)
+            precondition(start < end, "a name without empty labels")
+            node = findOrInsert(hash, name.baseAddress! + start, end - start, parent: node)
+            if start == 0 { break }
             seed = hash
             end = start - 1
         }
@@ -115,15 +115,15 @@ public struct LabelTrieBuilder {
         let homes = TrieLayout.homes(forNodes: nodes)
         let maskBytes = TrieLayout.maskBytes(listCount: listCount)
 
-        // Each node's slot: in check order, at its home or just after the one before.
+        // Each node's slot: in key order, at its home or just after the one before.
         var slotOf = [UInt32](repeating: 0, count: nodes)
-        var checks = [UInt32](repeating: 0, count: nodes)
+        var keys = [UInt32](repeating: 0, count: nodes)
         var next = 0
         do {
             var order = [UInt64](repeating: 0, count: nodes)
             for at in 0..<nodes {
-                checks[at] = LabelHash.check(hashes[at])
-                order[at] = UInt64(checks[at]) << 32 | UInt64(at)
+                keys[at] = LabelHash.key(hashes[at])
+                order[at] = UInt64(keys[at]) << 32 | UInt64(at)
             }
             hashes = []
             order.sort()
@@ -134,6 +134,7 @@ public struct LabelTrieBuilder {
             }
         }
         let tableSlots = max(homes, next)
+        precondition(tableSlots < 1 << 31, "fewer than 2^31 slots")
         func isInline(_ at: Int) -> Bool { lengths[at] <= 3 && (masks[at] == 0 || maskBytes == 0) }
         // Each record's offset. Records without a mask are shared by every node with the
         // same label (`www`, `static`, `images`, … under many names).
@@ -152,7 +153,7 @@ public struct LabelTrieBuilder {
                         recordBytes += maskBytes + 1 + length
                         continue
                     }
-                    var slot = Int(truncatingIfNeeded: LabelHash.hash(label, length, seed: 0)) & (size - 1)
+                    var slot = Int(truncatingIfNeeded: LabelHash.bytes(label, length)) & (size - 1)
                     while owners[slot] != 0 {
                         let other = Int(owners[slot]) - 1
                         if lengths[other] == lengths[at],
@@ -172,15 +173,15 @@ public struct LabelTrieBuilder {
                 }
             }
         }
-        precondition(recordBytes <= Int(TrieLayout.offsetMask), "label records past 512 MiB")
+        precondition(recordBytes <= Int(TrieLayout.offsetMask), "label records past 1 GiB")
 
         let names = Array(listNames.joined(separator: "\n").utf8)
-        let tableEnd = TrieLayout.headerSize + 3 * TrieLayout.sectionEntrySize
-        let slotsAt = TrieLayout.align8(tableEnd)
-        let labelsAt = TrieLayout.align8(slotsAt + tableSlots * TrieLayout.slotSize)
-        let namesAt = TrieLayout.align8(labelsAt + recordBytes)
+        let tableEnd = TrieLayout.headerSize + TrieLayout.Section.allCases.count * TrieLayout.sectionEntrySize
+        let slotsAt = TrieLayout.align64(tableEnd)
+        let labelsAt = TrieLayout.align64(slotsAt + tableSlots * TrieLayout.slotSize)
+        let namesAt = TrieLayout.align64(labelsAt + recordBytes)
         let size = namesAt + names.count
-        let image = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        let image = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
         image.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
             image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
@@ -204,34 +205,28 @@ public struct LabelTrieBuilder {
                     }
                     put(UInt8(length), at: labelsAt + record)
                     (image + labelsAt + record + 1).copyMemory(from: label, byteCount: length)
-                    record += 1 + length
                 }
                 if masks[at] != 0 { ref |= TrieLayout.terminalBit }
                 let slot = slotsAt + Int(slotOf[at]) * TrieLayout.slotSize
                 let parent = parents[at]
-                put(checks[at], at: slot)
+                put(keys[at] << 1 | (masks[at] != 0 ? 1 : 0), at: slot)
                 put(parent == 0 ? 0 : slotOf[Int(parent) - 1] + 1, at: slot + 4)
                 put(ref, at: slot + 8)
             }
         }
-        // Siblings with the same check: marked, so a lookup compares their bytes.
+        // Slots whose keys are equal: marked, so a lookup tells them apart by parent and bytes.
         var run = 0
         for slot in 1...max(1, tableSlots) {
-            let check = { (s: Int) in
-                UInt32(littleEndian: image.load(fromByteOffset: slotsAt + s * 12, as: UInt32.self))
+            let key = { (s: Int) in
+                UInt32(littleEndian: image.load(fromByteOffset: slotsAt + s * TrieLayout.slotSize, as: UInt32.self))
+                    >> 1
             }
-            if slot < tableSlots, check(slot) != 0, check(slot) == check(run) { continue }
+            if slot < tableSlots, key(slot) != 0, key(slot) == key(run) { continue }
             if slot - run > 1 {
-                for a in run..<slot {
-                    for b in run..<slot where a != b {
-                        let pa = image.load(fromByteOffset: slotsAt + a * 12 + 4, as: UInt32.self)
-                        let pb = image.load(fromByteOffset: slotsAt + b * 12 + 4, as: UInt32.self)
-                        if pa == pb {
-                            let ref = UInt32(
-                                littleEndian: image.load(fromByteOffset: slotsAt + a * 12 + 8, as: UInt32.self))
-                            put(ref | TrieLayout.ambiguousBit, at: slotsAt + a * 12 + 8)
-                        }
-                    }
+                for shared in run..<slot {
+                    let at = slotsAt + shared * TrieLayout.slotSize + 4
+                    let parent = UInt32(littleEndian: image.load(fromByteOffset: at, as: UInt32.self))
+                    put(parent | TrieLayout.sharedBit, at: at)
                 }
             }
             run = slot
@@ -240,7 +235,7 @@ public struct LabelTrieBuilder {
 
         TrieLayout.magic.withUnsafeBytes { image.copyMemory(from: $0.baseAddress!, byteCount: 8) }
         put(TrieLayout.version, at: 8)
-        put(UInt32(3), at: 12)
+        put(UInt32(TrieLayout.Section.allCases.count), at: 12)
         put(UInt64(size), at: 24)
         put(inputKey, at: 32)
         put(UInt32(nodes), at: 40)
@@ -249,8 +244,8 @@ public struct LabelTrieBuilder {
         put(UInt32(nameCount), at: 52)
         put(UInt32(tableSlots), at: 56)
         let sections: [(TrieLayout.Section, Int, Int)] = [
-            (.slots, slotsAt, tableSlots * TrieLayout.slotSize),
-            (.labels, labelsAt, recordBytes), (.listNames, namesAt, names.count),
+            (.slots, slotsAt, tableSlots * TrieLayout.slotSize), (.labels, labelsAt, recordBytes),
+            (.listNames, namesAt, names.count),
         ]
         for (index, (section, offset, length)) in sections.enumerated() {
             let entry = TrieLayout.headerSize + index * TrieLayout.sectionEntrySize

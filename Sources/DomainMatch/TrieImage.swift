@@ -46,16 +46,20 @@ enum TrieImage {
         layout.nameCount = Int(bytes.u32(52))
         layout.inputKey = bytes.u64(32)
         guard layout.listCount <= TrieLayout.maxLists else { throw .badCounts("\(layout.listCount) lists, at most 16") }
-        guard layout.nodeCount < layout.tableSlots || layout.tableSlots == 0, layout.homes <= layout.tableSlots else {
+        guard layout.nodeCount < layout.tableSlots || layout.tableSlots == 0, layout.homes <= layout.tableSlots,
+            layout.tableSlots < 1 << 31
+        else {
             throw .badCounts("\(layout.nodeCount) nodes, \(layout.homes) home slots in \(layout.tableSlots) slots")
         }
         let slots = found[.slots]!
         let labels = found[.labels]!
         let names = found[.listNames]!
-        guard slots.length == layout.tableSlots * TrieLayout.slotSize, labels.length <= Int(TrieLayout.offsetMask)
-        else {
+        guard slots.length == layout.tableSlots * TrieLayout.slotSize else {
             throw .badSection(
                 kind: TrieLayout.Section.slots.rawValue, reason: "\(slots.length) bytes for \(layout.tableSlots) slots")
+        }
+        guard labels.length <= Int(TrieLayout.offsetMask) else {
+            throw .badSection(kind: TrieLayout.Section.labels.rawValue, reason: "\(labels.length) bytes, too long")
         }
         layout.slots = slots.offset
         layout.labels = labels.offset

@@ -9,26 +9,30 @@
 ///   32 input key (u64)          40 node count (u32)       44 home slots (u32)
 ///   48 list count (u32)         52 name count (u32)       56 table slots (u32)  60 reserved (4)
 /// section table: count × { kind u32, reserved u32, offset u64, length u64 }
-/// sections (8-byte aligned): slots, label records, list names
+/// sections (64-byte aligned): slots, label records, list names
 /// ```
 /// A node is one suffix of a listed name (`com`, `example.com`, …); its hash chains the
-/// labels from the right (`LabelHash`). A slot is 12 bytes: check (u32: 32 bits of the
-/// hash, 0 = empty), parent (u32: the parent's slot + 1, 0 = a top-level label), ref (u32).
-/// The slots are ordered by check, each at or after its home slot (`LabelHash.home`), so a
-/// probe stops at the first larger check or empty slot.
+/// labels from the right (`LabelHash`). A slot is 12 bytes: key (u32), parent (u32: bits
+/// 0–30 the parent's slot + 1, 0 = a top-level label; bit 31 shared: a neighbouring slot
+/// has the same key), ref (u32).
 ///
-/// ref: bit 31 inline (bits 24–25 the length, 1 to 3, and bits 0–23 the bytes), bit 30
-/// terminal (a listed name ends here), bit 29 ambiguous (a sibling has the same check:
-/// compare the bytes before following it); otherwise bits 0–28 are the offset of the
-/// node's record in the label section: the list mask when terminal (0 bytes for one list,
-/// 1 for up to 8, else 2), the label length (u8), the label bytes. Records without a mask
-/// are shared by every node with the same label. A terminal inline node
-/// occurs only with one list, whose mask is implied.
+/// key: 0 = empty, else 31 bits of the hash (`LabelHash.key`) above a terminal bit (a
+/// listed name ends here). The keys are ascending, each slot at or after its home slot
+/// (`LabelHash.home`), so a probe stops at the first larger key or empty slot, and nodes
+/// whose hashes share the 31 bits lie side by side. A name no list covers is answered from
+/// the keys alone; parent and ref, in the same cache line, confirm a listed name.
+///
+/// ref: bit 31
+/// inline (bits 24–25 the length, 1 to 3, and bits 0–23 the bytes), bit 30 terminal;
+/// otherwise bits 0–29 are the offset of the node's record in the label section: the list
+/// mask when terminal (0 bytes for one list, 1 for up to 8, else 2), the label length
+/// (u8), the label bytes. Records without a mask are shared by every node with the same
+/// label. A terminal inline node occurs only with one list, whose mask is implied.
 public enum TrieLayout {
     public static let magic: [UInt8] = Array("PGTRIE\r\n".utf8)
-    /// 2: slots ordered by a chained suffix hash, label bytes out of the slot (1: slots
-    /// keyed by parent slot and label, probed with wrap-around).
-    public static let version: UInt32 = 2
+    /// 3: 31-bit keys with the terminal bit, labels hashed 8 bytes at a time (2: 32-bit
+    /// checks, a byte-at-a-time hash; 1: slots keyed by parent slot and label).
+    public static let version: UInt32 = 3
     public static let headerSize = 64
     public static let sectionEntrySize = 24
     public static let slotSize = 12
@@ -36,8 +40,8 @@ public enum TrieLayout {
 
     static let inlineBit: UInt32 = 1 << 31
     static let terminalBit: UInt32 = 1 << 30
-    static let ambiguousBit: UInt32 = 1 << 29
-    static let offsetMask: UInt32 = (1 << 29) - 1
+    static let offsetMask: UInt32 = (1 << 30) - 1
+    static let sharedBit: UInt32 = 1 << 31
 
     public enum Section: UInt32, CaseIterable, Sendable {
         case slots = 1
@@ -45,14 +49,14 @@ public enum TrieLayout {
         case listNames = 3
     }
 
-    /// Home slots per node: at a load of 6/7 an ordered probe ends within a cache line or
-    /// two (it stops at the first larger check, found or not).
-    static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 6 + 1) }
+    /// Home slots per node: at a load of 8/9 an ordered probe still ends within a cache
+    /// line or two (it stops at the first larger key, found or not).
+    static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 8 + 1) }
 
     /// Bytes of list mask in a terminal node's record.
     static func maskBytes(listCount: Int) -> Int { listCount <= 1 ? 0 : listCount <= 8 ? 1 : 2 }
 
-    static func align8(_ value: Int) -> Int { (value + 7) & ~7 }
+    static func align64(_ value: Int) -> Int { (value + 63) & ~63 }
 }
 
 /// Why a compiled trie image cannot be used. A bad file is rebuilt from the text lists,

@@ -104,7 +104,7 @@ extension Measure {
         case let m as HashedSuffixMatcher: return run(m)
         case let m as SortedReversedMatcher: return run(m)
         case let m as SQLiteMatcher: return run(m)
-        case let m as TrieV1: return run(m)
+        case let m as TrieV2: return run(m)
         default: return run(matcher)
         }
     }

@@ -8,8 +8,8 @@ public enum Strategy: String, CaseIterable, Sendable {
     case hashedSuffix = "hashed-suffix"
     case sortedReversed = "sorted-reversed"
     case sqlite
-    /// Today's trie before format 2 (`TrieV1`), for the comparison of old and new.
-    case trieV1 = "trie-v1"
+    /// The trie of compiled-file format 2 (`TrieV2`), for the comparison of old and new.
+    case trieV2 = "trie-v2"
 
     /// What one lookup does, for the table and the docs.
     public var summary: String {
@@ -19,13 +19,13 @@ public enum Strategy: String, CaseIterable, Sendable {
         case .hashedSuffix: return "a hash of the bytes from each label boundary, probed in one table"
         case .sortedReversed: return "a binary search per label within the run of the suffix so far"
         case .sqlite: return "one prepared indexed SELECT per suffix, longest first"
-        case .trieV1: return "format 1: one hash and a wrapping probe per label, label bytes compared at each"
+        case .trieV2: return "format 2: one hash and an ordered probe of 12-byte slots per label"
         }
     }
 
     /// Whether the strategy has a file form that is loaded (mapped or opened) rather than
     /// built in memory each time.
-    public var hasFile: Bool { self == .trie || self == .sqlite || self == .trieV1 }
+    public var hasFile: Bool { self == .trie || self == .sqlite || self == .trieV2 }
 
     /// Builds a strategy in memory (`sqlite` only has a file form: see `SQLiteMatcher`).
     public func buildInMemory(_ lists: [[DomainName]]) -> (any NameMatcher)? {
@@ -35,7 +35,7 @@ public enum Strategy: String, CaseIterable, Sendable {
         case .hashedSuffix: return HashedSuffixMatcher(lists: lists)
         case .sortedReversed: return SortedReversedMatcher(lists: lists)
         case .sqlite: return nil
-        case .trieV1: return TrieV1(lists: lists)
+        case .trieV2: return TrieV2(lists: lists)
         }
     }
 

@@ -66,8 +66,8 @@ enum MatcherChild {
             case .sqlite:
                 try SQLiteMatcher.create(path: output, lists: try BenchWorkload.read(lists))
                 structure = Int(try Files.status(output).size)
-            case .trieV1:
-                let trie = TrieV1(lists: try BenchWorkload.read(lists))
+            case .trieV2:
+                let trie = TrieV2(lists: try BenchWorkload.read(lists))
                 structure = trie.bytes.count
                 try Files.writeAtomically(output, bytes: trie.bytes.buffer)
             default:
@@ -124,9 +124,9 @@ enum MatcherChild {
             switch strategy {
             case .trie: return try ListCache.load(file)
             case .sqlite: return try SQLiteMatcher(path: file, listCount: listCount)
-            case .trieV1:
+            case .trieV2:
                 let mapped = try MappedFile.map(file)
-                return try TrieV1(
+                return try TrieV2(
                     TrieBytes(base: mapped.base, count: mapped.count) { MappedFile.unmap($0, $1) }, verifyChecksum: true
                 )
             default: throw GatewayError.usage("\(strategy.rawValue) has no file")
