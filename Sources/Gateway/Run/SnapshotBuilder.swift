@@ -3,8 +3,8 @@ import Config
 import DNSProxy
 import DNSUpstream
 import DomainMatch
+import Locks
 import Policy
-import Synchronization
 import Zoneinfo
 
 /// Builds the proxy's snapshot from its parts. The category lists are built once and
@@ -59,7 +59,7 @@ struct SnapshotBuilder {
 /// Each profile's activity counters for the whole run, made on first use: a reload or a
 /// new policy keeps them, so the hourly report counts every query of the hour.
 final class ActivityBook: Sendable {
-    private let counters = Mutex<[String: ActivityCounters]>([:])
+    private let counters = Lock<[String: ActivityCounters]>([:])
 
     func counters(for name: String) -> ActivityCounters {
         counters.withLock { book in
