@@ -22,10 +22,10 @@ let package = Package(
         // The byte buffer (reader and writer index, copy-on-write) that sockets read into and the
         // pure parsers and state machines read from. Pure.
         .target(name: "Bytes"),
-        // ThreadSanitizer's acquire/release annotations as weak symbols: a null test each without TSan.
+        // ThreadSanitizer's acquire/release annotations as weak symbols, for `Locks`.
         .target(name: "CThreadSanitizer"),
-        // `Lock`: Synchronization.Mutex with its hand-overs told to ThreadSanitizer, used for every
-        // lock in the package (docs/ARCHITECTURE.md#threads). Pure.
+        // `Lock`: Synchronization.Mutex with its hand-overs told to ThreadSanitizer in the build
+        // scripts/tsan makes, used for every lock in the package (docs/ARCHITECTURE.md#threads). Pure.
         .target(name: "Locks", dependencies: ["CThreadSanitizer"]),
         // epoll event loop, timers and sockets shared by the DNS and HTTP proxies (re-exports Bytes).
         .target(name: "EventLoop", dependencies: ["Locks", "Bytes", "CSystem", "SystemIO"]),
@@ -194,4 +194,11 @@ if Context.environment["PHOSRA_FUZZ"] != nil {
     package.products.append(.executable(name: "phosra-fuzz", targets: ["phosra-fuzz"]))
     package.targets.append(
         .executableTarget(name: "phosra-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Entry"))
+}
+
+// `scripts/tsan` sets PHOSRA_TSAN=1 (with its own scratch path, beside `--sanitize=thread`) so
+// that `Locks.Lock` tells ThreadSanitizer about its hand-overs; every other build compiles
+// those calls out and a `Lock` costs exactly what a `Mutex` does.
+if Context.environment["PHOSRA_TSAN"] != nil, let locks = package.targets.first(where: { $0.name == "Locks" }) {
+    locks.swiftSettings = (locks.swiftSettings ?? []) + [.define("PHOSRA_TSAN")]
 }

@@ -14,7 +14,8 @@ private struct Refused: Error {}
 @Suite struct LockTests {
     /// Four threads take turns on one lock with tiny critical sections, so it is contended and
     /// handed over by the kernel. Counts are exact in any build; under scripts/tsan a hand-over
-    /// TSan did not see would be reported as a race on `seen` (as it was with a plain `Mutex`).
+    /// TSan did not see would be reported as a race on `seen` (as it is with a plain `Mutex`, or
+    /// in a TSan build without PHOSRA_TSAN).
     @Test func contendedHoldersSeeEachOthersWrites() throws {
         let tally = Tally()
         let threads = 4

@@ -1,10 +1,10 @@
-// CThreadSanitizer: ThreadSanitizer's acquire and release annotations, callable from Swift
-// whether or not the program was built with it.
+// CThreadSanitizer: ThreadSanitizer's acquire and release annotations, callable from Swift.
 //
-// The two entry points are declared weak, so a program linked without TSan's runtime has
-// them as null and the inline wrappers below do nothing but test that null (a load and a
-// branch the processor predicts). The Swift compiler's C importer is not told about
-// `-sanitize=thread`, so `__has_feature(thread_sanitizer)` cannot choose at compile time.
+// `Locks.Lock` calls them only in the build `scripts/tsan` makes (PHOSRA_TSAN): the Swift
+// compiler's C importer is not told about `-sanitize=thread`, so `__has_feature(
+// thread_sanitizer)` cannot choose here. The entry points are declared weak all the same, so
+// a PHOSRA_TSAN build without TSan's runtime still links (they are null, and the wrappers
+// below do nothing).
 #ifndef CTHREADSANITIZER_H
 #define CTHREADSANITIZER_H
 
