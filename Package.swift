@@ -22,20 +22,26 @@ let package = Package(
         // The byte buffer (reader and writer index, copy-on-write) that sockets read into and the
         // pure parsers and state machines read from. Pure.
         .target(name: "Bytes"),
+        // ThreadSanitizer's acquire/release annotations as weak symbols, for `Locks`.
+        .target(name: "CThreadSanitizer"),
+        // `Lock`: Synchronization.Mutex with its hand-overs told to ThreadSanitizer in the build
+        // scripts/tsan makes, used for every lock in the package (docs/ARCHITECTURE.md#threads). Pure.
+        .target(name: "Locks", dependencies: ["CThreadSanitizer"]),
         // epoll event loop, timers and sockets shared by the DNS and HTTP proxies (re-exports Bytes).
-        .target(name: "EventLoop", dependencies: ["Bytes", "CSystem", "SystemIO"]),
+        .target(name: "EventLoop", dependencies: ["Locks", "Bytes", "CSystem", "SystemIO"]),
         // CompiledPolicy model, categories, time rules, safe search and decide(). Pure.
-        .target(name: "Policy", dependencies: ["DomainMatch", "Zoneinfo"]),
+        .target(name: "Policy", dependencies: ["Locks", "DomainMatch", "Zoneinfo"]),
         // The configuration file format, flags, and typed keys (declared in Gateway) → typed settings.
         .target(name: "Config", dependencies: ["SystemIO"]),
         // DNS message parse/serialize (RFC 1035, 6891, 8914, 9460). Pure.
         .target(name: "DNSWire"),
         // Counters, histograms and Prometheus's text format: lock-free on the hot path. Pure.
-        .target(name: "Metrics"),
+        .target(name: "Metrics", dependencies: ["Locks"]),
         // The DNS proxy: stages from packet to answer, the cache, upstreams.
         .target(
             name: "DNSProxy",
             dependencies: [
+                "Locks",
                 "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "EventLoop", "SystemIO", "Neighbours",
                 "Metrics",
             ]),
@@ -48,7 +54,8 @@ let package = Package(
         // (CONNECT with the SNI check, plain HTTP with the block page, PAC), the target policy,
         // the responses it makes, the heads it forwards. No sockets, no clock: the dependencies
         // leave out EventLoop, SystemIO, TLS and DNSProxy, so the compiler keeps it that way.
-        .target(name: "ProxyCore", dependencies: ["Base64", "Bytes", "HTTP1", "Policy", "DomainMatch", "Zoneinfo"]),
+        .target(
+            name: "ProxyCore", dependencies: ["Locks", "Base64", "Bytes", "HTTP1", "Policy", "DomainMatch", "Zoneinfo"]),
         // The HTTP proxy's socket driver on the DNS loops: accepts, reads and writes for ProxyCore's
         // state machines, carries out their actions, relays tunnels with splice(2), and looks
         // names up through the gateway's own resolver.
@@ -69,18 +76,20 @@ let package = Package(
         // SQLite 3 from the system (Debian: libsqlite3-dev), plus SQLITE_TRANSIENT as a function.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The daemon's SQLite store: policies, sync state, hit queue and history, activity, heartbeat.
-        .target(name: "Store", dependencies: ["CSQLite", "SystemIO"]),
+        .target(name: "Store", dependencies: ["Locks", "CSQLite", "SystemIO"]),
         // Sync with the Phosra API: schedule, enforcement reports, hits.
         .target(
             name: "Sync",
-            dependencies: ["Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store", "EventLoop", "HTTPClient", "TLS"]),
+            dependencies: [
+                "Locks", "Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store", "EventLoop", "HTTPClient", "TLS",
+            ]),
         // OpenSSL (libssl, libcrypto) from the system (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // OpenSSL macros Swift cannot call (SNI, minimum version, BIO controls), as functions.
         .target(name: "COpenSSLShim", dependencies: ["COpenSSL"]),
         // Proxy passwords: scrypt hashes through OpenSSL (`phosra-gate passwd`), plain values,
         // verification in constant time with a cache of successes (docs/proxy.md#proxy-authentication).
-        .target(name: "Passwords", dependencies: ["Base64", "COpenSSL"]),
+        .target(name: "Passwords", dependencies: ["Locks", "Base64", "COpenSSL"]),
         // Client TLS on the event loop: a verifying context and a non-blocking connection state machine.
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (docs/dns.md#forwarding).
@@ -88,16 +97,17 @@ let package = Package(
             name: "DNSUpstream", dependencies: ["DNSWire", "DomainMatch", "EventLoop", "TLS", "SystemIO", "Metrics"]),
         // A small blocking HTTP/1.1 client over TCP or TLS for the sync thread (docs/sync.md);
         // HTTP1 parses what it reads.
-        .target(name: "HTTPClient", dependencies: ["HTTP1", "TLS", "EventLoop", "SystemIO"]),
+        .target(name: "HTTPClient", dependencies: ["Locks", "HTTP1", "TLS", "EventLoop", "SystemIO"]),
         // The matcher benchmark's reference strategies (a `Set<String>`, a hashed-suffix table,
         // a sorted label-reversed array, an SQLite table), query mixes, timing and reports
         // (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher). Not linked into the
         // matcher: SQLite stays out of DomainMatch.
-        .target(name: "MatcherBench", dependencies: ["DomainMatch", "CSQLite", "SystemIO"]),
+        .target(name: "MatcherBench", dependencies: ["Locks", "DomainMatch", "CSQLite", "SystemIO"]),
         // Composition root: options → engine → commands.
         .target(
             name: "Gateway",
             dependencies: [
+                "Locks",
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours", "Metrics",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
@@ -117,7 +127,7 @@ let package = Package(
         // the fake Phosra API and HTTP(S) test servers (re-exports TestFixtures).
         .target(
             name: "TestSupport",
-            dependencies: ["COpenSSL", "EventLoop", "HTTP1", "TestFixtures", "CSystem", "SystemIO"]),
+            dependencies: ["Locks", "COpenSSL", "EventLoop", "HTTP1", "TestFixtures", "CSystem", "SystemIO"]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch", "TestSupport"]),
         .testTarget(name: "MatcherBenchTests", dependencies: ["MatcherBench", "DomainMatch", "TestSupport"]),
@@ -132,7 +142,7 @@ let package = Package(
             dependencies: ["ProxyCore", "HTTP1", "Bytes", "Policy", "DomainMatch", "Zoneinfo", "TestFixtures"]),
         .testTarget(
             name: "DNSProxyTests",
-            dependencies: ["DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
+            dependencies: ["Locks", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
         .testTarget(
@@ -144,13 +154,16 @@ let package = Package(
         .testTarget(
             name: "DNSUpstreamTests",
             dependencies: [
+                "Locks",
                 "DNSUpstream", "DNSWire", "TLS", "DomainMatch", "EventLoop", "SystemIO",
                 "TestSupport",
             ]),
         .testTarget(
-            name: "SyncTests", dependencies: ["Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "SystemIO", "TestSupport"]),
-        .testTarget(name: "HTTPProxyTests", dependencies: ["HTTPProxy", "ProxyCore", "EventLoop"]),
+            name: "SyncTests",
+            dependencies: ["Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["Locks", "Store", "SystemIO", "TestSupport"]),
+        .testTarget(name: "HTTPProxyTests", dependencies: ["Locks", "HTTPProxy", "ProxyCore", "EventLoop"]),
+        .testTarget(name: "LocksTests", dependencies: ["Locks", "EventLoop"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(
             name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
@@ -167,7 +180,7 @@ let package = Package(
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         // The whole daemon under mixed load for minutes (scripts/soak); skipped unless
         // PHOSRA_GATE_SOAK_MINUTES is set.
-        .testTarget(name: "SoakTests", dependencies: ["phosra-gate", "TestSupport", "Store", "DNSWire"]),
+        .testTarget(name: "SoakTests", dependencies: ["Locks", "phosra-gate", "TestSupport", "Store", "DNSWire"]),
         // The docs' links and anchors, and the pages code comments cite; reads files only.
         .testTarget(name: "DocsTests"),
     ],
@@ -181,4 +194,11 @@ if Context.environment["PHOSRA_FUZZ"] != nil {
     package.products.append(.executable(name: "phosra-fuzz", targets: ["phosra-fuzz"]))
     package.targets.append(
         .executableTarget(name: "phosra-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Entry"))
+}
+
+// `scripts/tsan` sets PHOSRA_TSAN=1 (with its own scratch path, beside `--sanitize=thread`) so
+// that `Locks.Lock` tells ThreadSanitizer about its hand-overs; every other build compiles
+// those calls out and a `Lock` costs exactly what a `Mutex` does.
+if Context.environment["PHOSRA_TSAN"] != nil, let locks = package.targets.first(where: { $0.name == "Locks" }) {
+    locks.swiftSettings = (locks.swiftSettings ?? []) + [.define("PHOSRA_TSAN")]
 }

@@ -1,7 +1,7 @@
 import DNSWire
 import DomainMatch
+import Locks
 import Policy
-import Synchronization
 
 /// One query from packet to answer, without I/O (docs/dns.md): the server hands in bytes and
 /// carries out the step that comes back; an upstream reply comes back through `complete`.
@@ -25,13 +25,13 @@ public final class QueryPipeline: Sendable {
     public let countsActivity: Bool
     /// Counts for `/metrics`: queries by type and outcome, cache hits and misses.
     public let metrics: DNSMetrics
-    private let current: Mutex<ProxySnapshot>
+    private let current: Lock<ProxySnapshot>
 
     public init(
         snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder, countsActivity: Bool = true,
         metrics: DNSMetrics = DNSMetrics()
     ) {
-        current = Mutex(snapshot)
+        current = Lock(snapshot)
         self.metrics = metrics
         self.cache = cache
         self.hits = hits

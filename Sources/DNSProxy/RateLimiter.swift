@@ -1,5 +1,5 @@
 import DomainMatch
-import Synchronization
+import Locks
 
 /// Per-client token buckets (docs/dns.md#hostile-input): `rate` queries a second with a burst of twice
 /// that; beyond it, REFUSED. The table is bounded so a flood of spoofed sources cannot
@@ -23,7 +23,7 @@ public final class RateLimiter: Sendable {
     private let shards: [Shard]
 
     private final class Shard: Sendable {
-        let table = Mutex(Table())
+        let table = Lock(Table())
     }
 
     /// `rate` 0 turns the limit off.

@@ -1,3 +1,4 @@
+import Locks
 import Synchronization
 
 /// The cache of upstream answers (docs/dns.md#cache): at most `capacity` entries with LRU
@@ -25,10 +26,10 @@ public final class ResponseCache: Sendable {
         shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
     }
 
-    /// A lock and its map; a class because `Mutex` cannot live in an array.
+    /// A lock and its map; a class because a `Lock` (not copyable) cannot live in an array.
     private final class Shard: Sendable {
-        let lock: Mutex<LRUShard>
-        init(capacity: Int) { lock = Mutex(LRUShard(capacity: capacity)) }
+        let lock: Lock<LRUShard>
+        init(capacity: Int) { lock = Lock(LRUShard(capacity: capacity)) }
     }
 
     /// `now` in monotonic milliseconds.

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locks
 
 /// Nanoseconds on a monotonic clock (CLOCK_MONOTONIC: since boot, never steps back, not
 /// wall time). Deadlines of timers and every timeout are in this unit.
@@ -95,10 +95,10 @@ public final class ManualClock: Clock {
     /// no test depends on today's date.
     public static let defaultWallStart = WallTime(unixSeconds: 1_774_958_400)
 
-    private let state: Mutex<(monotonic: Nanoseconds, wall: WallTime)>
+    private let state: Lock<(monotonic: Nanoseconds, wall: WallTime)>
 
     public init(start: Nanoseconds = 0, wall: WallTime = ManualClock.defaultWallStart) {
-        state = Mutex((start, wall))
+        state = Lock((start, wall))
     }
 
     public func now() -> Nanoseconds { state.withLock { $0.monotonic } }

@@ -1,3 +1,4 @@
+import Locks
 import Synchronization
 
 /// A connection that `ConnectionCaps` may ask to go: `shed()` is called on the loop the
@@ -48,10 +49,10 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
         var shed = 0
     }
 
-    private let book: Mutex<Book>
+    private let book: Lock<Book>
 
     public init(_ limits: Limits) {
-        book = Mutex(Book(limits: limits))
+        book = Lock(Book(limits: limits))
     }
 
     /// New limits (a reload): connections already over them stay until they close.

@@ -1,6 +1,6 @@
 import CSystem
 import Glibc
-import Synchronization
+import Locks
 import SystemIO
 
 /// Work sent to a loop from any thread.
@@ -72,7 +72,7 @@ extension EventLoop {
         timeout: Nanoseconds? = nil, _ body: @escaping @Sendable () throws -> T
     ) throws -> T {
         precondition(!inEventLoop, "EventLoop.runSync on its own thread would wait forever")
-        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let outcome = Lock<Result<T, any Error>?>(nil)
         let done = try Doorbell()
         let accepted = execute {
             let result = Result { try body() }

@@ -1,5 +1,6 @@
 import CSystem
 import Glibc
+import Locks
 import Synchronization
 import SystemIO
 
@@ -21,7 +22,7 @@ public final class EventLoop: @unchecked Sendable {
     /// The thread inside `run()` (pthread_self), or 0 when the loop is not running.
     private let owner = Atomic<UInt>(0)
     private let stopping = Atomic<Bool>(false)
-    let tasks: Mutex<TaskQueue>
+    let tasks: Lock<TaskQueue>
     let waker: Waker
 
     // Loop-confined state (see the type's contract).
@@ -54,7 +55,7 @@ public final class EventLoop: @unchecked Sendable {
             _ = Glibc.close(epoll)
             throw error
         }
-        tasks = Mutex(TaskQueue())
+        tasks = Lock(TaskQueue())
         self.eventCapacity = Int32(min(max(eventCapacity, 1), Int(CS_BATCH_MAX)))
         events = .allocate(capacity: Int(self.eventCapacity))
         readScratch = .allocate(byteCount: Self.readScratchBytes, alignment: 16)

@@ -1,3 +1,4 @@
+import Locks
 import Synchronization
 import SystemIO
 
@@ -8,7 +9,7 @@ import SystemIO
 /// group (`shutdownGracefully` would wait for itself).
 public final class EventLoopGroup: Sendable {
     public let loops: [EventLoop]
-    private let threads: Mutex<[SystemThread]>
+    private let threads: Lock<[SystemThread]>
     private let cursor = Atomic<Int>(0)
 
     /// Creates `count` loops (at least 1) and starts their threads, named `name-0`, `name-1`…
@@ -28,7 +29,7 @@ public final class EventLoopGroup: Sendable {
             }
         }
         self.loops = loops
-        self.threads = Mutex(threads)
+        self.threads = Lock(threads)
     }
 
     /// The loops in turn (round-robin), for spreading connections.

@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import Locks
 import Synchronization
 import SystemIO
 import TLS
@@ -30,9 +31,9 @@ public final class HTTPClient: @unchecked Sendable {
     /// Deadlines and the age of kept connections (monotonic only).
     let clock: any Clock
     private let resolver: HostResolver
-    private let context: Mutex<TLSContext?>
+    private let context: Lock<TLSContext?>
     /// The kept connections (`HTTPClient+Pool.swift`).
-    let idle = Mutex<[PoolKey: Connection]>([:])
+    let idle = Lock<[PoolKey: Connection]>([:])
     private let opened = Atomic<Int>(0)
 
     /// - Parameters:
@@ -46,7 +47,7 @@ public final class HTTPClient: @unchecked Sendable {
         maxResponseBytes: Int = 4 << 20, userAgent: String, idleTimeout: Duration = .seconds(30),
         resolver: HostResolver = .system, clock: any Clock
     ) {
-        context = Mutex(tls)
+        context = Lock(tls)
         self.clock = clock
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout

@@ -1,7 +1,7 @@
 import CSQLite
 import DomainMatch
 import Glibc
-import Synchronization
+import Locks
 
 /// `sqlite`: the shape of Pi-hole's gravity database. A real SQLite file on disk with one
 /// table of the normalised names as its primary key (`WITHOUT ROWID`: the index is the
@@ -12,7 +12,7 @@ import Synchronization
 public final class SQLiteMatcher: NameMatcher {
     public let listCount: Int
     public let path: String
-    private let idle = Mutex<[Connection]>([])
+    private let idle = Lock<[Connection]>([])
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String

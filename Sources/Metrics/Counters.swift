@@ -1,3 +1,4 @@
+import Locks
 import Synchronization
 
 /// A count that only goes up, from any thread: one relaxed atomic add.
@@ -40,7 +41,7 @@ public final class CounterGrid: Sendable {
 public final class LabeledCounter: Sendable {
     public let labelNames: [String]
     public let limit: Int
-    private let counts = Mutex<[[String]: Int]>([:])
+    private let counts = Lock<[[String]: Int]>([:])
 
     public init(labelNames: [String], limit: Int = 1024) {
         self.labelNames = labelNames
@@ -105,7 +106,7 @@ public final class Histogram: Sendable {
 public final class LabeledHistogram: Sendable {
     public let labelName: String
     public let bounds: [Double]
-    private let histograms = Mutex<[String: Histogram]>([:])
+    private let histograms = Lock<[String: Histogram]>([:])
 
     public init(labelName: String, bounds: [Double]) {
         self.labelName = labelName

@@ -1,3 +1,4 @@
+import Locks
 import Synchronization
 
 /// Verifies proxy credentials and remembers the ones that matched, so that a browser
@@ -22,7 +23,7 @@ public final class PasswordVerifier: Sendable {
     /// Nil when OpenSSL could not draw a key: then nothing is cached and every
     /// verification runs in full (slower, never wrong).
     private let key: [UInt8]?
-    private let cache = Mutex(Cache())
+    private let cache = Lock(Cache())
     /// How many verifications ran in full (scrypt or the plain comparison): what the cache saves.
     let fullVerifications = Atomic<Int>(0)
 

@@ -1,4 +1,5 @@
 import DomainMatch
+import Locks
 import Synchronization
 
 /// Queries, rewrites and clients of one profile, counted by the proxies for the hourly
@@ -13,11 +14,11 @@ public final class ActivityCounters: Sendable {
     public static let clientCap = 1024
 
     private let queries = Atomic<Int>(0)
-    private let rewrites = Mutex<[String: Int]>([:])
+    private let rewrites = Lock<[String: Int]>([:])
     /// Since the start, never drained: what `/metrics` reads.
     private let queriesSinceStart = Atomic<Int>(0)
     private let rewritesSinceStart = Atomic<Int>(0)
-    private let clients = Mutex<[SeenClient: Int]>([:])
+    private let clients = Lock<[SeenClient: Int]>([:])
 
     public init() {}
 

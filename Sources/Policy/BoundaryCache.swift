@@ -1,4 +1,4 @@
-import Synchronization
+import Locks
 import Zoneinfo
 
 /// The next cutoff boundary of one policy, computed once and reused until it passes:
@@ -12,7 +12,7 @@ public final class BoundaryCache: Sendable {
         var boundary: Int64?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locks
 
 /// The minutes one profile spent on each app service, per local day
 /// (docs/services.md#budgets). A minute is spent when, within it, any device of the
@@ -24,7 +24,7 @@ public final class ServiceUsage: Sendable {
         var unsaved = false
     }
 
-    private let entries = Mutex<[Key: Entry]>([:])
+    private let entries = Lock<[Key: Entry]>([:])
 
     /// How long a device may cache an answer for a service with a budget, in seconds.
     public static let answerTTL: UInt32 = 60

@@ -1,5 +1,5 @@
 import DomainMatch
-import Synchronization
+import Locks
 
 /// Failed proxy logins per client address (docs/proxy.md#proxy-authentication): at most
 /// `maxFailures` in a window of `window` nanoseconds that opens with the first failure;
@@ -30,7 +30,7 @@ public final class AuthFailureLimiter: Sendable {
     public let maxFailures: Int
     public let window: UInt64
     public let capacity: Int
-    private let windows = Mutex<[IPAddress: Window]>([:])
+    private let windows = Lock<[IPAddress: Window]>([:])
 
     public init(
         maxFailures: Int = defaultMaxFailures, window: UInt64 = defaultWindow, capacity: Int = 4096

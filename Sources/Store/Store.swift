@@ -1,6 +1,6 @@
 import CSQLite
 import Glibc
-import Synchronization
+import Locks
 import SystemIO
 
 /// The daemon's SQLite store in the state directory (`DIR/phosra-gate.db`): cached
@@ -29,13 +29,13 @@ public final class Store: Sendable {
     /// not a database); moved aside to …"). The same line is kept in `notes()`.
     public let recoveryNote: String?
 
-    private let connection: Mutex<Database?>
+    private let connection: Lock<Database?>
 
     private init(database: consuming sending Database, readOnly: Bool, recoveryNote: String?) {
         path = database.path
         isReadOnly = readOnly
         self.recoveryNote = recoveryNote
-        connection = Mutex(database)
+        connection = Lock(database)
     }
 
     /// Opens or creates `directory/phosra-gate.db` for writing (the directory is created

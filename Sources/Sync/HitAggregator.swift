@@ -1,6 +1,6 @@
 import DomainMatch
+import Locks
 import Policy
-import Synchronization
 
 /// Hits as they happen, aggregated in memory per (profile, name, reason, client, source):
 /// the A, AAAA and HTTPS queries of one page load become one event whose `count` is the
@@ -25,7 +25,7 @@ public final class HitAggregator: HitRecorder {
     }
 
     private final class Shard: Sendable {
-        let events = Mutex<[Key: Event]>([:])
+        let events = Lock<[Key: Event]>([:])
     }
 
     private let shards = (0..<8).map { _ in Shard() }

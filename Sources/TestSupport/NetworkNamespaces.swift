@@ -1,7 +1,7 @@
 import CSystem
 import EventLoop
 import Glibc
-import Synchronization
+import Locks
 import SystemIO
 import Testing
 
@@ -67,7 +67,7 @@ public struct NetworkNamespaces: Sendable {
     /// calling thread, so no thread of the test runner ever leaves the host's namespace).
     /// Sockets made in `body` stay in that namespace wherever they are used later.
     public func inside<T: Sendable>(_ namespace: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let outcome = Lock<Result<T, any Error>?>(nil)
         let thread = try SystemThread.spawn(name: "pg-netns") {
             let result = Result { () throws -> T in
                 let descriptor = open("/run/netns/\(namespace)", O_RDONLY | O_CLOEXEC)

@@ -1,6 +1,6 @@
 import EventLoop
 import Glibc
-import Synchronization
+import Locks
 
 /// Ten seconds: the bound on every wait in the loop-level tests; nothing should come near it.
 public let testTimeout: Nanoseconds = 10_000_000_000
@@ -49,13 +49,13 @@ extension Nanoseconds {
 
 /// A value shared between a loop and the test's thread.
 public final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let lock: Lock<Value>
 
-    public init(_ value: Value) { mutex = Mutex(value) }
+    public init(_ value: Value) { lock = Lock(value) }
 
-    public var value: Value { mutex.withLock { $0 } }
+    public var value: Value { lock.withLock { $0 } }
 
     public func update<R>(_ body: (inout Value) -> R) -> R {
-        mutex.withLock { value in body(&value) }
+        lock.withLock { value in body(&value) }
     }
 }

@@ -1,15 +1,15 @@
 import DNSUpstream
 import DNSWire
 import DomainMatch
+import Locks
 import Policy
-import Synchronization
 import Zoneinfo
 
 @testable import DNSProxy
 
 /// Collects hits for assertions.
 final class CollectingHits: HitRecorder {
-    private let hits = Mutex<[Hit]>([])
+    private let hits = Lock<[Hit]>([])
     func record(_ hit: Hit) { hits.withLock { $0.append(hit) } }
     var all: [Hit] { hits.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
 import DNSWire
 import EventLoop
 import Glibc
+import Locks
 import Synchronization
 import SystemIO
 
@@ -26,7 +27,7 @@ final class FakeUpstream: Sendable {
     static let forgedAnswer = "6.6.6.6"
     let address: SocketAddress
     let answer: RData.IPv4
-    private let currentBehavior: Mutex<Behavior>
+    private let currentBehavior: Lock<Behavior>
     /// What it does now; tests may change it between queries.
     var behavior: Behavior {
         get { currentBehavior.withLock { $0 } }
@@ -35,13 +36,13 @@ final class FakeUpstream: Sendable {
     let udpQueries = Atomic<Int>(0)
     let tcpQueries = Atomic<Int>(0)
     /// The last query received, as sent.
-    let lastQuery = Mutex<[UInt8]>([])
-    let queryIDs = Mutex<[UInt16]>([])
+    let lastQuery = Lock<[UInt8]>([])
+    let queryIDs = Lock<[UInt16]>([])
 
     var spec: String { address.description }
 
     init(on loop: EventLoop, behavior: Behavior, answer: RData.IPv4 = RData.IPv4(192, 0, 2, 7)) throws {
-        currentBehavior = Mutex(behavior)
+        currentBehavior = Lock(behavior)
         self.answer = answer
         let (udp, tcp) = try Self.bindPair()
         address = udp.address!

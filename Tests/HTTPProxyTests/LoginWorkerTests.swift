@@ -1,4 +1,5 @@
 import EventLoop
+import Locks
 import Synchronization
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// time, with the outcome handed back on the loop (docs/proxy.md#proxy-authentication).
 @Suite struct LoginWorkerTests {
     final class Record: Sendable {
-        let outcomes = Mutex<[(user: String, outcome: LoginOutcome, onLoop: Bool)]>([])
+        let outcomes = Lock<[(user: String, outcome: LoginOutcome, onLoop: Bool)]>([])
         let checkedOnLoop = Atomic<Bool>(false)
         let done = try! Doorbell()
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locks
 import TestSupport
 
 /// Which local policy is on disk and since when, so the answers for the two names that
@@ -16,7 +16,7 @@ final class PolicyTimeline: Sendable {
     /// leave room for a loaded machine.
     static let settle = 2.0
 
-    private let current = Mutex(Moment(generation: 0, blocksA: true, changedAt: monotonicSeconds()))
+    private let current = Lock(Moment(generation: 0, blocksA: true, changedAt: monotonicSeconds()))
 
     var now: Moment { current.withLock { $0 } }
 

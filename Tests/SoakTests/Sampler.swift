@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locks
 
 /// What /proc says of the daemon at one moment.
 struct ProcSample: Sendable {
@@ -52,7 +52,7 @@ final class Sampler: @unchecked Sendable {
     private let pid: Int32
     private let ledger: SoakLedger
     private let start: Double
-    private let state = Mutex((phase: ProcSample.Phase.warmUp, samples: [ProcSample](), stopped: false))
+    private let state = Lock((phase: ProcSample.Phase.warmUp, samples: [ProcSample](), stopped: false))
     private let done = DispatchSemaphore(value: 0)
 
     init(pid: Int32, ledger: SoakLedger, start: Double) {

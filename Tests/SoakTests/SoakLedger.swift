@@ -1,4 +1,4 @@
-import Synchronization
+import Locks
 
 /// What the load did and what went wrong, shared by every load thread and the sampler.
 final class SoakLedger: Sendable {
@@ -31,7 +31,7 @@ final class SoakLedger: Sendable {
         var examples: [String] = []
     }
 
-    private let tally = Mutex(Tally())
+    private let tally = Lock(Tally())
     /// Examples kept for the verdict: enough to see a pattern, not the whole run.
     static let examplesKept = 20
 

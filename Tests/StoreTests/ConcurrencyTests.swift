@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locks
 import Testing
 
 @testable import Store
@@ -9,8 +9,8 @@ import Testing
     @Test func manyThreadsShareOneStore() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        let failures = Mutex<[String]>([])
-        let delivered = Mutex(0)
+        let failures = Lock<[String]>([])
+        let delivered = Lock(0)
         let writers = 6
         let rounds = 40
         DispatchQueue.concurrentPerform(iterations: writers + 2) { worker in

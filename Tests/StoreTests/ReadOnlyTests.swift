@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locks
 import TestSupport
 import Testing
 
@@ -49,7 +49,7 @@ import Testing
     @Test func readerAndWriterRunConcurrentlyWithoutBusyErrors() throws {
         let fixture = try StoreFixture()
         let reader = try Store.openReadOnly(directory: fixture.directory)
-        let failures = Mutex<[String]>([])
+        let failures = Lock<[String]>([])
         let writer = fixture.store
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             for round in 0..<100 {

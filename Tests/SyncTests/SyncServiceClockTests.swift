@@ -1,7 +1,7 @@
 import EventLoop
+import Locks
 import Policy
 import Store
-import Synchronization
 import TestSupport
 import Testing
 
@@ -185,14 +185,14 @@ import Testing
 
 /// What the sync asked of the API, answering polls with `fetchResult` and accepting the rest.
 final class RecordingAPI: PhosraAPIClient, @unchecked Sendable {
-    // Sendable: everything it records is behind the `state` mutex.
+    // Sendable: everything it records is behind the `state` lock.
     struct Report: Equatable {
         let type: String
         /// `reported_at` as sent.
         let reportedAt: String?
     }
 
-    private let state = Mutex<(fetches: Int, reports: [Report], result: PolicyFetch)>((0, [], .notModified))
+    private let state = Lock<(fetches: Int, reports: [Report], result: PolicyFetch)>((0, [], .notModified))
 
     var fetches: Int { state.withLock { $0.fetches } }
     var reports: [Report] { state.withLock { $0.reports } }

@@ -6,6 +6,7 @@ import DomainMatch
 import EventLoop
 import Glibc
 import HTTPProxy
+import Locks
 import Neighbours
 import Policy
 import ProxyCore
@@ -38,11 +39,11 @@ final class Daemon: @unchecked Sendable {
     /// of each profile's policy in force. Changed by the policy watchers (control thread), a
     /// reload (control thread) and the sync (sync thread), so under a lock; each change
     /// publishes a new snapshot.
-    private let parts: Mutex<(builder: SnapshotBuilder, policies: [String: PolicyRules])>
+    private let parts: Lock<(builder: SnapshotBuilder, policies: [String: PolicyRules])>
     private var perLoop: [LoopServers] = []
     /// What the control (main) thread is asked to do; rung through `doorbell`.
     private enum Request { case reload, stop }
-    private let requests = Mutex<[Request]>([])
+    private let requests = Lock<[Request]>([])
     private let doorbell: Doorbell
     /// Each local policy file and the profile it is for. Polled by the control thread only.
     private var watchers: [(profile: String, watcher: PolicyWatcher)] = []
@@ -72,7 +73,7 @@ final class Daemon: @unchecked Sendable {
         self.listsWatcher = listsWatcher
         self.log = log
         self.clock = clock
-        parts = Mutex((builder, policies))
+        parts = Lock((builder, policies))
         proxyCaps = ProxyCaps(options.proxy.capLimits)
         tcpCaps = ConnectionCaps(options.tcpCapLimits)
         pipeline = QueryPipeline(

@@ -3,8 +3,8 @@ import Config
 import DNSProxy
 import DNSUpstream
 import DomainMatch
+import Locks
 import Policy
-import Synchronization
 import Zoneinfo
 
 /// Builds the proxy's snapshot from its parts. The category lists are built once and
@@ -73,7 +73,7 @@ final class ActivityBook: Sendable {
 
 /// One shared object per profile name, made on first use and kept.
 final class PerProfile<Value: AnyObject & Sendable>: Sendable {
-    private let book = Mutex<[String: Value]>([:])
+    private let book = Lock<[String: Value]>([:])
     private let make: @Sendable () -> Value
 
     init(_ make: @escaping @Sendable () -> Value) { self.make = make }
