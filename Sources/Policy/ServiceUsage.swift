@@ -48,9 +48,16 @@ public final class ServiceUsage: Sendable {
         let slot = MinuteSet.slot(unixSeconds: unixSeconds)
         entries.withLock { table in
             let key = Key(day: day, service: service)
-            if table[key]?.minutes.contains(slot: slot) == true { return }
-            table[key, default: Entry()].minutes.insert(slot: slot)
-            table[key]?.unsaved = true
+            // One hash of the key: a minute already counted is the common case.
+            if let index = table.index(forKey: key) {
+                guard !table.values[index].minutes.contains(slot: slot) else { return }
+                table.values[index].minutes.insert(slot: slot)
+                table.values[index].unsaved = true
+            } else {
+                var entry = Entry(unsaved: true)
+                entry.minutes.insert(slot: slot)
+                table[key] = entry
+            }
         }
     }
 
