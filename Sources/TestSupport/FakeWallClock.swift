@@ -11,16 +11,27 @@ public final class FakeWallClock: @unchecked Sendable {
 
     public let file: String
 
-    /// The clock reads `instant` (unix seconds) now, and advances in real time.
-    public init(_ scratch: ScratchDirectory, at instant: Int64) throws {
+    /// The clock reads the real time until it is set or stepped.
+    public init(_ scratch: ScratchDirectory) throws {
         file = try scratch.write("faketime-offset", "+0\n")
+    }
+
+    /// The clock reads `instant` (unix seconds) now, and advances in real time.
+    public convenience init(_ scratch: ScratchDirectory, at instant: Int64) throws {
+        try self.init(scratch)
         set(instant)
     }
 
     /// From now on the daemon's wall clock reads `instant` (to the second), then advances.
     public func set(_ instant: Int64) {
         let offset = instant - Int64(Date().timeIntervalSince1970.rounded())
-        try? "\(offset >= 0 ? "+" : "")\(offset)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        step("\(offset >= 0 ? "+" : "")\(offset)")
+    }
+
+    /// From now on the wall clock is the real one moved by `offset`, in libfaketime's
+    /// words: `+1d`, `-1d`, `+0` (none), `+90` (seconds).
+    public func step(_ offset: String) {
+        try? "\(offset)\n".write(toFile: file, atomically: true, encoding: .utf8)
     }
 
     public var environment: [String: String] {

@@ -7,10 +7,8 @@ import Testing
 /// the new wall clock at once, the daemon keeps answering, and each blocked query is
 /// counted once (docs/decisions.md#time-rules).
 @Suite(.serialized) struct ClockStepIntegrationTests {
-    static let library = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
-
     @Test func stepsOfADayForwardAndBackAreFollowedAtOnce() throws {
-        try #require(FileManager.default.fileExists(atPath: Self.library), "libfaketime (Debian faketime)")
+        try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
         let scratch = try ScratchDirectory("pg-clock-step")
         try scratch.write("lists/adult/list.txt", "adult.example\n")
         let upstream = try DnsmasqUpstream(["--address=/example.test/192.0.2.1"])
@@ -21,40 +19,24 @@ import Testing
             #""daily_limit_minutes": 0, "downtime_windows": [{"start_time": "", "end_time": "", "#
             + #""days_of_week": ["\#(tomorrow)"]}]"#
         let policy = try scratch.write("p.json", PolicyDocuments.json(screenTime: screenTime))
-        let offset = try scratch.write("offset", "+0\n")
-        let port = FreePort.tcpAndUDP()
-        let state = scratch.path("state")
-        // Through env(1): a Swift binary exec'd with libfaketime preloaded straight from a
-        // parent without it loses its arguments (libfaketime 0.9.10); one exec later it does not.
-        let daemon = try ChildDaemon(
-            "/usr/bin/env",
-            [
-                GateRun.binary, "run", "--policy", policy, "--lists", scratch.path("lists"), "--upstream",
-                upstream.spec, "--timezone", "UTC", "--dns-listen", "127.0.0.1:\(port)", "--state-dir", state,
-                "--proxy-listen=",
-            ],
-            environment: [
-                "LD_PRELOAD": Self.library, "FAKETIME_TIMESTAMP_FILE": offset, "FAKETIME_NO_CACHE": "1",
-                "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-            ])
-        let gate = (daemon: daemon, stateDirectory: state, log: { daemon.stderr })
-        try #require(daemon.waitFor("event=listening", timeout: 20), "\(daemon.stderr)")
-        func dig(_ name: String, _ options: [String] = []) throws -> DigAnswer {
-            try Dig.query(name, "A", port: port, options: options)
-        }
+        let clock = try FakeWallClock(scratch)
+        let gate = try GateRun(
+            ["--policy", policy, "--lists", scratch.path("lists"), "--upstream", upstream.spec], scratch: scratch,
+            environment: clock.environment)
+        func dig(_ name: String, _ options: [String] = []) throws -> DigAnswer { try gate.dig(name, "A", options) }
         defer { gate.daemon.stop() }
         #expect(try dig("www.example.test").answerData == ["192.0.2.1"], "today: allowed")
 
         var blocked = 0
         for (step, inDowntime) in [("+1d", true), ("+0", false), ("-1d", false), ("+1d", true)] {
-            try "\(step)\n".write(toFile: offset, atomically: true, encoding: .utf8)
+            clock.step(step)
             let followed = waitUntil(timeout: .seconds(3)) {
                 let answer = try? dig("www.example.test")
                 return inDowntime
                     ? answer?.extendedErrors.contains { $0.contains("downtime") } ?? false
                     : answer?.answerData == ["192.0.2.1"]
             }
-            #expect(followed, "wall clock \(step): \(inDowntime ? "downtime" : "allowed")\n\(gate.log())")
+            #expect(followed, "wall clock \(step): \(inDowntime ? "downtime" : "allowed")\n\(gate.log)")
             // Counted, and the daemon keeps answering without a pause.
             for _ in 0..<3 {
                 let answer = try dig("count.example.test", ["+tries=1", "+time=2"])
