@@ -28,7 +28,7 @@ let package = Package(
         // scripts/tsan makes, used for every lock in the package (docs/ARCHITECTURE.md#threads). Pure.
         .target(name: "Locks", dependencies: ["CThreadSanitizer"]),
         // epoll event loop, timers and sockets shared by the DNS and HTTP proxies (re-exports Bytes).
-        .target(name: "EventLoop", dependencies: ["Locks", "Bytes", "CSystem", "SystemIO"]),
+        .target(name: "EventLoop", dependencies: ["Locks", "Bytes", "CSystem", "SystemIO", "Metrics"]),
         // CompiledPolicy model, categories, time rules, safe search and decide(). Pure.
         .target(name: "Policy", dependencies: ["Locks", "DomainMatch", "Zoneinfo"]),
         // The configuration file format, flags, and typed keys (declared in Gateway) → typed settings.
@@ -117,6 +117,9 @@ let package = Package(
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
         // modules too: a seeded generator, hand-made TLS ClientHellos, the malformed-head table.
         .target(name: "TestFixtures", dependencies: ["HTTP1"]),
+        // A malloc that counts per thread, for tests that show a path allocates nothing. Only
+        // the test executable links it (through TestSupport).
+        .target(name: "CAllocationCount"),
         // The fuzz targets: one body per parser of outside input, each checking a property
         // (docs/fuzzing.md). Run by libFuzzer through `scripts/fuzz`, and over the kept corpus
         // and every past crash by FuzzTargetsTests. Pure, like the parsers it drives.
@@ -127,7 +130,9 @@ let package = Package(
         // the fake Phosra API and HTTP(S) test servers (re-exports TestFixtures).
         .target(
             name: "TestSupport",
-            dependencies: ["Locks", "COpenSSL", "EventLoop", "HTTP1", "TestFixtures", "CSystem", "SystemIO"]),
+            dependencies: [
+                "Locks", "COpenSSL", "EventLoop", "HTTP1", "TestFixtures", "CSystem", "SystemIO", "CAllocationCount",
+            ]),
 
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch", "TestSupport"]),
         .testTarget(name: "MatcherBenchTests", dependencies: ["MatcherBench", "DomainMatch", "TestSupport"]),
@@ -142,7 +147,9 @@ let package = Package(
             dependencies: ["ProxyCore", "HTTP1", "Bytes", "Policy", "DomainMatch", "Zoneinfo", "TestFixtures"]),
         .testTarget(
             name: "DNSProxyTests",
-            dependencies: ["Locks", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream"]),
+            dependencies: [
+                "Locks", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "TestSupport",
+            ]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),
         .testTarget(
@@ -162,7 +169,8 @@ let package = Package(
             name: "SyncTests",
             dependencies: ["Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Locks", "Store", "SystemIO", "TestSupport"]),
-        .testTarget(name: "HTTPProxyTests", dependencies: ["Locks", "HTTPProxy", "ProxyCore", "EventLoop"]),
+        .testTarget(
+            name: "HTTPProxyTests", dependencies: ["Locks", "HTTPProxy", "ProxyCore", "EventLoop", "TestFixtures"]),
         .testTarget(name: "LocksTests", dependencies: ["Locks", "EventLoop"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(

@@ -132,6 +132,14 @@ int cs_set_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), truncated);
 }
 
+int cs_set_thread_idle(void) {
+    struct sched_param param;
+    memset(&param, 0, sizeof param);
+    return sched_setscheduler(0, SCHED_IDLE, &param);
+}
+
+int cs_thread_is_idle(void) { return sched_getscheduler(0) == SCHED_IDLE; }
+
 int cs_netlink_route_socket(void) {
     return socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
 }

@@ -1,6 +1,7 @@
 import CSystem
 import Glibc
 import Locks
+import Metrics
 import Synchronization
 import SystemIO
 
@@ -35,6 +36,15 @@ public final class EventLoop: @unchecked Sendable {
     /// Where this loop's connections read before keeping only what arrived
     /// (`Socket.read(into:maxBytes:through:)`). Loop-confined.
     public let readScratch: UnsafeMutableRawBufferPointer
+    /// How long each turn took: from epoll_wait's return to the next call, so the events,
+    /// timers and tasks of one wake-up (docs/performance.md#loop-turns). Every query that
+    /// arrived during a turn waited for the rest of it.
+    public let turns = Histogram(bounds: EventLoop.turnBounds)
+    /// The longest turn since the start, in nanoseconds.
+    public let longestTurn = Atomic<UInt64>(0)
+
+    /// From 10 µs (a few answers) to 10 ms (something that must never run on a loop).
+    public static let turnBounds = [0.000_01, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002, 0.005, 0.01]
 
     struct Registration {
         let handler: any Selectable
@@ -100,9 +110,13 @@ public final class EventLoop: @unchecked Sendable {
                 guard code == EINTR else { fatalError("EventLoop: \(SystemError("epoll_wait", errno: code))") }
                 continue
             }
+            let started = clock.now()
             dispatch(Int(count))
             fireDueTimers()
             runTasks()
+            let took = clock.now() &- started
+            turns.observe(nanoseconds: took)
+            if took > longestTurn.load(ordering: .relaxed) { longestTurn.store(took, ordering: .relaxed) }
         }
         closeTaskQueue()
         // Swapped out, so handlers and timer closures are released after the stores: their

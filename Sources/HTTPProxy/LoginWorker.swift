@@ -1,14 +1,22 @@
-import Dispatch
 import EventLoop
+import Locks
 import ProxyCore
 import Synchronization
 
 /// Runs proxy login checks (scrypt: tens of milliseconds and 16 MiB each) on one
-/// background queue shared by every loop, so no loop thread waits on them and at most one
+/// background thread shared by every loop, so no loop thread waits on them and at most one
 /// runs at a time — bounded memory on a Pi. At most `limit` may wait; past that a login is
 /// answered `busy` (503) at once rather than queued behind a flood of guesses.
+///
+/// The thread (`pg-logins`) runs at background priority, so a burst of guesses never takes
+/// a core from a loop; it starts with the first login of a burst and ends when none waits.
 public final class LoginWorker: Sendable {
-    private let queue = DispatchQueue(label: "phosra-gate.proxy-logins")
+    private struct Queue {
+        var jobs: [@Sendable () -> Void] = []
+        var threadRunning = false
+    }
+
+    private let queue = Lock(Queue())
     private let waiting = Atomic<Int>(0)
     public let limit: Int
 
@@ -24,11 +32,43 @@ public final class LoginWorker: Sendable {
             _ = loop.execute { done(.busy) }
             return
         }
-        queue.async { [self] in
+        let job: @Sendable () -> Void = { [self] in
             let outcome = login.run()
             waiting.subtract(1, ordering: .relaxed)
             // A loop that has stopped takes no task: its connections are gone anyway.
             _ = loop.execute { done(outcome) }
+        }
+        let start = queue.withLock { queue in
+            queue.jobs.append(job)
+            defer { queue.threadRunning = true }
+            return !queue.threadRunning
+        }
+        guard start else { return }
+        do {
+            try SystemThread.spawn(name: "pg-logins", priority: .background) { [self] in runJobs() }.detach()
+        } catch {
+            // No thread (the process is at its limit): everything queued is answered busy.
+            let dropped = queue.withLock { queue in
+                defer { (queue.jobs, queue.threadRunning) = ([], false) }
+                return queue.jobs.count
+            }
+            waiting.subtract(dropped, ordering: .relaxed)
+            _ = loop.execute { done(.busy) }
+        }
+    }
+
+    /// The worker thread: one job at a time, in order, until none is left.
+    private func runJobs() {
+        while true {
+            let next = queue.withLock { queue -> (@Sendable () -> Void)? in
+                guard !queue.jobs.isEmpty else {
+                    queue.threadRunning = false
+                    return nil
+                }
+                return queue.jobs.removeFirst()
+            }
+            guard let next else { return }
+            next()
         }
     }
 }

@@ -65,7 +65,7 @@ public final class SyncService: @unchecked Sendable {
     }
 
     public func start() throws(SystemError) {
-        thread = try SystemThread.spawn(name: "pg-sync") { [self] in loop() }
+        thread = try SystemThread.spawn(name: "pg-sync", priority: .background) { [self] in loop() }
     }
 
     /// SIGUSR1: a sync now.

@@ -70,6 +70,35 @@ import Testing
         gate.daemon.stop()
     }
 
+    /// Each thread of the running daemon by name, with its scheduling policy (field 41 of
+    /// /proc/PID/task/TID/stat: 0 normal, 5 SCHED_IDLE).
+    func threadPolicies(_ pid: Int32) throws -> [String: Int] {
+        var policies: [String: Int] = [:]
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let name = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
+            let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8)
+            // Fields after the name (field 2, in parentheses) start at field 3.
+            guard let close = stat.range(of: ") ", options: .backwards) else { continue }
+            let fields = stat[close.upperBound...].split(separator: " ")
+            policies[name.trimmingCharacters(in: .whitespacesAndNewlines)] = Int(fields[41 - 3])
+        }
+        return policies
+    }
+
+    /// Storing hits, syncing and serving /metrics take a core only when no loop wants it:
+    /// the structural fix for the DNS tail (docs/performance.md#background-threads).
+    @Test func backgroundThreadsRunInSchedIdleAndTheLoopsDoNot() throws {
+        let metricsPort = FreePort.tcpAndUDP()
+        let gate = try fixture.start(ProxyFixture.policy(), ["--metrics-listen", "127.0.0.1:\(metricsPort)"])
+        #expect(gate.daemon.waitFor("event=listening service=metrics", timeout: 5), "\(gate.log)")
+        let policies = try threadPolicies(gate.daemon.process.processIdentifier)
+        #expect(policies["pg-sync"] == 5, "\(policies)")
+        #expect(policies["pg-metrics"] == 5, "\(policies)")
+        let loops = policies.filter { $0.key.hasPrefix("pg-dns-") }
+        #expect(!loops.isEmpty && loops.values.allSatisfy { $0 == 0 }, "\(policies)")
+        gate.daemon.stop()
+    }
+
     @Test func aMetricsAddressOffLoopbackIsRefused() throws {
         let result = try GateCommand.run(
             [

@@ -12,6 +12,7 @@ import Testing
     final class Record: Sendable {
         let outcomes = Lock<[(user: String, outcome: LoginOutcome, onLoop: Bool)]>([])
         let checkedOnLoop = Atomic<Bool>(false)
+        let checkedInTheForeground = Atomic<Bool>(false)
         let done = try! Doorbell()
     }
 
@@ -23,6 +24,10 @@ import Testing
         let release = try Doorbell()
         let logins = ProxyLogins(check: { user, _ in
             if loop.inEventLoop { record.checkedOnLoop.store(true, ordering: .relaxed) }
+            // A burst of guesses must never take a core from a loop.
+            if SystemThread.currentPriority != .background {
+                record.checkedInTheForeground.store(true, ordering: .relaxed)
+            }
             // The first check holds the queue until the test lets it go.
             if user == "slow" { _ = try? release.wait(timeout: 10_000_000_000, clock: SystemClock()) }
             return user != "wrong"
@@ -48,5 +53,7 @@ import Testing
         #expect(outcomes.allSatisfy { $0.onLoop })
         let checkedOnLoop = record.checkedOnLoop.load(ordering: .relaxed)
         #expect(!checkedOnLoop)
+        let checkedInTheForeground = record.checkedInTheForeground.load(ordering: .relaxed)
+        #expect(!checkedInTheForeground)
     }
 }

@@ -126,6 +126,13 @@ int cs_signalfd_read(int fd, int *signals, int max);
 /// or an error number (pthread style: errno is not set).
 int cs_set_thread_name(const char *name);
 
+/// Puts the calling thread in SCHED_IDLE: it runs when no ordinary thread wants the CPU,
+/// and a waking ordinary thread takes the CPU from it at once. Needs no privilege, and
+/// cannot be undone without CAP_SYS_NICE. 0, or -1 with errno.
+int cs_set_thread_idle(void);
+/// 1 when the calling thread runs in SCHED_IDLE, else 0.
+int cs_thread_is_idle(void);
+
 // MARK: - rtnetlink (the neighbour tables) and network namespaces
 
 // The kernel ABI the neighbour-dump parser reads (<linux/netlink.h>, <linux/rtnetlink.h>,

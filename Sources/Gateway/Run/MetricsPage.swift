@@ -40,6 +40,8 @@ struct MetricsPage {
     let openConnections: @Sendable () -> Int
     /// DNS-over-TCP connections: open now and shed at a cap.
     let tcp: ConnectionCaps<IPAddress>
+    /// The loop threads, for how long their turns take.
+    let loops: [EventLoop]
 
     func render(now: Int64) -> String {
         var page = Exposition()
@@ -97,6 +99,7 @@ struct MetricsPage {
         page.sample("phosra_gate_tunnels_open", proxy.tunnelsOpen.value)
         page.family("phosra_gate_tunnel_bytes_total", .counter, "bytes relayed through tunnels, both directions")
         page.sample("phosra_gate_tunnel_bytes_total", proxy.tunnelBytes.value)
+        loopFamilies(&page)
         storeFamilies(&page)
         let current = lists()
         page.family("phosra_gate_list_names", .gauge, "names in the category lists")
@@ -112,6 +115,20 @@ struct MetricsPage {
         }
         processFamilies(&page)
         return page.text
+    }
+
+    private func loopFamilies(_ page: inout Exposition) {
+        page.family(
+            "phosra_gate_loop_turn_seconds", .histogram,
+            "time a loop thread spent on one wake-up (events, timers, tasks)")
+        for (index, loop) in loops.enumerated() {
+            page.histogram("phosra_gate_loop_turn_seconds", [("loop", "\(index)")], loop.turns)
+        }
+        page.family("phosra_gate_loop_turn_longest_seconds", .gauge, "the longest turn of each loop since the start")
+        for (index, loop) in loops.enumerated() {
+            let longest = Double(loop.longestTurn.load(ordering: .relaxed)) / 1e9
+            page.sample("phosra_gate_loop_turn_longest_seconds", [("loop", "\(index)")], longest)
+        }
     }
 
     private func storeFamilies(_ page: inout Exposition) {

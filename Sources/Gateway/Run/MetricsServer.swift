@@ -24,7 +24,7 @@ final class MetricsServer: @unchecked Sendable {
     }
 
     func start() throws(SystemError) {
-        thread = try SystemThread.spawn(name: "pg-metrics") { [self] in serve() }
+        thread = try SystemThread.spawn(name: "pg-metrics", priority: .background) { [self] in serve() }
     }
 
     private func serve() {

@@ -143,7 +143,8 @@ enum RunCommand {
             // The lists in force now: a list update or a reload replaces them.
             lists: { [weak daemon] in daemon.map { ($0.builder.listInputs, $0.builder.lists.trie.nameCount) } },
             startedAt: clock.wall().unixSeconds,
-            openConnections: { [weak daemon] in daemon?.openProxyConnections() ?? 0 }, tcp: daemon.tcpCaps)
+            openConnections: { [weak daemon] in daemon?.openProxyConnections() ?? 0 }, tcp: daemon.tcpCaps,
+            loops: daemon.group.loops)
         do {
             return try MetricsServer(address: SocketAddress(listen: listen)) {
                 page.render(now: clock.wall().unixSeconds)

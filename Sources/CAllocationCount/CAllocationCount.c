@@ -1,0 +1,93 @@
+// Counts heap allocations per thread, for tests that show a path allocates nothing
+// (counted, not timed). Linked only into the test executable: its malloc family stands in
+// front of glibc's (which it calls through the __libc_ names glibc exports), so every
+// allocation of the process passes here — Swift's runtime included. A thread counts only
+// between begin and end, so other threads and the rest of the suite pay one test of a
+// thread-local flag.
+#include "CAllocationCount.h"
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define CS_SANITIZED 1
+#endif
+#endif
+
+#ifdef CS_SANITIZED
+
+// A sanitizer's runtime owns malloc: nothing is counted there.
+void cs_allocations_begin(void) {}
+uint64_t cs_allocations_end(void) { return 0; }
+int cs_allocations_counted(void) { return 0; }
+
+#else
+
+#include <errno.h>
+#include <stddef.h>
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *pointer, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void __libc_free(void *pointer);
+
+static __thread int counting;
+static __thread uint64_t allocations;
+
+static inline void note(void) {
+    if (counting) allocations++;
+}
+
+void *malloc(size_t size) {
+    note();
+    return __libc_malloc(size);
+}
+
+void *calloc(size_t count, size_t size) {
+    note();
+    return __libc_calloc(count, size);
+}
+
+void *realloc(void *pointer, size_t size) {
+    note();
+    return __libc_realloc(pointer, size);
+}
+
+void *memalign(size_t alignment, size_t size) {
+    note();
+    return __libc_memalign(alignment, size);
+}
+
+void *aligned_alloc(size_t alignment, size_t size) {
+    note();
+    return __libc_memalign(alignment, size);
+}
+
+int posix_memalign(void **out, size_t alignment, size_t size) {
+    note();
+    void *pointer = __libc_memalign(alignment, size);
+    if (pointer == NULL) return ENOMEM;
+    *out = pointer;
+    return 0;
+}
+
+void free(void *pointer) { __libc_free(pointer); }
+
+void cs_allocations_begin(void) {
+    allocations = 0;
+    counting = 1;
+}
+
+uint64_t cs_allocations_end(void) {
+    counting = 0;
+    return allocations;
+}
+
+int cs_allocations_counted(void) {
+    cs_allocations_begin();
+    void *probe = malloc(24);
+    __asm__ volatile("" : : "r"(probe) : "memory");
+    free(probe);
+    return cs_allocations_end() == 1;
+}
+
+#endif

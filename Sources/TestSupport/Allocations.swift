@@ -1,0 +1,17 @@
+internal import CAllocationCount
+
+/// Heap allocations counted on the calling thread (the test executable's malloc counts
+/// them): for tests that show a hot path allocates nothing, by count rather than by time.
+public enum Allocations {
+    /// Whether allocations are counted in this build: not under a sanitizer, whose runtime
+    /// brings its own malloc.
+    public static var counted: Bool { cs_allocations_counted() == 1 }
+
+    /// How many allocations `body` made on this thread.
+    public static func count(_ body: () throws -> Void) rethrows -> Int {
+        cs_allocations_begin()
+        defer { _ = cs_allocations_end() }
+        try body()
+        return Int(cs_allocations_end())
+    }
+}

@@ -1,0 +1,60 @@
+import DNSWire
+import DomainMatch
+import Policy
+import TestSupport
+import Testing
+
+@testable import DNSProxy
+
+/// The stages of a cached answer that allocate nothing, counted (not timed) on the calling
+/// thread by the test executable's malloc (docs/performance.md#allocations-per-query).
+/// Counted in the debug build, which allocates at least what the release build does: a
+/// stage at zero here is at zero in the daemon. The stages still at work — the question's
+/// copy, the matcher's name, the cache key and the answer's bytes — are listed there.
+@Suite struct AllocationTests {
+    typealias F = PipelineFixture
+
+    /// Each stage twice first (first use builds tables), then counted.
+    func count(_ body: () -> Void) -> Int {
+        body()
+        body()
+        return Allocations.count(body)
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func theChecksAroundACachedAnswerAllocateNothing() throws {
+        let fixture = F()
+        let query = F.query("example.org")
+        let pending = try #require(fixture.receive(query).pending)
+        let reply = F.reply(to: pending, answers: [F.a("example.org", 0x0A00_0001)])
+        _ = fixture.pipeline.complete(pending, reply: reply, now: F.noon)
+        let snapshot = fixture.pipeline.snapshot
+        let parsed = try DNSQuery.parse(query)
+        let name = try #require(DomainName(wire: parsed.question.name.wire))
+        let client = Client(address: F.client, mac: nil)
+        let profile = snapshot.engine.profiles.choose(client)
+        let local = snapshot.engine.zone.localDateTime(at: F.noon.unixSeconds)
+        let key = CacheKey(pending.upstreamQuestion, dnssecOK: false, checkingDisabled: false)
+        guard case .fresh = fixture.pipeline.cache.lookup(key, now: F.noon.monotonicMilliseconds) else {
+            Issue.record("the answer was not cached")
+            return
+        }
+
+        #expect(count { _ = try? DNSHeader(query) } == 0, "the header")
+        #expect(count { _ = snapshot.engine.profiles.choose(client) } == 0, "choosing the profile")
+        #expect(count { profile.activity.recordQuery(from: SeenClient(address: F.client, mac: nil)) } == 0)
+        #expect(count { _ = snapshot.engine.zone.localDateTime(at: F.noon.unixSeconds) } == 0, "the local time")
+        #expect(count { snapshot.engine.recordUse(of: name, by: profile, at: F.noon.unixSeconds, local: local) } == 0)
+        #expect(count { _ = snapshot.engine.hasBudget(name, rules: profile.rules) } == 0, "the app budgets")
+        #expect(count { _ = fixture.pipeline.cache.lookup(key, now: F.noon.monotonicMilliseconds) } == 0, "the cache")
+        #expect(count { _ = fixture.pipeline.cap(300, profile.rules, snapshot, F.noon) } == 0, "the TTL cap")
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func theCounterSeesAnAllocation() {
+        // The counter itself: a fresh array of a size only known at run time is one.
+        let size = Int.random(in: 100...200)
+        #expect(Allocations.count { _ = [UInt8](repeating: 1, count: size) } >= 1)
+        #expect(Allocations.count {} == 0)
+    }
+}
