@@ -45,7 +45,12 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
     private struct Book {
         var limits: Limits
         var slots: [ObjectIdentifier: CapSlot<Key>] = [:]
-        var byKey: [Key: [CapSlot<Key>]] = [:]
+        /// Each client's slots by identity, so that a close removes its own in place. (A list
+        /// per client was searched and copied whole on every close, under the lock: 256
+        /// retains and a fresh array for a device at its cap, once per tunnel.)
+        var byKey: [Key: [ObjectIdentifier: CapSlot<Key>]] = [:]
+        /// Admissions so far: orders slots that became sheddable at the same instant.
+        var admitted: UInt64 = 0
         var shed = 0
     }
 
@@ -68,9 +73,8 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
     public func admit(_ key: Key, on loop: EventLoop, now: UInt64) -> Result<CapSlot<Key>, Refusal> {
         let outcome: Result<(CapSlot<Key>, [CapSlot<Key>]), Refusal> = book.withLock { book in
             var victims: [CapSlot<Key>] = []
-            let mine = book.byKey[key, default: []]
-            if book.limits.perClient > 0, mine.count >= book.limits.perClient {
-                guard book.limits.shedAtClientCap, let victim = Self.oldest(in: mine) else {
+            if book.limits.perClient > 0, let mine = book.byKey[key], mine.count >= book.limits.perClient {
+                guard book.limits.shedAtClientCap, let victim = Self.oldest(in: mine.values) else {
                     return .failure(.perClient)
                 }
                 victims.append(victim)
@@ -84,7 +88,8 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
                 victims.append(victim)
                 Self.remove(victim, from: &book)
             }
-            let slot = CapSlot(key: key, loop: loop, sheddableSince: now)
+            book.admitted &+= 1
+            let slot = CapSlot(key: key, loop: loop, sheddableSince: now, sequence: book.admitted)
             Self.insert(slot, into: &book)
             book.shed += victims.count
             return .success((slot, victims))
@@ -119,7 +124,9 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
         var bestSince = UInt64.max
         for slot in slots {
             let since = slot.sheddableSince.load(ordering: .relaxed)
-            if since != CapSlot<Key>.busy, since < bestSince || best == nil {
+            guard since != CapSlot<Key>.busy else { continue }
+            // Of two that became sheddable at the same instant, the one admitted first.
+            if best == nil || since < bestSince || (since == bestSince && slot.sequence < best!.sequence) {
                 best = slot
                 bestSince = since
             }
@@ -129,14 +136,14 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
 
     private static func insert(_ slot: CapSlot<Key>, into book: inout Book) {
         book.slots[ObjectIdentifier(slot)] = slot
-        book.byKey[slot.key, default: []].append(slot)
+        book.byKey[slot.key, default: [:]][ObjectIdentifier(slot)] = slot
     }
 
     private static func remove(_ slot: CapSlot<Key>, from book: inout Book) {
         book.slots[ObjectIdentifier(slot)] = nil
-        guard var list = book.byKey[slot.key] else { return }
-        list.removeAll { $0 === slot }
-        book.byKey[slot.key] = list.isEmpty ? nil : list
+        // Mutated through the dictionary's accessor, in place: no copy of the client's slots.
+        book.byKey[slot.key]?[ObjectIdentifier(slot)] = nil
+        if book.byKey[slot.key]?.isEmpty == true { book.byKey[slot.key] = nil }
     }
 }
 
@@ -149,12 +156,15 @@ public final class CapSlot<Key: Hashable & Sendable>: Sendable {
     let loop: EventLoop
     /// Since when (monotonic nanoseconds) the connection may be shed; `busy` while not.
     let sheddableSince: Atomic<UInt64>
+    /// Order of admission (`Book.admitted`).
+    let sequence: UInt64
     private let target = ShedTarget()
 
-    init(key: Key, loop: EventLoop, sheddableSince: UInt64) {
+    init(key: Key, loop: EventLoop, sheddableSince: UInt64, sequence: UInt64) {
         self.key = key
         self.loop = loop
         self.sheddableSince = Atomic(sheddableSince)
+        self.sequence = sequence
     }
 
     /// The connection this slot counts (on its loop's thread, before the loop turns).

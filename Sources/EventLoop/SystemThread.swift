@@ -53,9 +53,10 @@ public struct SystemThread: Sendable {
             &handle, nil,
             { argument in
                 let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-                _ = cs_set_thread_name(start.name)
                 // Best effort: a kernel without SCHED_IDLE (none since 2.6.23) runs it as normal.
+                // Before the name, so a thread seen by its name already has its class.
                 if start.priority == .background { _ = cs_set_thread_idle() }
+                _ = cs_set_thread_name(start.name)
                 start.body()
                 return nil
             }, start)

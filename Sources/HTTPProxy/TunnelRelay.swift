@@ -41,6 +41,22 @@ final class TunnelRelay {
 
     enum Side { case client, upstream }
 
+    /// The system calls the relay has made, by kind: what keeps a keep-alive tunnel cheap
+    /// is one read and one write per direction per request, no read that ends in EAGAIN
+    /// and no epoll_ctl while the tunnel only carries small exchanges (docs/performance.md,
+    /// "Keep-alive tunnels"). Counted always (plain integers on the loop thread); read by
+    /// tests, which hold the relay to that budget.
+    struct Calls: Equatable {
+        var reads = 0
+        /// Reads that found nothing (EAGAIN): each one is a wasted system call.
+        var emptyReads = 0
+        var writes = 0
+        /// epoll_ctl(MOD) for either socket.
+        var interestChanges = 0
+        /// splice(2) calls, either way.
+        var splices = 0
+    }
+
     let loop: EventLoop
     let buffers: RelayBuffers
     let client: Socket
@@ -51,6 +67,7 @@ final class TunnelRelay {
     /// When a byte last moved (monotonic): `tunnel_idle` is measured from it.
     private(set) var lastActivity: Nanoseconds
     private var watched: (client: Interest?, upstream: Interest?) = (nil, nil)
+    private(set) var calls = Calls()
 
     /// Counts every byte read from either side (the metrics' tunnel bytes).
     private let bytes: Counter?
@@ -128,11 +145,13 @@ final class TunnelRelay {
     private func pump(_ direction: inout Direction, from source: Socket, to destination: Socket) throws(SystemError) {
         while !direction.finished {
             if direction.pending.readableBytes > 0 {
+                calls.writes += 1
                 _ = try destination.write(from: &direction.pending)
                 guard direction.pending.readableBytes == 0 else { return }
                 direction.pending = ByteBuffer(capacity: 0)
             }
             if let pipe = direction.pipe {
+                calls.splices += 1
                 _ = try pipe.drain(to: destination)
                 guard pipe.isEmpty else { return }
                 direction.pipe = nil
@@ -150,6 +169,7 @@ final class TunnelRelay {
                 continue
             }
             let pipe = try buffers.takePipe()
+            calls.splices += 1
             let result: IOResult
             do { result = try pipe.fill(from: source) } catch {
                 buffers.give(pipe)
@@ -176,17 +196,20 @@ final class TunnelRelay {
     private func copy(_ direction: inout Direction, from source: Socket, to destination: Socket) throws(SystemError) {
         var buffer = buffers.takeCopyBuffer()
         defer { buffers.give(buffer) }
+        calls.reads += 1
         switch try source.read(into: &buffer, maxBytes: RelayBuffers.copyLimit) {
         case .processed(let moved):
             lastActivity = loop.clock.now()
             bytes?.add(moved)
             direction.bulk = moved == RelayBuffers.copyLimit
             direction.canRead = direction.bulk || direction.detached
+            calls.writes += 1
             _ = try destination.write(from: &buffer)
             if buffer.readableBytes > 0, let rest = buffer.readBuffer(length: buffer.readableBytes) {
                 direction.pending = rest
             }
         case .wouldBlock:
+            calls.emptyReads += 1
             direction.canRead = false
         case .eof:
             direction.sourceEOF = true
@@ -199,6 +222,7 @@ final class TunnelRelay {
             var interest: Interest = up.wantsRead ? .read : .none
             if down.wantsWrite { interest.insert(.write) }
             if interest != watched.client {
+                if watched.client != nil { calls.interestChanges += 1 }
                 try loop.setInterest(interest, for: client.descriptor)
                 watched.client = interest
             }
@@ -207,6 +231,7 @@ final class TunnelRelay {
             var interest: Interest = down.wantsRead ? .read : .none
             if up.wantsWrite { interest.insert(.write) }
             if interest != watched.upstream {
+                if watched.upstream != nil { calls.interestChanges += 1 }
                 try loop.setInterest(interest, for: upstream.descriptor)
                 watched.upstream = interest
             }

@@ -53,6 +53,30 @@ private final class Held: Sheddable, @unchecked Sendable {
         }
     }
 
+    /// A client's slots are kept by identity: closing one in any order, or twice, touches
+    /// only its own entry; of connections idle since the same instant, the first admitted
+    /// is shed.
+    @Test func closingInAnyOrderKeepsTheCountsAndTiesShedTheFirstAdmitted() throws {
+        try withLoops { group in
+            let loop = group.loops[0]
+            let caps = Caps(.init(perClient: 64, total: 0, shedAtClientCap: true))
+            var held: [(CapSlot<String>, Held)] = []
+            for _ in 0..<64 { held.append(try #require(try admit(caps, "a", on: loop, at: 7))) }
+            let odd = Array(stride(from: 1, to: 64, by: 2))
+            for index in odd.reversed() { caps.release(held[index].0) }
+            #expect(caps.count(of: "a") == 32 && caps.count() == 32)
+            for index in odd { caps.release(held[index].0) }
+            #expect(caps.count(of: "a") == 32, "a second release changes nothing")
+            for _ in 0..<32 { held.append(try #require(try admit(caps, "a", on: loop, at: 7))) }
+            let newcomer = try #require(try admit(caps, "a", on: loop, at: 7))
+            #expect(waitUntil { held[0].1.shedCount.load(ordering: .relaxed) == 1 })
+            #expect(held.dropFirst().allSatisfy { $0.1.shedCount.load(ordering: .relaxed) == 0 })
+            #expect(caps.count(of: "a") == 64 && caps.shedCount == 1)
+            for entry in held + [newcomer] { caps.release(entry.0) }
+            #expect(caps.count(of: "a") == 0 && caps.count() == 0)
+        }
+    }
+
     @Test func aBusyConnectionIsNeverShedAndWithNoneIdleTheNewcomerIsRefused() throws {
         try withLoops { group in
             let loop = group.loops[0]

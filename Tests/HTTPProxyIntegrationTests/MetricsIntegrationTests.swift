@@ -91,7 +91,11 @@ import Testing
         let metricsPort = FreePort.tcpAndUDP()
         let gate = try fixture.start(ProxyFixture.policy(), ["--metrics-listen", "127.0.0.1:\(metricsPort)"])
         #expect(gate.daemon.waitFor("event=listening service=metrics", timeout: 5), "\(gate.log)")
-        let policies = try threadPolicies(gate.daemon.process.processIdentifier)
+        // A new thread takes its class and then its name first thing, a moment after the
+        // log line: wait for the names.
+        let pid = gate.daemon.process.processIdentifier
+        _ = waitUntil { (try? threadPolicies(pid)).map { $0["pg-sync"] != nil && $0["pg-metrics"] != nil } ?? false }
+        let policies = try threadPolicies(pid)
         #expect(policies["pg-sync"] == 5, "\(policies)")
         #expect(policies["pg-metrics"] == 5, "\(policies)")
         let loops = policies.filter { $0.key.hasPrefix("pg-dns-") }
