@@ -99,14 +99,5 @@ private final class LoopTally: @unchecked Sendable {
 /// Whether `count` threads of this process named `prefix…` are asleep (state S in
 /// /proc/self/task/*/stat): for a loop, waiting in epoll_wait.
 func threadsAsleep(named prefix: String, count: Int) -> Bool {
-    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
-    let asleep = tasks.filter { task in
-        guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-            name.hasPrefix(prefix),
-            let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-            let afterName = stat.range(of: ") ", options: .backwards)
-        else { return false }
-        return stat[afterName.upperBound...].hasPrefix("S")
-    }
-    return asleep.count == count
+    ProcessThread.all().filter { $0.name.hasPrefix(prefix) && $0.state == "S" }.count == count
 }

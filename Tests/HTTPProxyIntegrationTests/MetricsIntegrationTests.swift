@@ -70,18 +70,11 @@ import Testing
         gate.daemon.stop()
     }
 
-    /// Each thread of the running daemon by name, with its scheduling policy (field 41 of
-    /// /proc/PID/task/TID/stat: 0 normal, 5 SCHED_IDLE).
-    func threadPolicies(_ pid: Int32) throws -> [String: Int] {
+    /// Each thread of the running daemon by name, with its scheduling policy (0 normal,
+    /// 5 SCHED_IDLE).
+    func threadPolicies(_ pid: Int32) -> [String: Int] {
         var policies: [String: Int] = [:]
-        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
-            let name = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
-            let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8)
-            // Fields after the name (field 2, in parentheses) start at field 3.
-            guard let close = stat.range(of: ") ", options: .backwards) else { continue }
-            let fields = stat[close.upperBound...].split(separator: " ")
-            policies[name.trimmingCharacters(in: .whitespacesAndNewlines)] = Int(fields[41 - 3])
-        }
+        for thread in ProcessThread.all(of: pid) { policies[thread.name] = thread.policy }
         return policies
     }
 
@@ -94,8 +87,11 @@ import Testing
         // A new thread takes its class and then its name first thing, a moment after the
         // log line: wait for the names.
         let pid = gate.daemon.process.processIdentifier
-        _ = waitUntil { (try? threadPolicies(pid)).map { $0["pg-sync"] != nil && $0["pg-metrics"] != nil } ?? false }
-        let policies = try threadPolicies(pid)
+        _ = waitUntil {
+            let named = threadPolicies(pid)
+            return named["pg-sync"] != nil && named["pg-metrics"] != nil
+        }
+        let policies = threadPolicies(pid)
         #expect(policies["pg-sync"] == 5, "\(policies)")
         #expect(policies["pg-metrics"] == 5, "\(policies)")
         let loops = policies.filter { $0.key.hasPrefix("pg-dns-") }
