@@ -47,12 +47,10 @@ public final class LoginWorker: Sendable {
         do {
             try SystemThread.spawn(name: "pg-logins", priority: .background) { [self] in runJobs() }.detach()
         } catch {
-            // No thread (the process is at its limit): everything queued is answered busy.
-            let dropped = queue.withLock { queue in
-                defer { (queue.jobs, queue.threadRunning) = ([], false) }
-                return queue.jobs.count
-            }
-            waiting.subtract(dropped, ordering: .relaxed)
+            // No thread (the process is at its limit). With no thread running, the queue
+            // held only this login: it is answered busy, and the next login tries again.
+            queue.withLock { queue in (queue.jobs, queue.threadRunning) = ([], false) }
+            waiting.subtract(1, ordering: .relaxed)
             _ = loop.execute { done(.busy) }
         }
     }
