@@ -1,14 +1,15 @@
 /// The fast matcher (docs/decisions.md#matching): a trie over labels from the right (`com` →
 /// `example` → `www`) stored as one table of 12-byte slots ordered by a hash of the suffix,
-/// plus the label bytes apart (`TrieLayout`). A lookup walks the query's labels once,
-/// right to left, 8 bytes at a time, without allocating: per label one hash and a probe
-/// that usually stays in one cache line.
+/// plus the label bytes apart and a small filter in front (`TrieLayout`). A lookup walks
+/// the query's labels once, right to left, 8 bytes at a time, without allocating: per label
+/// one hash and one read of the filter, which stays in the core's cache.
 ///
-/// A name the lists do not cover is answered from the keys alone: the walk stops at the
-/// first suffix whose key is absent, and a key says whether a listed name ends there. Only
-/// at such a terminal is every label walked so far confirmed (its bytes and its parent),
-/// so a walk that followed another suffix's key reports nothing at or below it. Nodes whose
-/// keys are equal lie side by side and are told apart by parent and bytes.
+/// A name the lists do not cover is answered from the filter alone: the walk stops at the
+/// first suffix the filter says is absent, and reads slots only where it says a listed
+/// name may end. There, the slots of every label walked so far are read, and only at a
+/// slot that is a terminal is every label confirmed (its bytes and its parent), so a walk
+/// that followed another suffix's key reports nothing at or below it. Nodes whose keys
+/// are equal lie side by side and are told apart by parent and bytes.
 ///
 /// The same bytes are built in memory or mapped from a compiled file. Every read is
 /// bounds-checked against the image, so even a file changed under the mapping cannot make a
@@ -30,6 +31,9 @@ public struct LabelTrie: NameMatcher {
     let labels: Int
     let labelsLength: Int
     let maskBytes: Int
+    /// The filter's offset and length in words (0: no filter).
+    let filter: Int
+    public let filterWords: Int
 
     /// The deepest walk: a name of 253 octets has at most 127 labels.
     static let maxDepth = 128
@@ -52,19 +56,27 @@ public struct LabelTrie: NameMatcher {
         labels = layout.labels
         labelsLength = layout.labelsLength
         maskBytes = TrieLayout.maskBytes(listCount: layout.listCount)
+        filter = layout.filter
+        filterWords = layout.filterWords
     }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
-        for list in 0..<listCount { depths[list] = 0 }
+        depths = MatchDepths()
         guard homes > 0 else { return }
         name.bytes.withUnsafeBytes { name in
             guard name.count > 0, name.count < 1 << 23 else { return }
             withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maxDepth) { path in
-                walk(name, path: path.baseAddress!, into: &depths)
+                if filterWords > 0 {
+                    walkFiltered(name, path: path.baseAddress!, into: &depths)
+                } else {
+                    walk(name, path: path.baseAddress!, into: &depths)
+                }
             }
         }
     }
 
+    /// The walk without a filter: every label's slot read as it is hashed.
+    ///
     /// `path[level]` keeps what confirming a walked label needs: its slot (low 32 bits),
     /// the label's length (8 bits) and its start in the name (the rest).
     @inline(__always)
@@ -79,44 +91,116 @@ public struct LabelTrie: NameMatcher {
             let (start, hash) = LabelHash.label(name, end: end, seed: seed)
             let length = end &- start
             guard length > 0, length <= 255 else { return }
-            let key = LabelHash.key(hash)
-            var index = LabelHash.home(key, homes: homes)
-            // The ordered probe: keys ascend from the home slot.
-            var stored: UInt32 = 0
-            while index < tableSlots {
-                stored = u32(slots &+ index &* TrieLayout.slotSize)
-                guard (stored &>> 1) &- 1 < key &- 1 else { break }  // the key, empty (0) or past it
-                index &+= 1
+            path[depth] = UInt64(truncatingIfNeeded: length) &<< 32 | UInt64(truncatingIfNeeded: start) &<< 40
+            guard let stored = probe(depth, key: LabelHash.key(hash), name: name, path: path, confirmed: &confirmed)
+            else { return }
+            depth &+= 1
+            if stored & 1 != 0 {
+                guard terminal(depth, name: name, path: path, confirmed: &confirmed, into: &depths) else { return }
             }
-            guard index < tableSlots, stored &>> 1 == key else { return }
+            guard start > 0 else { return }
+            seed = hash
+            end = start &- 1
+        }
+    }
+
+    /// The walk with the filter: labels are hashed and checked against the filter only,
+    /// and the slots of the labels walked so far are read only where the filter says a
+    /// listed name may end. A name the lists do not cover usually reads no slot at all.
+    /// Until its slot is read, a level keeps its key where the slot goes in `path[level]`
+    /// (one array of 1 KiB: a larger one would cost a check of the stack per lookup).
+    @inline(__always)
+    private func walkFiltered(
+        _ name: UnsafeRawBufferPointer, path: UnsafeMutablePointer<UInt64>, into depths: inout MatchDepths
+    ) {
+        var end = name.count
+        var seed = LabelHash.root
+        var depth = 0
+        var probed = 0
+        var confirmed = 0
+        while depth < Self.maxDepth {
+            let (start, hash) = LabelHash.label(name, end: end, seed: seed)
+            let length = end &- start
+            guard length > 0, length <= 255 else { return }
+            let word = u64(filter &+ TrieFilter.word(hash, words: filterWords) &* 8)
+            let present = TrieFilter.present(hash)
+            guard word & present == present else { return }
             path[depth] =
-                UInt64(truncatingIfNeeded: index) | UInt64(truncatingIfNeeded: length) &<< 32
+                UInt64(LabelHash.key(hash)) | UInt64(truncatingIfNeeded: length) &<< 32
                 | UInt64(truncatingIfNeeded: start) &<< 40
             depth &+= 1
-            if u32(slots &+ index &* TrieLayout.slotSize &+ 4) & TrieLayout.sharedBit != 0 {
-                // Another node has this key: confirm the walk so far, then pick the one
-                // whose parent and bytes are this suffix's.
-                guard confirm(depth &- 1, from: &confirmed, name: name, path: path),
-                    let slot = resolve(index, key: key, depth: depth, name: name, path: path)
-                else { return }
-                path[depth &- 1] = UInt64(truncatingIfNeeded: slot) | path[depth &- 1] & ~0xFFFF_FFFF
-                confirmed = depth
-                stored = u32(slots &+ slot &* TrieLayout.slotSize)
-            }
-            if stored & 1 != 0 {
-                guard confirm(depth, from: &confirmed, name: name, path: path) else { return }
-                let slot = Int(truncatingIfNeeded: path[depth &- 1] & 0xFFFF_FFFF)
-                var mask = mask(u32(slots &+ slot &* TrieLayout.slotSize &+ 8))
-                while mask != 0 {
-                    let list = mask.trailingZeroBitCount
-                    if list < listCount { depths[list] = depth }
-                    mask &= mask &- 1
+            let terminal = TrieFilter.terminal(hash)
+            if word & terminal == terminal {
+                var stored: UInt32 = 0
+                while probed < depth {
+                    guard
+                        let found = probe(
+                            probed, key: UInt32(truncatingIfNeeded: path[probed]), name: name, path: path,
+                            confirmed: &confirmed)
+                    else { return }
+                    stored = found
+                    probed &+= 1
+                }
+                if stored & 1 != 0 {
+                    guard self.terminal(depth, name: name, path: path, confirmed: &confirmed, into: &depths)
+                    else { return }
                 }
             }
             guard start > 0 else { return }
             seed = hash
             end = start &- 1
         }
+    }
+
+    /// Reads the slot of `level` (whose length and start are in `path[level]`, the levels
+    /// above already read): the ordered probe for `key`, and where other nodes share the
+    /// key, the one whose parent and bytes are this suffix's. Stores the slot in
+    /// `path[level]` and returns the slot's key word, or nil when the suffix is not in the
+    /// trie (nor, then, anything below it).
+    @inline(__always)
+    private func probe(
+        _ level: Int, key: UInt32, name: UnsafeRawBufferPointer, path: UnsafeMutablePointer<UInt64>,
+        confirmed: inout Int
+    ) -> UInt32? {
+        var index = LabelHash.home(key, homes: homes)
+        // The ordered probe: keys ascend from the home slot.
+        var stored: UInt32 = 0
+        while index < tableSlots {
+            stored = u32(slots &+ index &* TrieLayout.slotSize)
+            guard (stored &>> 1) &- 1 < key &- 1 else { break }  // the key, empty (0) or past it
+            index &+= 1
+        }
+        guard index < tableSlots, stored &>> 1 == key else { return nil }
+        path[level] = UInt64(truncatingIfNeeded: index) | path[level] & ~0xFFFF_FFFF
+        if u32(slots &+ index &* TrieLayout.slotSize &+ 4) & TrieLayout.sharedBit != 0 {
+            // Another node has this key: confirm the walk so far, then pick the one
+            // whose parent and bytes are this suffix's.
+            guard confirm(level, from: &confirmed, name: name, path: path),
+                let slot = resolve(index, key: key, depth: level &+ 1, name: name, path: path)
+            else { return nil }
+            path[level] = UInt64(truncatingIfNeeded: slot) | path[level] & ~0xFFFF_FFFF
+            confirmed = level &+ 1
+            stored = u32(slots &+ slot &* TrieLayout.slotSize)
+        }
+        return stored
+    }
+
+    /// At a slot where a listed name ends (level `depth - 1`): confirms the walk and
+    /// records the node's lists at this depth. False when the walk is not this suffix's.
+    @inline(__always)
+    private func terminal(
+        _ depth: Int, name: UnsafeRawBufferPointer, path: UnsafeMutablePointer<UInt64>, confirmed: inout Int,
+        into depths: inout MatchDepths
+    ) -> Bool {
+        guard confirm(depth, from: &confirmed, name: name, path: path) else { return false }
+        let slot = Int(truncatingIfNeeded: path[depth &- 1] & 0xFFFF_FFFF)
+        var mask = mask(u32(slots &+ slot &* TrieLayout.slotSize &+ 8))
+        while mask != 0 {
+            let list = mask.trailingZeroBitCount
+            if list < listCount { depths[list] = depth }
+            mask &= mask &- 1
+        }
+        return true
     }
 
     /// Confirms the walked levels `confirmed..<depth`: each slot's parent is the slot of
@@ -187,6 +271,11 @@ public struct LabelTrie: NameMatcher {
     @inline(__always)
     private func u32(_ offset: Int) -> UInt32 {
         UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    @inline(__always)
+    private func u64(_ offset: Int) -> UInt64 {
+        UInt64(littleEndian: base.load(fromByteOffset: offset, as: UInt64.self))
     }
 }
 

@@ -107,11 +107,24 @@ public struct LabelTrieBuilder {
     }
 
     /// The finished image, sized for the nodes there are. `listNames` label the lists
-    /// (category ids); `inputKey` identifies the inputs for a cache. Consumes the builder.
-    public mutating func build(listNames: [String], inputKey: UInt64 = 0) -> TrieBytes {
+    /// (category ids); `inputKey` identifies the inputs for a cache; `filterBitsPerNode` 0
+    /// leaves the filter out (the benchmark's measure of the walk without it). Consumes the
+    /// builder.
+    public mutating func build(
+        listNames: [String], inputKey: UInt64 = 0, filterBitsPerNode: Int = TrieFilter.bitsPerNode
+    ) -> TrieBytes {
         precondition(listNames.count == listCount)
         index = []
         let nodes = nodeCount
+        let filterWords = TrieFilter.words(forNodes: nodes, bitsPerNode: filterBitsPerNode)
+        var filter = [UInt64](repeating: 0, count: filterWords)
+        if filterWords > 0 {
+            for at in 0..<nodes {
+                let hash = hashes[at]
+                let bits = TrieFilter.present(hash) | (masks[at] != 0 ? TrieFilter.terminal(hash) : 0)
+                filter[TrieFilter.word(hash, words: filterWords)] |= bits
+            }
+        }
         let homes = TrieLayout.homes(forNodes: nodes)
         let maskBytes = TrieLayout.maskBytes(listCount: listCount)
 
@@ -180,7 +193,8 @@ public struct LabelTrieBuilder {
         let slotsAt = TrieLayout.align64(tableEnd)
         let labelsAt = TrieLayout.align64(slotsAt + tableSlots * TrieLayout.slotSize)
         let namesAt = TrieLayout.align64(labelsAt + recordBytes)
-        let size = namesAt + names.count
+        let filterAt = TrieLayout.align64(namesAt + names.count)
+        let size = filterAt + filterWords * 8
         let image = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
         image.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
@@ -232,6 +246,7 @@ public struct LabelTrieBuilder {
             run = slot
         }
         names.withUnsafeBytes { (image + namesAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        for (at, word) in filter.enumerated() { put(word, at: filterAt + at * 8) }
 
         TrieLayout.magic.withUnsafeBytes { image.copyMemory(from: $0.baseAddress!, byteCount: 8) }
         put(TrieLayout.version, at: 8)
@@ -245,7 +260,7 @@ public struct LabelTrieBuilder {
         put(UInt32(tableSlots), at: 56)
         let sections: [(TrieLayout.Section, Int, Int)] = [
             (.slots, slotsAt, tableSlots * TrieLayout.slotSize), (.labels, labelsAt, recordBytes),
-            (.listNames, namesAt, names.count),
+            (.listNames, namesAt, names.count), (.filter, filterAt, filterWords * 8),
         ]
         for (index, (section, offset, length)) in sections.enumerated() {
             let entry = TrieLayout.headerSize + index * TrieLayout.sectionEntrySize
@@ -262,13 +277,16 @@ public struct LabelTrieBuilder {
 
 extension LabelTrie {
     /// A trie built in memory from lists of names, e.g. the parent's lists.
-    public init(lists: [[DomainName]], listNames: [String]? = nil) {
+    public init(
+        lists: [[DomainName]], listNames: [String]? = nil, filterBitsPerNode: Int = TrieFilter.bitsPerNode
+    ) {
         var builder = LabelTrieBuilder(listCount: max(1, lists.count), expectedNames: lists.reduce(0) { $0 + $1.count })
         for (list, names) in lists.enumerated() {
             for name in names { builder.insert(name, list: list) }
         }
         let labels = listNames ?? (0..<max(1, lists.count)).map { "list\($0)" }
         // Cannot fail: the image was just built by this process.
-        self = try! LabelTrie(builder.build(listNames: labels), verifyChecksum: false)
+        self = try! LabelTrie(
+            builder.build(listNames: labels, filterBitsPerNode: filterBitsPerNode), verifyChecksum: false)
     }
 }

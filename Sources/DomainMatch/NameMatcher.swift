@@ -1,21 +1,33 @@
 /// For each list a matcher holds, the label count of the most specific entry covering a
 /// name (0 = no entry covers it). The rule itself is the name's suffix of that many
 /// labels, so a match needs no stored string (docs/decisions.md#matching).
+///
+/// One byte per list in two words, so clearing and comparing (is anything matched?) are
+/// two operations each, not sixteen: they run once per query.
 public struct MatchDepths: Sendable, Equatable {
     public static let capacity = 16
-    private var depths: InlineArray<16, UInt8>
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
 
-    public init() { depths = InlineArray(repeating: 0) }
+    public init() {}
 
     @inline(__always)
     public subscript(list: Int) -> Int {
-        get { Int(depths[list]) }
-        set { depths[list] = UInt8(truncatingIfNeeded: newValue) }
+        get {
+            let shift = UInt64(truncatingIfNeeded: list & 7) &* 8
+            return Int(truncatingIfNeeded: ((list < 8 ? low : high) &>> shift) & 0xFF)
+        }
+        set {
+            let shift = UInt64(truncatingIfNeeded: list & 7) &* 8
+            let byte = UInt64(UInt8(truncatingIfNeeded: newValue)) &<< shift
+            let keep = ~(UInt64(0xFF) &<< shift)
+            if list < 8 { low = low & keep | byte } else { high = high & keep | byte }
+        }
     }
 
-    public static func == (lhs: MatchDepths, rhs: MatchDepths) -> Bool {
-        (0..<capacity).allSatisfy { lhs.depths[$0] == rhs.depths[$0] }
-    }
+    /// Whether no list covers the name.
+    @inline(__always)
+    public var isEmpty: Bool { low | high == 0 }
 }
 
 /// A set of suffix lists answered in one pass over a name's labels.

@@ -18,7 +18,7 @@ public struct SetMatcher: NameMatcher {
     }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
-        for list in 0..<listCount { depths[list] = 0 }
+        depths = MatchDepths()
         guard !masks.isEmpty else { return }
         // Shortest suffix first, so a deeper hit overwrites a shallower one.
         for labels in 1...name.labelCount {

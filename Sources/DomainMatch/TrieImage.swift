@@ -2,7 +2,7 @@
 enum TrieImage {
     struct Layout {
         var listCount = 0, nodeCount = 0, nameCount = 0, homes = 0, tableSlots = 0
-        var slots = 0, labels = 0, labelsLength = 0
+        var slots = 0, labels = 0, labelsLength = 0, filter = 0, filterWords = 0
         var listNames: [String] = []
         var inputKey: UInt64 = 0
     }
@@ -61,6 +61,13 @@ enum TrieImage {
         guard labels.length <= Int(TrieLayout.offsetMask) else {
             throw .badSection(kind: TrieLayout.Section.labels.rawValue, reason: "\(labels.length) bytes, too long")
         }
+        let filter = found[.filter]!
+        guard filter.length % 8 == 0, filter.length / 8 < 1 << 32 else {
+            throw .badSection(
+                kind: TrieLayout.Section.filter.rawValue, reason: "\(filter.length) bytes, not whole words")
+        }
+        layout.filter = filter.offset
+        layout.filterWords = filter.length / 8
         layout.slots = slots.offset
         layout.labels = labels.offset
         layout.labelsLength = labels.length

@@ -9,7 +9,7 @@
 ///   32 input key (u64)          40 node count (u32)       44 home slots (u32)
 ///   48 list count (u32)         52 name count (u32)       56 table slots (u32)  60 reserved (4)
 /// section table: count × { kind u32, reserved u32, offset u64, length u64 }
-/// sections (64-byte aligned): slots, label records, list names
+/// sections (64-byte aligned): slots, label records, list names, filter
 /// ```
 /// A node is one suffix of a listed name (`com`, `example.com`, …); its hash chains the
 /// labels from the right (`LabelHash`). A slot is 12 bytes: key (u32), parent (u32: bits
@@ -28,11 +28,18 @@
 /// mask when terminal (0 bytes for one list, 1 for up to 8, else 2), the label length
 /// (u8), the label bytes. Records without a mask are shared by every node with the same
 /// label. A terminal inline node occurs only with one list, whose mask is implied.
+///
+/// filter: 64-bit words, about 6 bits a node, small enough to stay in a core's cache while
+/// the slots do not. Each node sets two bits of one word chosen by its hash, and a terminal
+/// node a third: a lookup walks a name the lists do not cover on these words alone and
+/// reads the slots only where a listed name may end (`TrieFilter`). Empty (length 0): the
+/// walk reads the slots at every label.
 public enum TrieLayout {
     public static let magic: [UInt8] = Array("PGTRIE\r\n".utf8)
-    /// 3: 31-bit keys with the terminal bit, labels hashed 8 bytes at a time (2: 32-bit
-    /// checks, a byte-at-a-time hash; 1: slots keyed by parent slot and label).
-    public static let version: UInt32 = 3
+    /// 4: a filter section in front of the slots (3: 31-bit keys with the terminal bit,
+    /// labels hashed 8 bytes at a time; 2: 32-bit checks, a byte-at-a-time hash; 1: slots
+    /// keyed by parent slot and label).
+    public static let version: UInt32 = 4
     public static let headerSize = 64
     public static let sectionEntrySize = 24
     public static let slotSize = 12
@@ -47,6 +54,7 @@ public enum TrieLayout {
         case slots = 1
         case labels = 2
         case listNames = 3
+        case filter = 4
     }
 
     /// Home slots per node: at a load of 8/9 an ordered probe still ends within a cache

@@ -58,7 +58,7 @@ public struct HashedSuffixMatcher: NameMatcher {
     static func tag(_ hash: UInt64) -> UInt32 { max(1, UInt32(truncatingIfNeeded: hash >> 32)) }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
-        for list in 0..<listCount { depths[list] = 0 }
+        depths = MatchDepths()
         let all: UInt16 = listCount == 16 ? 0xFFFF : (1 << UInt16(listCount)) - 1
         var found: UInt16 = 0
         name.bytes.withUnsafeBytes { query in

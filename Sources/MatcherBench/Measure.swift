@@ -20,12 +20,11 @@ public enum Measure {
     @inline(never)
     static func lookups<M: NameMatcher>(_ matcher: M, _ queries: [DomainName], from offset: Int, count: Int) -> Int {
         var depths = MatchDepths()
-        let empty = MatchDepths()
         var index = offset % queries.count
         var found = 0
         for _ in 0..<count {
             matcher.match(queries[index], into: &depths)
-            if depths != empty { found += 1 }
+            if !depths.isEmpty { found += 1 }
             index += 1
             if index == queries.count { index = 0 }
         }
@@ -104,7 +103,6 @@ extension Measure {
         case let m as HashedSuffixMatcher: return run(m)
         case let m as SortedReversedMatcher: return run(m)
         case let m as SQLiteMatcher: return run(m)
-        case let m as TrieV2: return run(m)
         default: return run(matcher)
         }
     }

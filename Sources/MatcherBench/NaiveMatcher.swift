@@ -12,7 +12,7 @@ public struct NaiveMatcher: NameMatcher {
     }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
-        for list in 0..<listCount { depths[list] = 0 }
+        depths = MatchDepths()
         for (list, names) in lists.enumerated() {
             var start = 0
             var labels = name.labelCount

@@ -72,7 +72,7 @@ public final class SQLiteMatcher: NameMatcher {
     }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
-        for list in 0..<listCount { depths[list] = 0 }
+        depths = MatchDepths()
         let connection = idle.withLock { $0.popLast() } ?? (try? Connection(path: path))
         guard let connection else { return }
         defer { idle.withLock { $0.append(connection) } }

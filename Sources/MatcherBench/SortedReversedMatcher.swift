@@ -61,7 +61,7 @@ public struct SortedReversedMatcher: NameMatcher {
     public var entryCount: Int { offsets.count - 1 }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
-        for list in 0..<listCount { depths[list] = 0 }
+        depths = MatchDepths()
         guard entryCount > 0 else { return }
         let count = name.bytes.count
         withUnsafeTemporaryAllocation(byteCount: count + 1, alignment: 8) { key in

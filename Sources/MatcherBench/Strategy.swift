@@ -8,24 +8,26 @@ public enum Strategy: String, CaseIterable, Sendable {
     case hashedSuffix = "hashed-suffix"
     case sortedReversed = "sorted-reversed"
     case sqlite
-    /// The trie of compiled-file format 2 (`TrieV2`), for the comparison of old and new.
-    case trieV2 = "trie-v2"
+    /// The trie without its filter: compiled-file format 3's slots and walk, for the
+    /// comparison of old and new.
+    case trieV3 = "trie-v3"
 
     /// What one lookup does, for the table and the docs.
     public var summary: String {
         switch self {
-        case .trie: return "one hash and an ordered probe per label, bytes compared only where a name ends"
+        case .trie:
+            return "one hash and a cached filter read per label; slots read only where a listed name may end"
         case .naive: return "a String per suffix, longest first, into Set<String>"
         case .hashedSuffix: return "a hash of the bytes from each label boundary, probed in one table"
         case .sortedReversed: return "a binary search per label within the run of the suffix so far"
         case .sqlite: return "one prepared indexed SELECT per suffix, longest first"
-        case .trieV2: return "format 2: one hash and an ordered probe of 12-byte slots per label"
+        case .trieV3: return "format 3: one hash and an ordered probe of 12-byte slots per label"
         }
     }
 
     /// Whether the strategy has a file form that is loaded (mapped or opened) rather than
     /// built in memory each time.
-    public var hasFile: Bool { self == .trie || self == .sqlite || self == .trieV2 }
+    public var hasFile: Bool { self == .trie || self == .sqlite || self == .trieV3 }
 
     /// Builds a strategy in memory (`sqlite` only has a file form: see `SQLiteMatcher`).
     public func buildInMemory(_ lists: [[DomainName]]) -> (any NameMatcher)? {
@@ -35,7 +37,7 @@ public enum Strategy: String, CaseIterable, Sendable {
         case .hashedSuffix: return HashedSuffixMatcher(lists: lists)
         case .sortedReversed: return SortedReversedMatcher(lists: lists)
         case .sqlite: return nil
-        case .trieV2: return TrieV2(lists: lists)
+        case .trieV3: return LabelTrie(lists: lists, filterBitsPerNode: 0)
         }
     }
 

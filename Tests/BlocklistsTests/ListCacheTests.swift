@@ -96,12 +96,15 @@ import Testing
         _ = try open()
         let good = try Data(contentsOf: URL(fileURLWithPath: cachePath))
         let trie = try ListCache.load(cachePath)
-        let slots = 192  // after the header and 3 section entries, at 64-byte alignment
+        let slots = 192  // after the header and 4 section entries, at 64-byte alignment
+        let filter = good.count - trie.filterWords * 8
+        // The list names' offset, from the third entry of the section table.
+        let names = (0..<8).reduce(0) { $0 | Int(good[64 + 2 * 24 + 8 + $1]) << (8 * $1) }
         let places: [(String, Int)] = [
             ("magic", 3), ("version", 8), ("section count", 12), ("checksum", 20), ("size", 25), ("input key", 33),
             ("node count", 40), ("capacity", 45), ("list count", 48), ("name count", 53), ("section table", 64 + 8),
             ("slots", slots + 5), ("slots end", slots + trie.bytes.count / 2), ("labels", good.count - 200),
-            ("list names", good.count - 3),
+            ("list names", names + 2), ("filter", filter + 5), ("filter end", good.count - 3),
         ]
         for (part, offset) in places {
             var bad = good

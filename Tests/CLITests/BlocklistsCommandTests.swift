@@ -83,7 +83,7 @@ import Testing
         #expect(machine["lists"] as? [String] == [dir.path("lists/adult/list.txt")])
         #expect((machine["synthetic_names"] as? [String: Int])?["2500"] == 500, "2000 listed, 500 synthetic")
         let rows = try #require(object["results"] as? [[String: Any]])
-        // Six strategies (trie-v2 beside the five) × two sizes × two mixes.
+        // Six strategies (trie-v3 beside the five) × two sizes × two mixes.
         #expect(rows.count == 24)
         for row in rows {
             #expect((row["lookups_per_second"] as? Double ?? 0) > 0, "\(row)")

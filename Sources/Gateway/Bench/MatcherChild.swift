@@ -49,7 +49,7 @@ enum MatcherChild {
         var kept: (any NameMatcher)?
         do {
             switch strategy {
-            case .trie:
+            case .trie, .trieV3:
                 let total = lists.reduce(0) { $0 + Int((try? Files.status($1))?.size ?? 0) }
                 var builder = LabelTrieBuilder(listCount: lists.count, expectedNames: total / 20)
                 for (index, path) in lists.enumerated() {
@@ -60,16 +60,14 @@ enum MatcherChild {
                     try Files.forEachChunk(path) { chunk in scanner.feed(chunk, sink: sink) }
                     _ = scanner.finish(sink: sink)
                 }
-                let bytes = builder.build(listNames: (0..<lists.count).map { "list\($0)" })
+                let bytes = builder.build(
+                    listNames: (0..<lists.count).map { "list\($0)" },
+                    filterBitsPerNode: strategy == .trieV3 ? 0 : TrieFilter.bitsPerNode)
                 structure = bytes.count
                 try Files.writeAtomically(output, bytes: bytes.buffer)
             case .sqlite:
                 try SQLiteMatcher.create(path: output, lists: try BenchWorkload.read(lists))
                 structure = Int(try Files.status(output).size)
-            case .trieV2:
-                let trie = TrieV2(lists: try BenchWorkload.read(lists))
-                structure = trie.bytes.count
-                try Files.writeAtomically(output, bytes: trie.bytes.buffer)
             default:
                 kept = strategy.buildInMemory(try BenchWorkload.read(lists))
             }
@@ -117,18 +115,13 @@ enum MatcherChild {
         withExtendedLifetime(inputs) {}
     }
 
-    /// A strategy's file: the trie mapped and checked as `run` does, the old trie the same
-    /// way, the SQLite database opened.
+    /// A strategy's file: the trie mapped and checked as `run` does, the trie without its
+    /// filter the same way, the SQLite database opened.
     static func open(_ strategy: Strategy, _ file: String, listCount: Int) throws(GatewayError) -> any NameMatcher {
         do {
             switch strategy {
-            case .trie: return try ListCache.load(file)
+            case .trie, .trieV3: return try ListCache.load(file)
             case .sqlite: return try SQLiteMatcher(path: file, listCount: listCount)
-            case .trieV2:
-                let mapped = try MappedFile.map(file)
-                return try TrieV2(
-                    TrieBytes(base: mapped.base, count: mapped.count) { MappedFile.unmap($0, $1) }, verifyChecksum: true
-                )
             default: throw GatewayError.usage("\(strategy.rawValue) has no file")
             }
         } catch let error as GatewayError {
