@@ -11,7 +11,9 @@ let package = Package(
     ],
     targets: [
         // Names, list entries, list files and the matchers behind one interface. Pure.
-        .target(name: "DomainMatch"),
+        .target(name: "DomainMatch", dependencies: ["CPrefetch"]),
+        // The compiler's prefetch hint, which Swift lacks, inlined from a header.
+        .target(name: "CPrefetch"),
         // IANA zoneinfo (TZif) and POSIX TZ rules: wall clock of an instant and back.
         .target(name: "Zoneinfo"),
         // System calls through one wrapper (errno + call in the error) and small file helpers.

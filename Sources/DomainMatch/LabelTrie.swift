@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// The fast matcher (docs/decisions.md#matching): a trie over labels from the right (`com` →
 /// `example` → `www`) stored as one table of 12-byte slots ordered by a hash of the suffix,
 /// plus the label bytes apart and a small filter in front (`TrieLayout`). A lookup walks
@@ -131,6 +133,14 @@ public struct LabelTrie: NameMatcher {
             depth &+= 1
             let terminal = TrieFilter.terminal(hash)
             if word & terminal == terminal {
+                // The home slots of the levels not read yet are independent reads: asked
+                // for together, their misses overlap.
+                var ahead = probed
+                while ahead < depth {
+                    let home = LabelHash.home(UInt32(truncatingIfNeeded: path[ahead]), homes: homes)
+                    pg_prefetch(base + (slots &+ home &* TrieLayout.slotSize))
+                    ahead &+= 1
+                }
                 var stored: UInt32 = 0
                 while probed < depth {
                     guard
@@ -192,6 +202,17 @@ public struct LabelTrie: NameMatcher {
         _ depth: Int, name: UnsafeRawBufferPointer, path: UnsafeMutablePointer<UInt64>, confirmed: inout Int,
         into depths: inout MatchDepths
     ) -> Bool {
+        // The label records to be compared lie apart from the slots and from each other:
+        // asked for together, their misses overlap.
+        var ahead = confirmed
+        while ahead < depth {
+            let slot = Int(truncatingIfNeeded: path[ahead] & 0xFFFF_FFFF)
+            let ref = u32(slots &+ slot &* TrieLayout.slotSize &+ 8)
+            if ref & TrieLayout.inlineBit == 0 {
+                pg_prefetch(base + (labels &+ Int(truncatingIfNeeded: ref & TrieLayout.offsetMask)))
+            }
+            ahead &+= 1
+        }
         guard confirm(depth, from: &confirmed, name: name, path: path) else { return false }
         let slot = Int(truncatingIfNeeded: path[depth &- 1] & 0xFFFF_FFFF)
         var mask = mask(u32(slots &+ slot &* TrieLayout.slotSize &+ 8))
