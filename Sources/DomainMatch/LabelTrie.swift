@@ -294,9 +294,10 @@ public struct LabelTrie: NameMatcher {
         UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
+    /// Unaligned: a damaged file's section table may put the filter anywhere.
     @inline(__always)
     private func u64(_ offset: Int) -> UInt64 {
-        UInt64(littleEndian: base.load(fromByteOffset: offset, as: UInt64.self))
+        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 }
 
