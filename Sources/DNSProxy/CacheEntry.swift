@@ -22,7 +22,7 @@ public struct CacheKey: Hashable, Sendable {
         var h: UInt64 =
             0xCBF2_9CE4_8422_2325 ^ UInt64(type) << 32 ^ UInt64(dnsClass) << 16
             ^ (dnssecOK ? 2 : 0) ^ (checkingDisabled ? 1 : 0)
-        for byte in name { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        for index in 0..<name.count { h = (h ^ UInt64(name[index])) &* 0x0000_0100_0000_01B3 }
         digest = h
     }
 

@@ -6,11 +6,11 @@ import Testing
 
 @testable import DNSProxy
 
-/// The stages of a cached answer that allocate nothing, counted (not timed) on the calling
-/// thread by the test executable's malloc (docs/performance.md#allocations-per-query).
-/// Counted in the debug build, which allocates at least what the release build does: a
-/// stage at zero here is at zero in the daemon. The stages still at work — the question's
-/// copy, the matcher's name, the cache key and the answer's bytes — are listed there.
+/// Allocations on the answer path, counted (not timed) on the calling thread by the test
+/// executable's malloc (docs/performance.md#allocations-per-query): each stage of a cached
+/// answer, and the whole path the UDP server takes, from a datagram in its receive slot to
+/// the answer in a send slot. Counted in the debug build, which allocates at least what
+/// the release build does: a path at zero here is at zero in the daemon.
 @Suite struct AllocationTests {
     typealias F = PipelineFixture
 
@@ -48,6 +48,16 @@ import Testing
         #expect(count { _ = snapshot.engine.hasBudget(name, rules: profile.rules) } == 0, "the app budgets")
         #expect(count { _ = fixture.pipeline.cache.lookup(key, now: F.noon.monotonicMilliseconds) } == 0, "the cache")
         #expect(count { _ = fixture.pipeline.cap(300, profile.rules, snapshot, F.noon) } == 0, "the TTL cap")
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aCachedAnswerFromReceiveSlotToSendSlotAllocatesNothing() throws {
+        let path = try DatagramPath()
+        path.upstream.answers[try DNSName("example.org")] = [F.a("example.org", 0x0A00_0001)]
+        let query = F.query("example.org")
+        path.handle(query)
+        #expect(path.handle(query), "answered from the cache, into a send slot")
+        #expect(count { path.handle(query) } == 0)
     }
 
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
