@@ -6,6 +6,8 @@ import DNSWire
 public struct Answer {
     enum Kind {
         case cached(CachedAnswer.Serving)
+        /// Already written, in the loop's `QueryScratch.answer`.
+        case written(QueryScratch)
     }
 
     let kind: Kind
@@ -19,12 +21,19 @@ public struct Answer {
                 entry: entry, query: query, age: age, stale: stale, cap: cap, removeECH: removeECH, maxSize: maxSize))
     }
 
+    /// An answer the pipeline wrote into `scratch.answer`.
+    init(writtenIn scratch: QueryScratch) { kind = .written(scratch) }
+
     /// Writes the answer at the start of `space` and returns its length; nil, with `space`
     /// left unused, when it needs more room or a form only `bytes` makes (cut to the
     /// client's size, a stale answer's EDE).
     public func write(into space: UnsafeMutableRawBufferPointer) -> Int? {
         switch kind {
         case .cached(let serving): return serving.write(into: space)
+        case .written(let scratch):
+            guard scratch.answer.count <= space.count else { return nil }
+            scratch.answer.withUnsafeBytes { space.copyMemory(from: $0) }
+            return scratch.answer.count
         }
     }
 
@@ -32,6 +41,7 @@ public struct Answer {
     public var bytes: [UInt8] {
         switch kind {
         case .cached(let serving): return serving.bytes
+        case .written(let scratch): return scratch.answer
         }
     }
 
@@ -39,6 +49,7 @@ public struct Answer {
     var rcode: UInt8 {
         switch kind {
         case .cached(let serving): return UInt8(truncatingIfNeeded: serving.entry.rcode.rawValue & 0x0F)
+        case .written(let scratch): return scratch.answer.count > 3 ? scratch.answer[3] & 0x0F : 255
         }
     }
 }

@@ -164,12 +164,14 @@ public final class QueryPipeline: Sendable {
         case .block:
             hits.record(
                 Hit(
-                    profile: profile.name, name: name.description, decision: decision, client: client,
+                    profile: profile.name, name: name, decision: decision, client: client,
                     source: .dns, time: now.unixSeconds))
-            return .step(
-                .reply(
-                    answers.block(
-                        query, reason: decision.reasonText, ttl: cap(answers.blockTTL, profile.rules, snapshot, now))))
+            let bytes = answers.block(
+                query, ttl: cap(answers.blockTTL, profile.rules, snapshot, now), reusing: scratch?.takeAnswer() ?? []
+            ) { decision.appendReasonText(to: &$0) }
+            guard let scratch else { return .step(.reply(bytes)) }
+            scratch.answer = bytes
+            return .answer(Answer(writtenIn: scratch))
         case .rewrite:
             if countsActivity { profile.activity.recordRewrite(target: decision.target ?? "") }
             return rewrite(

@@ -8,10 +8,20 @@ public final class QueryScratch {
     var question: [UInt8] = []
     /// The matcher's name of it (`DomainName(wire:storage:)`).
     var name: [UInt8] = []
+    /// An answer the pipeline wrote itself (a block), until the server copies it into a
+    /// send slot: valid until the loop's next query.
+    var answer: [UInt8] = []
 
     public init() {
-        // A name is at most 255 bytes in either form.
+        // A name is at most 255 bytes in either form; an answer made here fits a UDP answer.
         question.reserveCapacity(256)
         name.reserveCapacity(256)
+        answer.reserveCapacity(Int(AnswerBuilder.udpPayload))
+    }
+
+    /// `answer`'s storage, unshared, for a writer to write over; give the result back.
+    func takeAnswer() -> [UInt8] {
+        defer { answer = [] }
+        return answer
     }
 }

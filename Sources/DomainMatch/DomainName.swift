@@ -37,8 +37,14 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// The last `labels` labels of this name (`labels` in `1...labelCount`).
     public func suffix(labels: Int) -> DomainName {
-        precondition(labels >= 1 && labels <= labelCount, "suffix(labels:) out of range")
         if labels == labelCount { return self }
+        return DomainName(validatedBytes: Array(bytes[suffixStart(labels: labels)...]))
+    }
+
+    /// Where the last `labels` labels start in `bytes` (`labels` in `1...labelCount`).
+    public func suffixStart(labels: Int) -> Int {
+        precondition(labels >= 1 && labels <= labelCount, "suffix(labels:) out of range")
+        if labels == labelCount { return 0 }
         var seen = 0
         var index = bytes.count
         while index > 0 {
@@ -48,7 +54,7 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
                 if seen == labels { break }
             }
         }
-        return DomainName(validatedBytes: Array(bytes[(index + 1)...]))
+        return index + 1
     }
 
     /// True when `self` is `other` or lies below it, on label boundaries only

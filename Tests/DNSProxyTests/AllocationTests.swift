@@ -61,6 +61,16 @@ import Testing
     }
 
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aBlockAnswerFromReceiveSlotToSendSlotAllocatesNothing() throws {
+        let path = try DatagramPath(F(policy: F.strict, hits: DiscardingHitRecorder()))
+        for name in ["www.adult.example", "a.blocked.example"] {
+            let query = F.query(name)
+            #expect(path.handle(query), "answered into a send slot")
+            #expect(count { path.handle(query) } == 0, "\(name)")
+        }
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func theCounterSeesAnAllocation() {
         // The counter itself: a fresh array of a size only known at run time is one.
         let size = Int.random(in: 100...200)

@@ -30,6 +30,29 @@ import Testing
         }
     }
 
+    @Test(arguments: [BlockMode.nxdomain, .null, .refused, .address(v4: 0x0A00_0002, v6: (0, 2))])
+    func aBlockAnswerInTheSlotIsTheArrayPathsAnswer(mode: BlockMode) throws {
+        let path = try DatagramPath(F(policy: F.strict, mode: mode))
+        for name in ["www.Adult.example", "a.blocked.example"] {
+            for type in [DNSType.a, .aaaa, .txt] {
+                for edns in [true, false] {
+                    let query = F.query(name, type, edns: edns)
+                    #expect(path.handle(query), "\(mode) \(name) \(type)")
+                    #expect(path.slot == arrayAnswer(path, query), "\(mode) \(name) \(type) edns \(edns)")
+                }
+            }
+        }
+        let texts = Set(path.fixture.hits.all.map { "\($0.name) \($0.reasonText) \($0.rule ?? "")" })
+        #expect(
+            texts == [
+                "www.adult.example category:adult adult.example",
+                "a.blocked.example blocked_domain:blocked.example blocked.example",
+            ])
+        #expect(path.fixture.hits.all.count == 24, "every block a hit, on both paths")
+        let answer = try DNSMessage.parse(path.slot)
+        #expect(answer.extendedErrorTexts == (answer.edns == nil ? [] : ["blocked_domain:blocked.example"]))
+    }
+
     @Test func aPacketOutsideTheCommonFormTakesTheArrayPath() throws {
         let path = try DatagramPath()
         var truncatedQuery = F.query("example.org")

@@ -27,7 +27,8 @@ struct PipelineFixture {
         policy: CompiledPolicy = CompiledPolicy(), options: DecisionOptions = DecisionOptions(),
         mode: BlockMode = .nxdomain,
         blockTTL: UInt32 = 10, lists: [Category: [String]] = [.adult: ["adult.example"], .proxy: ["vpn.example"]],
-        localForward: [String] = [], rate: Int = 1000, cacheSize: Int = 1000, unfiltered: Bool = false
+        localForward: [String] = [], rate: Int = 1000, cacheSize: Int = 1000, unfiltered: Bool = false,
+        hits recorder: (any HitRecorder)? = nil
     ) {
         var trieLists = Array(repeating: [DomainName](), count: Category.allCases.count)
         for (category, names) in lists { trieLists[category.rawValue] = names.map { try! QueryName.parse($0) } }
@@ -42,7 +43,16 @@ struct PipelineFixture {
             rateLimiter: RateLimiter(rate: rate))
         pipeline = QueryPipeline(
             snapshot: snapshot, cache: ResponseCache(capacity: cacheSize, serveStaleMax: 86_400_000),
-            hits: hits)
+            hits: recorder ?? hits)
+    }
+
+    /// Level strict (the adult category, safe search) with `blocked.example` on the block list.
+    static var strict: CompiledPolicy {
+        var policy = CompiledPolicy()
+        policy.version = 1
+        policy.webFilter.level = "strict"
+        policy.webFilter.blockedDomains = ["blocked.example"]
+        return policy
     }
 
     static func query(_ name: String, _ type: DNSType = .a, id: UInt16 = 0x1234, edns: Bool = true) -> [UInt8] {
