@@ -136,6 +136,37 @@ enum RewriteAnswer {
         return writer.finish(maxSize: maxSize)
     }
 
+    /// `compose` for a fresh answer, written over `storage` with the records copied from the
+    /// cached bytes (their names read into `names`), so a loop that reuses both allocates
+    /// nothing. Nil when the cached answer holds a record `DNSMessageWriter.addRecord(copying:)`
+    /// does not copy: `compose` then decodes it.
+    static func compose(
+        _ query: DNSQuery, target: DNSName, from entry: CacheEntry, age: UInt32, cap: UInt32, maxSize: Int,
+        reusing storage: consuming [UInt8], names: inout [UInt8]
+    ) -> [UInt8]? {
+        let response = entry.response
+        guard var cursor = try? DNSRecordCursor(response) else { return nil }
+        let start = cursor
+        var lowest = maxCNAMETTL
+        while let record = try? cursor.next(in: response), record.section == .answer {
+            guard record.type == .a || record.type == .aaaa || record.type == .cname else { return nil }
+            lowest = min(lowest, min(record.ttl > age ? record.ttl - age : 0, cap))
+        }
+        let edns: EDNS? = query.edns == nil ? nil : EDNS(udpPayloadSize: AnswerBuilder.udpPayload)
+        var writer = DNSMessageWriter(responseTo: query, edns: edns, reusing: consume storage)
+        writer.addRecord(
+            ResourceRecord(name: query.question.name, ttl: min(lowest, cap), rdata: .cname(target)), to: .answer)
+        cursor = start
+        while let record = try? cursor.next(in: response), record.section == .answer {
+            let ttl = min(record.ttl > age ? record.ttl - age : 0, cap)
+            guard writer.addRecord(copying: record, of: response, ttl: ttl, to: .answer, names: &names) else {
+                return nil
+            }
+        }
+        // Consumed, not copied: a copy's bytes changed would be an array of their own.
+        return (consume writer).finish(maxSize: maxSize)
+    }
+
     /// The CNAME to `target`, then the target's answer records, TTLs aged and capped; a
     /// stale target answer is served with the stale TTL and EDE 3, as any stale answer.
     static func compose(

@@ -7,7 +7,7 @@ extension QueryPipeline {
     func resolveOrAnswer(
         _ query: DNSQuery, _ client: IPAddress, name: DomainName?, profile: Profile,
         purpose: PendingQuery.Purpose, _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now,
-        localZone: DomainName? = nil, upstreamName: DNSName? = nil, type: DNSType? = nil
+        localZone: DomainName? = nil, upstreamName: DNSName? = nil, type: DNSType? = nil, scratch: QueryScratch? = nil
     ) -> Outcome {
         let question = DNSQuestion(
             name: (upstreamName ?? query.question.name).lowercased(),
@@ -27,7 +27,7 @@ extension QueryPipeline {
             query: query, client: client, name: name, profile: profile, upstreamQuestion: question, key: key,
             purpose: purpose, stale: stale, localZone: localZone, overUDP: overUDP)
         guard case .fresh(let entry, let age) = found else { return .step(.resolve(pending)) }
-        return answer(entry, pending, snapshot, age: age, stale: false, now)
+        return answer(entry, pending, snapshot, age: age, stale: false, now, scratch: scratch)
     }
 
     /// An upstream reply for `pending` (nil when every upstream failed): cached when it
@@ -57,7 +57,7 @@ extension QueryPipeline {
     /// Answers from an upstream answer: inspection first (docs/dns.md#answer-inspection), then the client's copy.
     func answer(
         _ entry: CacheEntry, _ pending: PendingQuery, _ snapshot: ProxySnapshot, age: UInt32, stale: Bool,
-        _ now: Now
+        _ now: Now, scratch: QueryScratch? = nil
     ) -> Outcome {
         let query = pending.query
         let profile = pending.profile
@@ -67,6 +67,15 @@ extension QueryPipeline {
         }
         switch pending.purpose {
         case .rewrite(let target):
+            let maxSize = pending.overUDP ? query.udpResponseLimit() : 65_535
+            if let scratch, !stale,
+                let bytes = RewriteAnswer.compose(
+                    query, target: target, from: entry, age: age, cap: ttlCap, maxSize: maxSize,
+                    reusing: scratch.takeAnswer(), names: &scratch.records)
+            {
+                scratch.answer = bytes
+                return .answer(Answer(writtenIn: scratch))
+            }
             return .step(
                 .reply(
                     RewriteAnswer.compose(
@@ -129,11 +138,12 @@ extension QueryPipeline {
     /// by the target's records; every other type the CNAME alone.
     func rewrite(
         _ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, profile: Profile,
-        _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now
+        _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now, scratch: QueryScratch? = nil
     ) -> Outcome {
         let type = query.question.type
         let maxSize = overUDP ? query.udpResponseLimit() : 65_535
-        guard let targetName = try? DNSName(target) else { return .step(.reply(snapshot.answers.serverFailure(query))) }
+        let parsedTarget = if let scratch { scratch.targetName(target) } else { try? DNSName(target) }
+        guard let targetName = parsedTarget else { return .step(.reply(snapshot.answers.serverFailure(query))) }
         if type == .https || type == .svcb {
             return .step(
                 .reply(
@@ -149,6 +159,6 @@ extension QueryPipeline {
         }
         return resolveOrAnswer(
             query, client, name: name, profile: profile, purpose: .rewrite(target: targetName), snapshot,
-            overUDP, now, upstreamName: targetName, type: type)
+            overUDP, now, upstreamName: targetName, type: type, scratch: scratch)
     }
 }

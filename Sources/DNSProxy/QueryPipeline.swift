@@ -175,12 +175,13 @@ public final class QueryPipeline: Sendable {
         case .rewrite:
             if countsActivity { profile.activity.recordRewrite(target: decision.target ?? "") }
             return rewrite(
-                query, client, name: name, target: decision.target ?? "", profile: profile, snapshot, overUDP, now)
+                query, client, name: name, target: decision.target ?? "", profile: profile, snapshot, overUDP, now,
+                scratch: scratch)
         case .allow:
             let inspect = profile.rules.filtered && decision.reason != .allowedDomain && decision.reason != .system
             return resolveOrAnswer(
                 query, client, name: name, profile: profile, purpose: .forward(inspect: inspect), snapshot,
-                overUDP, now)
+                overUDP, now, scratch: scratch)
         }
     }
 

@@ -50,6 +50,51 @@ public struct DNSMessageWriter: Sendable {
         }
     }
 
+    /// Appends the record at `location` in `message` to `section` with `ttl` for its TTL,
+    /// as `addRecord` would append it decoded: names read into `names` (reused storage, as
+    /// `DNSReader.readName(into:)`) and written with this message's compression, so nothing
+    /// is allocated. Only records of class IN whose RDATA is an address or one name (A,
+    /// AAAA, CNAME); false, with nothing written, for any other, which the caller decodes.
+    public mutating func addRecord(
+        copying location: DNSRecordLocation, of message: [UInt8], ttl: UInt32, to section: DNSSection,
+        names: inout [UInt8]
+    ) -> Bool {
+        let type = location.type
+        guard location.dnsClass == .in, type == .a || type == .aaaa || type == .cname,
+            type != .a || location.rdataRange.count == 4, type != .aaaa || location.rdataRange.count == 16
+        else { return false }
+        precondition(section >= .answer && section >= current, "records must be added in section order")
+        var reader = DNSReader(message, readerIndex: location.offset)
+        guard let owner = try? reader.readName(into: &names) else { return false }
+        let start = writer.writerIndex
+        writer.writeName(owner, compress: compress)
+        writer.writeUInt16(type.rawValue)
+        writer.writeUInt16(location.dnsClass.rawValue)
+        writer.writeUInt32(ttl)
+        let lengthOffset = writer.writerIndex
+        writer.writeUInt16(0)
+        if type == .cname {
+            reader = DNSReader(message, readerIndex: location.rdataRange.lowerBound)
+            guard let target = try? reader.readName(into: &names),
+                reader.readerIndex == location.rdataRange.upperBound
+            else {
+                writer.moveWriterIndex(to: start)
+                return false
+            }
+            writer.writeName(target, compress: compress)
+        } else {
+            writer.writeBytes(message[location.rdataRange])
+        }
+        writer.setUInt16(UInt16(truncatingIfNeeded: writer.writerIndex - lengthOffset - 2), at: lengthOffset)
+        current = section
+        switch section {
+        case .answer: counts.answer += 1
+        case .authority: counts.authority += 1
+        default: counts.additional += 1
+        }
+        return true
+    }
+
     /// The message so far in bytes, without OPT (for size estimates).
     public var byteCount: Int { writer.writerIndex }
 

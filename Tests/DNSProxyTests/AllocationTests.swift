@@ -71,6 +71,29 @@ import Testing
     }
 
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aSafeSearchRewriteFromReceiveSlotToSendSlotAllocatesNothing() throws {
+        let path = try DatagramPath(F(policy: F.strict))
+        path.upstream.answers[try DNSName("forcesafesearch.google.com")] = [
+            F.a("forcesafesearch.google.com", 0xD8EF_2678)
+        ]
+        let query = F.query("www.google.com")
+        path.handle(query)
+        #expect(path.handle(query), "the target's answer from the cache, into a send slot")
+        #expect(count { path.handle(query) } == 0)
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aCachedAnswerForASafeSearchProfileAllocatesNothing() throws {
+        // Every allowed name of such a profile is looked up in the safe-search table.
+        let path = try DatagramPath(F(policy: F.strict))
+        path.upstream.answers[try DNSName("www.example.org")] = [F.a("www.example.org", 0x0A00_0001)]
+        let query = F.query("www.example.org")
+        path.handle(query)
+        #expect(path.handle(query))
+        #expect(count { path.handle(query) } == 0)
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func theCounterSeesAnAllocation() {
         // The counter itself: a fresh array of a size only known at run time is one.
         let size = Int.random(in: 100...200)

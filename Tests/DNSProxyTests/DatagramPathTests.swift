@@ -53,6 +53,30 @@ import Testing
         #expect(answer.extendedErrorTexts == (answer.edns == nil ? [] : ["blocked_domain:blocked.example"]))
     }
 
+    @Test func aRewriteInTheSlotIsTheArrayPathsAnswer() throws {
+        let path = try DatagramPath(F(policy: F.strict))
+        path.upstream.answers[try DNSName("forcesafesearch.google.com")] = [
+            F.a("forcesafesearch.google.com", 0xD8EF_2678)
+        ]
+        for target in ["restrict.youtube.com", "restrictmoderate.youtube.com"] {
+            path.upstream.answers[try DNSName(target)] = [
+                F.cname(target, "youtube-ui.l.google.com", ttl: 200),
+                F.a("youtube-ui.l.google.com", 0xD8EF_2679, ttl: 100),
+            ]
+        }
+        for name in ["www.Google.com", "www.youtube.com"] {
+            for edns in [true, false] {
+                let query = F.query(name, edns: edns)
+                path.handle(query)
+                #expect(path.handle(query), "\(name): from the cache, into the slot")
+                #expect(path.slot == arrayAnswer(path, query), "\(name) edns \(edns)")
+            }
+        }
+        let answer = try DNSMessage.parse(path.slot)
+        #expect(answer.answers.map(\.type) == [.cname, .cname, .a], "the rewrite, then the target's chain")
+        #expect(answer.answers.map(\.ttl) == [100, 200, 100])
+    }
+
     @Test func aPacketOutsideTheCommonFormTakesTheArrayPath() throws {
         let path = try DatagramPath()
         var truncatedQuery = F.query("example.org")

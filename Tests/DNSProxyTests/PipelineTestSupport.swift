@@ -51,6 +51,7 @@ struct PipelineFixture {
         var policy = CompiledPolicy()
         policy.version = 1
         policy.webFilter.level = "strict"
+        policy.webFilter.safeSearch = true
         policy.webFilter.blockedDomains = ["blocked.example"]
         return policy
     }
