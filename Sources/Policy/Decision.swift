@@ -117,6 +117,22 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether `rule` is `text`, without making the rule.
+    public func ruleEquals(_ text: String?) -> Bool {
+        switch matched {
+        case nil: return text == nil
+        case .text(let rule)?: return rule == text
+        case .suffix(let name, let labels)?:
+            guard var text else { return false }
+            let start = name.suffixStart(labels: labels)
+            return text.withUTF8 { other in
+                guard other.count == name.bytes.count - start else { return false }
+                for index in 0..<other.count where other[index] != name.bytes[start + index] { return false }
+                return true
+            }
+        }
+    }
+
     public static func == (lhs: Decision, rhs: Decision) -> Bool {
         lhs.action == rhs.action && lhs.reason == rhs.reason && lhs.rule == rhs.rule && lhs.category == rhs.category
             && lhs.target == rhs.target
