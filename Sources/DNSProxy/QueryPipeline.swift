@@ -80,10 +80,10 @@ public final class QueryPipeline: Sendable {
     }
 
     /// A datagram where it lies in its receive slot, for the UDP server (one per loop):
-    /// the common query is read in place into `scratch`, and a cached or blocked answer
-    /// comes back unwritten, for the server to write straight into a send slot
-    /// (docs/performance.md#allocations-per-query). Any other packet takes `receive`'s path
-    /// on a copy, so the outcome is the same.
+    /// the common query is read in place into `scratch`, and a cached answer comes back
+    /// unwritten (a block or a rewrite written in `scratch`), for the server to write into a
+    /// send slot (docs/performance.md#allocations-per-query). Any other packet takes
+    /// `receive`'s path on a copy, so the outcome is the same.
     public func receive(
         datagram packet: UnsafeRawBufferPointer, from client: IPAddress, mac: MACAddress?, now: Now,
         snapshot: ProxySnapshot, scratch: QueryScratch
