@@ -26,6 +26,26 @@ public struct CacheKey: Hashable, Sendable {
         digest = h
     }
 
+    /// The same key with a name array of its own, of its size: a key made over a loop's
+    /// reused storage (`QueryScratch`) would keep that storage and its spare capacity for
+    /// as long as the entry is cached.
+    var owned: CacheKey {
+        CacheKey(
+            name: name.withUnsafeBufferPointer { Array($0) }, type: type, dnsClass: dnsClass, dnssecOK: dnssecOK,
+            checkingDisabled: checkingDisabled, digest: digest)
+    }
+
+    private init(
+        name: [UInt8], type: UInt16, dnsClass: UInt16, dnssecOK: Bool, checkingDisabled: Bool, digest: UInt64
+    ) {
+        self.name = name
+        self.type = type
+        self.dnsClass = dnsClass
+        self.dnssecOK = dnssecOK
+        self.checkingDisabled = checkingDisabled
+        self.digest = digest
+    }
+
     public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
 
     public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {

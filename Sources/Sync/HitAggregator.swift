@@ -86,6 +86,8 @@ public final class HitAggregator: HitRecorder {
                 let key = Key(
                     profile: hit.profile, name: hit.name, reasonText: hit.reasonText,
                     client: hit.client?.description ?? "", source: hit.source)
+                // Bytes of its own: the event would otherwise keep the shard's storage.
+                let identity = Identity(bytes: table.scratch.withUnsafeBufferPointer { Array($0) })
                 table.events[identity] = Event(
                     key: key, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
                     lastSeen: hit.time, identity: identity)
