@@ -151,6 +151,7 @@ let package = Package(
             name: "DNSProxyTests",
             dependencies: [
                 "Locks", "DNSProxy", "DNSWire", "DomainMatch", "Policy", "Zoneinfo", "DNSUpstream", "TestSupport",
+                "EventLoop",
             ]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DomainMatch", "Zoneinfo"], exclude: ["Fixtures"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemIO"]),

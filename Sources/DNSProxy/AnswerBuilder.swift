@@ -24,30 +24,44 @@ public struct AnswerBuilder: Sendable {
     /// A block answer; `reason` is the reason text of docs/decisions.md#the-decision-order, carried in EDE 15.
     /// `ttl` is `block_ttl` already capped at the next cutoff boundary.
     public func block(_ query: DNSQuery, reason: String, ttl: UInt32) -> [UInt8] {
-        let error = ExtendedDNSError(code: .blocked, text: reason)
-        let type = query.question.type
-        switch mode {
-        case .nxdomain:
-            return negative(query, rcode: .nxDomain, ttl: ttl, error: error)
-        case .refused:
-            return refused(query, error: error)
-        case .null:
-            if type == .a { return address(query, .a(RData.IPv4(0)), ttl: ttl, error: error) }
-            if type == .aaaa { return address(query, .aaaa(RData.IPv6(high: 0, low: 0)), ttl: ttl, error: error) }
-            return negative(query, rcode: .noError, ttl: ttl, error: error)
-        case .address(let v4, let v6):
-            if type == .a { return address(query, .a(RData.IPv4(v4)), ttl: ttl, error: error) }
-            if type == .aaaa, let v6 {
-                return address(query, .aaaa(RData.IPv6(high: v6.high, low: v6.low)), ttl: ttl, error: error)
-            }
-            return negative(query, rcode: .noError, ttl: ttl, error: error)
+        block(query, ttl: ttl, reusing: []) { bytes in
+            var text = reason
+            text.withUTF8 { bytes.append(contentsOf: $0) }
         }
     }
 
-    private func address(_ query: DNSQuery, _ rdata: RData, ttl: UInt32, error: ExtendedDNSError) -> [UInt8] {
-        var writer = DNSMessageWriter(responseTo: query, edns: Self.edns(for: query, error: error))
-        writer.addRecord(ResourceRecord(name: query.question.name, ttl: ttl, rdata: rdata), to: .answer)
-        return writer.finish(maxSize: query.udpResponseLimit())
+    /// The same block answer written over `storage` (`DNSWriter(reusing:)`), the reason's
+    /// text appended by `reason`: with storage a loop reuses, no allocation.
+    public func block(
+        _ query: DNSQuery, ttl: UInt32, reusing storage: consuming [UInt8], reason: (inout [UInt8]) -> Void
+    ) -> [UInt8] {
+        let type = query.question.type
+        let edns: EDNS? = query.edns == nil ? nil : EDNS(udpPayloadSize: Self.udpPayload)
+        var rcode = DNSRcode.noError
+        var record: ResourceRecord
+        switch (mode, type) {
+        case (.nxdomain, _):
+            rcode = .nxDomain
+            record = Self.soa(owner: query.question.name, ttl: ttl)
+        case (.refused, _):
+            let writer = DNSMessageWriter(responseTo: query, rcode: .refused, edns: edns, reusing: consume storage)
+            return (consume writer).finish(maxSize: query.udpResponseLimit(), extendedError: .blocked, text: reason)
+        case (.null, .a): record = ResourceRecord(name: query.question.name, ttl: ttl, rdata: .a(RData.IPv4(0)))
+        case (.null, .aaaa):
+            record = ResourceRecord(name: query.question.name, ttl: ttl, rdata: .aaaa(RData.IPv6(high: 0, low: 0)))
+        case (.address(let v4, _), .a):
+            record = ResourceRecord(name: query.question.name, ttl: ttl, rdata: .a(RData.IPv4(v4)))
+        case (.address(_, let v6?), .aaaa):
+            record = ResourceRecord(
+                name: query.question.name, ttl: ttl, rdata: .aaaa(RData.IPv6(high: v6.high, low: v6.low)))
+        default:
+            // NODATA for every other type.
+            record = Self.soa(owner: query.question.name, ttl: ttl)
+        }
+        var writer = DNSMessageWriter(responseTo: query, rcode: rcode, edns: edns, reusing: consume storage)
+        writer.addRecord(record, to: record.type == .soa ? .authority : .answer)
+        // Consumed, not copied: a copy's bytes changed would be an array of their own.
+        return (consume writer).finish(maxSize: query.udpResponseLimit(), extendedError: .blocked, text: reason)
     }
 
     /// NXDOMAIN or NODATA with a synthetic SOA whose minimum is `ttl` (RFC 2308).

@@ -22,8 +22,28 @@ public struct CacheKey: Hashable, Sendable {
         var h: UInt64 =
             0xCBF2_9CE4_8422_2325 ^ UInt64(type) << 32 ^ UInt64(dnsClass) << 16
             ^ (dnssecOK ? 2 : 0) ^ (checkingDisabled ? 1 : 0)
-        for byte in name { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        for index in 0..<name.count { h = (h ^ UInt64(name[index])) &* 0x0000_0100_0000_01B3 }
         digest = h
+    }
+
+    /// The same key with a name array of its own, of its size: a key made over a loop's
+    /// reused storage (`QueryScratch`) would keep that storage and its spare capacity for
+    /// as long as the entry is cached.
+    var owned: CacheKey {
+        CacheKey(
+            name: name.withUnsafeBufferPointer { Array($0) }, type: type, dnsClass: dnsClass, dnssecOK: dnssecOK,
+            checkingDisabled: checkingDisabled, digest: digest)
+    }
+
+    private init(
+        name: [UInt8], type: UInt16, dnsClass: UInt16, dnssecOK: Bool, checkingDisabled: Bool, digest: UInt64
+    ) {
+        self.name = name
+        self.type = type
+        self.dnsClass = dnsClass
+        self.dnssecOK = dnssecOK
+        self.checkingDisabled = checkingDisabled
+        self.digest = digest
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(digest) }

@@ -11,43 +11,87 @@ enum CachedAnswer {
         _ entry: CacheEntry, to query: DNSQuery, age: UInt32, stale: Bool, cap: UInt32, removeECH: Bool,
         maxSize: Int
     ) -> [UInt8] {
-        let useStripped = removeECH && entry.withoutECH != nil
-        var bytes = useStripped ? entry.withoutECH! : entry.response
-        let offsets = useStripped ? entry.withoutECHTTLOffsets : entry.ttlOffsets
-        guard bytes.count >= DNSHeader.byteCount else { return bytes }
-        // The client's ID, RD and CD; the rest of the upstream's header stays.
-        bytes[0] = UInt8(query.header.id >> 8)
-        bytes[1] = UInt8(query.header.id & 0xFF)
-        bytes[2] = bytes[2] & ~0x01 | (query.header.recursionDesired ? 0x01 : 0)
-        bytes[3] = bytes[3] & ~0x10 | (query.header.checkingDisabled ? 0x10 : 0)
-        let asked = query.question.name.wire
-        if entry.questionEnd == DNSHeader.byteCount + asked.count + 4, bytes.count >= entry.questionEnd {
-            // The question as asked, letter case included (same length: same name).
-            for index in 0..<asked.count { bytes[DNSHeader.byteCount + index] = asked[index] }
+        Serving(entry: entry, query: query, age: age, stale: stale, cap: cap, removeECH: removeECH, maxSize: maxSize)
+            .bytes
+    }
+
+    /// One cached answer for one query, written either into a send slot or into an array.
+    struct Serving {
+        let entry: CacheEntry
+        let query: DNSQuery
+        let age: UInt32
+        let stale: Bool
+        let cap: UInt32
+        let removeECH: Bool
+        let maxSize: Int
+
+        private var useStripped: Bool { removeECH && entry.withoutECH != nil }
+        private var source: [UInt8] { useStripped ? entry.withoutECH! : entry.response }
+        private var offsets: [Int] { useStripped ? entry.withoutECHTTLOffsets : entry.ttlOffsets }
+
+        /// Into `space`, for a fresh answer that fits whole with our plain OPT; nil otherwise.
+        func write(into space: UnsafeMutableRawBufferPointer) -> Int? {
+            let source = source
+            let opt = query.edns == nil ? 0 : plainOPT.count
+            let total = source.count + opt
+            guard !stale, source.count >= DNSHeader.byteCount, total <= maxSize, total <= space.count else {
+                return nil
+            }
+            source.withUnsafeBytes { space.copyMemory(from: $0) }
+            patch(UnsafeMutableRawBufferPointer(rebasing: space[..<source.count]))
+            if opt > 0 {
+                plainOPT.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(rebasing: space[source.count...]).copyMemory(from: $0)
+                }
+                countOPT(in: space)
+            }
+            return total
         }
-        for offset in offsets where offset + 4 <= bytes.count {
-            let stored =
-                UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
-                | UInt32(bytes[offset + 3])
-            let ttl = stale ? min(staleTTL, cap) : min(stored > age ? stored - age : 0, cap)
-            bytes[offset] = UInt8(truncatingIfNeeded: ttl >> 24)
-            bytes[offset + 1] = UInt8(truncatingIfNeeded: ttl >> 16)
-            bytes[offset + 2] = UInt8(truncatingIfNeeded: ttl >> 8)
-            bytes[offset + 3] = UInt8(truncatingIfNeeded: ttl)
+
+        var bytes: [UInt8] {
+            var bytes = source
+            guard bytes.count >= DNSHeader.byteCount else { return bytes }
+            bytes.withUnsafeMutableBytes { patch($0) }
+            if query.edns != nil {
+                if stale {
+                    appendOPT(
+                        EDNS(
+                            udpPayloadSize: AnswerBuilder.udpPayload,
+                            options: [ExtendedDNSError(code: .staleAnswer).option]),
+                        to: &bytes)
+                } else {
+                    appendOPT(plainOPT, to: &bytes)
+                }
+            }
+            guard bytes.count > maxSize else { return bytes }
+            return (try? DNSPacket.truncated(bytes, maxSize: maxSize)) ?? bytes
         }
-        if query.edns != nil {
-            if stale {
-                appendOPT(
-                    EDNS(
-                        udpPayloadSize: AnswerBuilder.udpPayload, options: [ExtendedDNSError(code: .staleAnswer).option]
-                    ),
-                    to: &bytes)
-            } else {
-                appendOPT(plainOPT, to: &bytes)
+
+        /// The cached copy made the client's: its ID, RD and CD (the rest of the upstream's
+        /// header stays), its question's letter case, TTLs aged and capped.
+        private func patch(_ bytes: UnsafeMutableRawBufferPointer) {
+            bytes[0] = UInt8(query.header.id >> 8)
+            bytes[1] = UInt8(query.header.id & 0xFF)
+            bytes[2] = bytes[2] & ~0x01 | (query.header.recursionDesired ? 0x01 : 0)
+            bytes[3] = bytes[3] & ~0x10 | (query.header.checkingDisabled ? 0x10 : 0)
+            let asked = query.question.name.wire
+            if entry.questionEnd == DNSHeader.byteCount + asked.count + 4, bytes.count >= entry.questionEnd {
+                // Same length: same name.
+                for index in 0..<asked.count { bytes[DNSHeader.byteCount + index] = asked[index] }
+            }
+            let offsets = offsets
+            for position in 0..<offsets.count where offsets[position] + 4 <= bytes.count {
+                let offset = offsets[position]
+                let stored =
+                    UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+                    | UInt32(bytes[offset + 3])
+                let ttl = stale ? min(staleTTL, cap) : min(stored > age ? stored - age : 0, cap)
+                bytes[offset] = UInt8(truncatingIfNeeded: ttl >> 24)
+                bytes[offset + 1] = UInt8(truncatingIfNeeded: ttl >> 16)
+                bytes[offset + 2] = UInt8(truncatingIfNeeded: ttl >> 8)
+                bytes[offset + 3] = UInt8(truncatingIfNeeded: ttl)
             }
         }
-        guard bytes.count > maxSize else { return bytes }
-        return (try? DNSPacket.truncated(bytes, maxSize: maxSize)) ?? bytes
     }
 
     /// Our OPT record without options, as bytes.
@@ -59,6 +103,11 @@ enum CachedAnswer {
 
     static func appendOPT(_ opt: [UInt8], to bytes: inout [UInt8]) {
         bytes.append(contentsOf: opt)
+        bytes.withUnsafeMutableBytes { countOPT(in: $0) }
+    }
+
+    /// One more record in ARCOUNT, for the OPT just appended.
+    static func countOPT(in bytes: UnsafeMutableRawBufferPointer) {
         let count = (UInt16(bytes[10]) << 8 | UInt16(bytes[11])) &+ 1
         bytes[10] = UInt8(count >> 8)
         bytes[11] = UInt8(count & 0xFF)
@@ -85,6 +134,37 @@ enum RewriteAnswer {
         var writer = DNSMessageWriter(responseTo: query, edns: AnswerBuilder.edns(for: query, error: nil))
         writer.addRecord(ResourceRecord(name: query.question.name, ttl: ttl, rdata: .cname(target)), to: .answer)
         return writer.finish(maxSize: maxSize)
+    }
+
+    /// `compose` for a fresh answer, written over `storage` with the records copied from the
+    /// cached bytes (their names read into `names`), so a loop that reuses both allocates
+    /// nothing. Nil when the cached answer holds a record `DNSMessageWriter.addRecord(copying:)`
+    /// does not copy: `compose` then decodes it.
+    static func compose(
+        _ query: DNSQuery, target: DNSName, from entry: CacheEntry, age: UInt32, cap: UInt32, maxSize: Int,
+        reusing storage: consuming [UInt8], names: inout [UInt8]
+    ) -> [UInt8]? {
+        let response = entry.response
+        guard var cursor = try? DNSRecordCursor(response) else { return nil }
+        let start = cursor
+        var lowest = maxCNAMETTL
+        while let record = try? cursor.next(in: response), record.section == .answer {
+            guard record.type == .a || record.type == .aaaa || record.type == .cname else { return nil }
+            lowest = min(lowest, min(record.ttl > age ? record.ttl - age : 0, cap))
+        }
+        let edns: EDNS? = query.edns == nil ? nil : EDNS(udpPayloadSize: AnswerBuilder.udpPayload)
+        var writer = DNSMessageWriter(responseTo: query, edns: edns, reusing: consume storage)
+        writer.addRecord(
+            ResourceRecord(name: query.question.name, ttl: min(lowest, cap), rdata: .cname(target)), to: .answer)
+        cursor = start
+        while let record = try? cursor.next(in: response), record.section == .answer {
+            let ttl = min(record.ttl > age ? record.ttl - age : 0, cap)
+            guard writer.addRecord(copying: record, of: response, ttl: ttl, to: .answer, names: &names) else {
+                return nil
+            }
+        }
+        // Consumed, not copied: a copy's bytes changed would be an array of their own.
+        return (consume writer).finish(maxSize: maxSize)
     }
 
     /// The CNAME to `target`, then the target's answer records, TTLs aged and capped; a

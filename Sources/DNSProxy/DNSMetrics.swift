@@ -27,7 +27,9 @@ public final class DNSMetrics: Sendable {
 
     /// The row of `packet`'s question type: read straight from the bytes (the name's
     /// labels skipped), so a packet that does not parse is `other`.
-    static func typeRow(_ packet: [UInt8]) -> Int {
+    static func typeRow(_ packet: [UInt8]) -> Int { packet.withUnsafeBytes { typeRow($0) } }
+
+    static func typeRow(_ packet: UnsafeRawBufferPointer) -> Int {
         var offset = 12
         while offset < packet.count {
             let length = Int(packet[offset])
@@ -37,12 +39,16 @@ public final class DNSMetrics: Sendable {
         }
         guard offset + 2 < packet.count else { return types.count - 1 }
         let code = UInt16(packet[offset + 1]) << 8 | UInt16(packet[offset + 2])
-        return typeCodes.firstIndex(of: code) ?? types.count - 1
+        for row in 0..<typeCodes.count where typeCodes[row] == code { return row }
+        return types.count - 1
     }
 
-    func answered(_ typeRow: Int, reply: [UInt8]) {
+    func answered(_ typeRow: Int, reply: [UInt8]) { answered(typeRow, rcode: reply.count > 3 ? reply[3] & 0x0F : 255) }
+
+    /// `rcode`: the low four bits of the reply's rcode (255 for a reply too short to have one).
+    func answered(_ typeRow: Int, rcode: UInt8) {
         let column: Int
-        switch reply.count > 3 ? reply[3] & 0x0F : 255 {
+        switch rcode {
         case 0: column = 0
         case 3: column = 1
         case 2: column = 2

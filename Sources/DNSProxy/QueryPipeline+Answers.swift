@@ -7,29 +7,27 @@ extension QueryPipeline {
     func resolveOrAnswer(
         _ query: DNSQuery, _ client: IPAddress, name: DomainName?, profile: Profile,
         purpose: PendingQuery.Purpose, _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now,
-        localZone: DomainName? = nil, upstreamName: DNSName? = nil, type: DNSType? = nil
-    ) -> Step {
+        localZone: DomainName? = nil, upstreamName: DNSName? = nil, type: DNSType? = nil, scratch: QueryScratch? = nil
+    ) -> Outcome {
         let question = DNSQuestion(
             name: (upstreamName ?? query.question.name).lowercased(),
             type: type ?? query.question.type, dnsClass: query.question.dnsClass)
         let key = CacheKey(
             question, dnssecOK: query.edns?.dnssecOK ?? false, checkingDisabled: query.header.checkingDisabled)
-        let pending = { (stale: CacheEntry?) in
-            PendingQuery(
-                query: query, client: client, name: name, profile: profile, upstreamQuestion: question, key: key,
-                purpose: purpose, stale: stale, localZone: localZone, overUDP: overUDP)
-        }
-        switch cache.lookup(key, now: now.monotonicMilliseconds) {
-        case .fresh(let entry, let age):
-            metrics.cacheHits.add()
-            return answer(entry, pending(nil), snapshot, age: age, stale: false, now)
+        let found = cache.lookup(key, now: now.monotonicMilliseconds)
+        var stale: CacheEntry?
+        switch found {
+        case .fresh: metrics.cacheHits.add()
         case .stale(let entry):
             metrics.cacheMisses.add()
-            return .resolve(pending(entry))
-        case .miss:
-            metrics.cacheMisses.add()
-            return .resolve(pending(nil))
+            stale = entry
+        case .miss: metrics.cacheMisses.add()
         }
+        let pending = PendingQuery(
+            query: query, client: client, name: name, profile: profile, upstreamQuestion: question, key: key,
+            purpose: purpose, stale: stale, localZone: localZone, overUDP: overUDP)
+        guard case .fresh(let entry, let age) = found else { return .step(.resolve(pending)) }
+        return answer(entry, pending, snapshot, age: age, stale: false, now, scratch: scratch)
     }
 
     /// An upstream reply for `pending` (nil when every upstream failed): cached when it
@@ -41,26 +39,26 @@ extension QueryPipeline {
                 from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL,
                 maxTTL: snapshot.maxTTL)
         else {
-            if let stale = pending.stale { return answer(stale, pending, snapshot, age: 0, stale: true, now) }
+            if let stale = pending.stale { return answer(stale, pending, snapshot, age: 0, stale: true, now).step }
             let error = ExtendedDNSError(code: .noReachableAuthority, text: "no upstream answered")
             return .reply(snapshot.answers.serverFailure(pending.query, error: error))
         }
         if entry.ttl > 0 { cache.store(pending.key, entry) }
-        return answer(entry, pending, snapshot, age: 0, stale: false, now)
+        return answer(entry, pending, snapshot, age: 0, stale: false, now).step
     }
 
     /// The stale copy of a pending query, when the upstream has not answered in time
     /// (RFC 8767: 1.8 s); nil when there is none.
     public func staleAnswer(_ pending: PendingQuery, now: Now, snapshot: ProxySnapshot? = nil) -> Step? {
         guard let stale = pending.stale else { return nil }
-        return answer(stale, pending, snapshot ?? self.snapshot, age: 0, stale: true, now)
+        return answer(stale, pending, snapshot ?? self.snapshot, age: 0, stale: true, now).step
     }
 
     /// Answers from an upstream answer: inspection first (docs/dns.md#answer-inspection), then the client's copy.
     func answer(
         _ entry: CacheEntry, _ pending: PendingQuery, _ snapshot: ProxySnapshot, age: UInt32, stale: Bool,
-        _ now: Now
-    ) -> Step {
+        _ now: Now, scratch: QueryScratch? = nil
+    ) -> Outcome {
         let query = pending.query
         let profile = pending.profile
         var ttlCap = cap(snapshot.maxTTL, profile.rules, snapshot, now)
@@ -69,20 +67,31 @@ extension QueryPipeline {
         }
         switch pending.purpose {
         case .rewrite(let target):
-            return .reply(
-                RewriteAnswer.compose(
-                    query, target: target, from: entry, age: age, stale: stale, cap: ttlCap,
-                    maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
+            let maxSize = pending.overUDP ? query.udpResponseLimit() : 65_535
+            if let scratch, !stale,
+                let bytes = RewriteAnswer.compose(
+                    query, target: target, from: entry, age: age, cap: ttlCap, maxSize: maxSize,
+                    reusing: scratch.takeAnswer(), names: &scratch.records)
+            {
+                scratch.answer = bytes
+                return .answer(Answer(writtenIn: scratch))
+            }
+            return .step(
+                .reply(
+                    RewriteAnswer.compose(
+                        query, target: target, from: entry, age: age, stale: stale, cap: ttlCap,
+                        maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535)))
         case .forward(let inspect):
             if inspect, let name = pending.name,
                 let found = inspectChain(
                     entry, asked: name, profile: profile, client: pending.client, source: .dns, snapshot, now)
             {
                 if found.action == .block {
-                    return .reply(
-                        snapshot.answers.block(
-                            query, reason: found.reasonText,
-                            ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now)))
+                    return .step(
+                        .reply(
+                            snapshot.answers.block(
+                                query, reason: found.reasonText,
+                                ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now))))
                 }
                 if let target = found.target {
                     if countsActivity { profile.activity.recordRewrite(target: target) }
@@ -91,10 +100,9 @@ extension QueryPipeline {
                         pending.overUDP, now)
                 }
             }
-            return .reply(
-                CachedAnswer.serve(
-                    entry, to: query, age: age, stale: stale, cap: ttlCap,
-                    removeECH: profile.rules.filtered,
+            return .answer(
+                Answer(
+                    cached: entry, to: query, age: age, stale: stale, cap: ttlCap, removeECH: profile.rules.filtered,
                     maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
         }
     }
@@ -130,24 +138,27 @@ extension QueryPipeline {
     /// by the target's records; every other type the CNAME alone.
     func rewrite(
         _ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, profile: Profile,
-        _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now
-    ) -> Step {
+        _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now, scratch: QueryScratch? = nil
+    ) -> Outcome {
         let type = query.question.type
         let maxSize = overUDP ? query.udpResponseLimit() : 65_535
-        guard let targetName = try? DNSName(target) else { return .reply(snapshot.answers.serverFailure(query)) }
+        let parsedTarget = if let scratch { scratch.targetName(target) } else { try? DNSName(target) }
+        guard let targetName = parsedTarget else { return .step(.reply(snapshot.answers.serverFailure(query))) }
         if type == .https || type == .svcb {
-            return .reply(
-                snapshot.answers.negative(
-                    query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now)))
+            return .step(
+                .reply(
+                    snapshot.answers.negative(
+                        query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now))))
         }
         guard type == .a || type == .aaaa else {
-            return .reply(
-                RewriteAnswer.cnameOnly(
-                    query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, profile.rules, snapshot, now),
-                    maxSize: maxSize))
+            return .step(
+                .reply(
+                    RewriteAnswer.cnameOnly(
+                        query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, profile.rules, snapshot, now),
+                        maxSize: maxSize)))
         }
         return resolveOrAnswer(
             query, client, name: name, profile: profile, purpose: .rewrite(target: targetName), snapshot,
-            overUDP, now, upstreamName: targetName, type: type)
+            overUDP, now, upstreamName: targetName, type: type, scratch: scratch)
     }
 }

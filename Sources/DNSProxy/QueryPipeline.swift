@@ -18,6 +18,20 @@ public final class QueryPipeline: Sendable {
         case resolve(PendingQuery)
     }
 
+    /// What `receive(datagram:)` comes back with: a step, or an answer still to be written.
+    public enum Outcome {
+        case step(Step)
+        case answer(Answer)
+
+        /// As a step, the answer written into an array of its own.
+        public var step: Step {
+            switch self {
+            case .step(let step): return step
+            case .answer(let answer): return .reply(answer.bytes)
+            }
+        }
+    }
+
     public let cache: ResponseCache
     public let hits: any HitRecorder
     /// Whether queries and rewrites count in the profile's activity: not for the HTTP
@@ -62,13 +76,39 @@ public final class QueryPipeline: Sendable {
         guard let query = try? DNSQuery.parse(packet) else {
             return .reply(DNSPacket.errorResponse(to: header, rcode: .formErr))
         }
+        return respond(to: query, from: client, mac: mac, overUDP: overUDP, now: now, snapshot: snapshot).step
+    }
+
+    /// A datagram where it lies in its receive slot, for the UDP server (one per loop):
+    /// the common query is read in place into `scratch`, and a cached answer comes back
+    /// unwritten (a block or a rewrite written in `scratch`), for the server to write into a
+    /// send slot (docs/performance.md#allocations-per-query). Any other packet takes
+    /// `receive`'s path on a copy, so the outcome is the same.
+    public func receive(
+        datagram packet: UnsafeRawBufferPointer, from client: IPAddress, mac: MACAddress?, now: Now,
+        snapshot: ProxySnapshot, scratch: QueryScratch
+    ) -> Outcome {
+        guard let query = DNSQuery.parseCommon(packet, nameStorage: &scratch.question), !query.header.isResponse,
+            query.header.opcode == .query
+        else {
+            return .step(receive(Array(packet), from: client, mac: mac, overUDP: true, now: now, snapshot: snapshot))
+        }
+        return respond(to: query, from: client, mac: mac, overUDP: true, now: now, snapshot: snapshot, scratch: scratch)
+    }
+
+    /// Every stage after the parse, for both entries.
+    func respond(
+        to query: DNSQuery, from client: IPAddress, mac: MACAddress?, overUDP: Bool, now: Now,
+        snapshot: ProxySnapshot, scratch: QueryScratch? = nil
+    ) -> Outcome {
         let answers = snapshot.answers
         guard snapshot.allowClients.contains(client) else {
-            return .reply(
-                answers.refused(query, error: ExtendedDNSError(code: .prohibited, text: "client not allowed")))
+            return .step(
+                .reply(
+                    answers.refused(query, error: ExtendedDNSError(code: .prohibited, text: "client not allowed"))))
         }
         guard snapshot.rateLimiter.allow(client, now: now.monotonicMilliseconds) else {
-            return .reply(answers.refused(query, error: ExtendedDNSError(code: .other, text: "rate limit")))
+            return .step(.reply(answers.refused(query, error: ExtendedDNSError(code: .other, text: "rate limit"))))
         }
         if let edns = query.edns, edns.version > 0 {
             // RFC 6891 §6.1.3: BADVERS, with an OPT of our own version.
@@ -76,31 +116,37 @@ public final class QueryPipeline: Sendable {
             let edns = EDNS(udpPayloadSize: AnswerBuilder.udpPayload, rcodeHigh: UInt8(DNSRcode.badVers.rawValue >> 4))
             let writer = DNSMessageWriter(
                 responseTo: query, rcode: DNSRcode(DNSRcode.badVers.rawValue & 0x0F), edns: edns)
-            return .reply(writer.finish(maxSize: query.udpResponseLimit()))
+            return .step(.reply(writer.finish(maxSize: query.udpResponseLimit())))
         }
         let profile = snapshot.engine.profiles.choose(Client(address: client, mac: mac))
         if countsActivity { profile.activity.recordQuery(from: SeenClient(address: client, mac: mac)) }
         let question = query.question
         guard question.dnsClass == .in, question.type != .axfr, question.type != .ixfr else {
-            return .reply(
-                answers.refused(query, error: ExtendedDNSError(code: .notSupported, text: "only class IN queries")))
+            return .step(
+                .reply(
+                    answers.refused(query, error: ExtendedDNSError(code: .notSupported, text: "only class IN queries")))
+            )
         }
-        guard let name = DomainName(wire: question.name.wire) else {
+        let matcherName =
+            if let scratch { DomainName(wire: question.name.wire, storage: &scratch.name) } else {
+                DomainName(wire: question.name.wire)
+            }
+        guard let name = matcherName else {
             // The root: nothing to decide.
             return resolveOrAnswer(
                 query, client, name: nil, profile: profile, purpose: .forward(inspect: false), snapshot,
                 overUDP, now)
         }
         switch snapshot.localZones.answer(for: name) {
-        case .nxdomain?: return .reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL))
-        case .nodata?: return .reply(answers.negative(query, rcode: .noError, ttl: answers.blockTTL))
+        case .nxdomain?: return .step(.reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL)))
+        case .nodata?: return .step(.reply(answers.negative(query, rcode: .noError, ttl: answers.blockTTL)))
         case .canary?:
             // Blocked exactly where a list block would be, so it proves the profile filters;
             // for an unfiltered one it is what any other `.test` name is.
             guard profile.rules.filtered else {
-                return .reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL))
+                return .step(.reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL)))
             }
-            return .reply(answers.block(query, reason: LocalAnswer.canaryReason, ttl: answers.blockTTL))
+            return .step(.reply(answers.block(query, reason: LocalAnswer.canaryReason, ttl: answers.blockTTL)))
         case .forward(let zone)?:
             return resolveOrAnswer(
                 query, client, name: name, profile: profile, purpose: .forward(inspect: false), snapshot,
@@ -118,20 +164,24 @@ public final class QueryPipeline: Sendable {
         case .block:
             hits.record(
                 Hit(
-                    profile: profile.name, name: name.description, decision: decision, client: client,
+                    profile: profile.name, name: name, decision: decision, client: client,
                     source: .dns, time: now.unixSeconds))
-            return .reply(
-                answers.block(
-                    query, reason: decision.reasonText, ttl: cap(answers.blockTTL, profile.rules, snapshot, now)))
+            let bytes = answers.block(
+                query, ttl: cap(answers.blockTTL, profile.rules, snapshot, now), reusing: scratch?.takeAnswer() ?? []
+            ) { decision.appendReasonText(to: &$0) }
+            guard let scratch else { return .step(.reply(bytes)) }
+            scratch.answer = bytes
+            return .answer(Answer(writtenIn: scratch))
         case .rewrite:
             if countsActivity { profile.activity.recordRewrite(target: decision.target ?? "") }
             return rewrite(
-                query, client, name: name, target: decision.target ?? "", profile: profile, snapshot, overUDP, now)
+                query, client, name: name, target: decision.target ?? "", profile: profile, snapshot, overUDP, now,
+                scratch: scratch)
         case .allow:
             let inspect = profile.rules.filtered && decision.reason != .allowedDomain && decision.reason != .system
             return resolveOrAnswer(
                 query, client, name: name, profile: profile, purpose: .forward(inspect: inspect), snapshot,
-                overUDP, now)
+                overUDP, now, scratch: scratch)
         }
     }
 

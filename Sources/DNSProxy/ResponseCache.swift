@@ -43,10 +43,16 @@ public final class ResponseCache: Sendable {
     }
 
     public func store(_ key: CacheKey, _ entry: CacheEntry) {
+        let key = key.owned
         shard(key).lock.withLock { $0.put(key, entry) }
     }
 
     public var count: Int { shards.reduce(0) { $0 + $1.lock.withLock { $0.count } } }
+
+    /// The capacity of each stored key's name, for a test that it keeps no reused storage.
+    var storedNameCapacities: [Int] {
+        shards.flatMap { $0.lock.withLock { $0.storedKeys.map(\.name.capacity) } }
+    }
 }
 
 /// A least-recently-used map in flat arrays: no node objects, indices for links.
@@ -63,6 +69,8 @@ struct LRUShard {
     init(capacity: Int) { self.capacity = capacity }
 
     var count: Int { index.count }
+
+    var storedKeys: [CacheKey] { Array(index.keys) }
 
     mutating func get(_ key: CacheKey) -> CacheEntry? {
         guard let slot = index[key] else { return nil }

@@ -15,6 +15,13 @@ public struct DNSWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Writes over `storage` from its start, keeping its capacity: a caller that hands the
+    /// same unshared array in each time (one per loop thread) writes without allocating.
+    public init(reusing storage: consuming [UInt8]) {
+        bytes = consume storage
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     public var writerIndex: Int { bytes.count }
 
     // MARK: write (append)

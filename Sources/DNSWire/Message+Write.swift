@@ -23,6 +23,15 @@ public struct DNSMessageWriter: Sendable {
         writer.writeHeader(header)
     }
 
+    /// Writes over `storage` (`DNSWriter(reusing:)`).
+    public init(header: DNSHeader, edns: EDNS? = nil, reusing storage: consuming [UInt8]) {
+        self.header = header
+        self.edns = edns
+        compress = true
+        writer = DNSWriter(reusing: consume storage)
+        writer.writeHeader(header)
+    }
+
     public mutating func addQuestion(_ question: DNSQuestion) {
         precondition(current == .question, "questions must come before records")
         writer.writeQuestion(question, compress: compress)
@@ -41,6 +50,51 @@ public struct DNSMessageWriter: Sendable {
         }
     }
 
+    /// Appends the record at `location` in `message` to `section` with `ttl` for its TTL,
+    /// as `addRecord` would append it decoded: names read into `names` (reused storage, as
+    /// `DNSReader.readName(into:)`) and written with this message's compression, so nothing
+    /// is allocated. Only records of class IN whose RDATA is an address or one name (A,
+    /// AAAA, CNAME); false, with nothing written, for any other, which the caller decodes.
+    public mutating func addRecord(
+        copying location: DNSRecordLocation, of message: [UInt8], ttl: UInt32, to section: DNSSection,
+        names: inout [UInt8]
+    ) -> Bool {
+        let type = location.type
+        guard location.dnsClass == .in, type == .a || type == .aaaa || type == .cname,
+            type != .a || location.rdataRange.count == 4, type != .aaaa || location.rdataRange.count == 16
+        else { return false }
+        precondition(section >= .answer && section >= current, "records must be added in section order")
+        var reader = DNSReader(message, readerIndex: location.offset)
+        guard let owner = try? reader.readName(into: &names) else { return false }
+        let start = writer.writerIndex
+        writer.writeName(owner, compress: compress)
+        writer.writeUInt16(type.rawValue)
+        writer.writeUInt16(location.dnsClass.rawValue)
+        writer.writeUInt32(ttl)
+        let lengthOffset = writer.writerIndex
+        writer.writeUInt16(0)
+        if type == .cname {
+            reader = DNSReader(message, readerIndex: location.rdataRange.lowerBound)
+            guard let target = try? reader.readName(into: &names),
+                reader.readerIndex == location.rdataRange.upperBound
+            else {
+                writer.moveWriterIndex(to: start)
+                return false
+            }
+            writer.writeName(target, compress: compress)
+        } else {
+            writer.writeBytes(message[location.rdataRange])
+        }
+        writer.setUInt16(UInt16(truncatingIfNeeded: writer.writerIndex - lengthOffset - 2), at: lengthOffset)
+        current = section
+        switch section {
+        case .answer: counts.answer += 1
+        case .authority: counts.authority += 1
+        default: counts.additional += 1
+        }
+        return true
+    }
+
     /// The message so far in bytes, without OPT (for size estimates).
     public var byteCount: Int { writer.writerIndex }
 
@@ -48,21 +102,67 @@ public struct DNSMessageWriter: Sendable {
     /// (the client's UDP limit) it is cut as `DNSPacket.truncated` describes: whole RRsets
     /// dropped, TC set when answer or authority records were lost, OPT kept.
     public consuming func finish(maxSize: Int = 65_535) -> [UInt8] {
+        // Moved, not copied: a copy's bytes changed would be an array of their own.
+        var message = consume self
+        return message.seal(maxSize: maxSize)
+    }
+
+    private mutating func seal(maxSize: Int) -> [UInt8] {
         if let edns {
             writer.writeOPT(edns)
             counts.additional += 1
         }
+        // Not a variadic `max`: its argument array is an allocation in a debug build.
         precondition(
-            max(counts.question, counts.answer, counts.authority, counts.additional) <= 0xFFFF,
-            "more than 65535 entries in a section")
+            counts.question <= 0xFFFF && counts.answer <= 0xFFFF && counts.authority <= 0xFFFF
+                && counts.additional <= 0xFFFF, "more than 65535 entries in a section")
         header.questionCount = UInt16(counts.question)
         header.answerCount = UInt16(counts.answer)
         header.authorityCount = UInt16(counts.authority)
         header.additionalCount = UInt16(counts.additional)
-        var bytes = writer.bytes
-        try? header.set(in: &bytes)
+        writer.setUInt16(header.id, at: 0)
+        writer.setUInt16(header.flags, at: 2)
+        writer.setUInt16(header.questionCount, at: 4)
+        writer.setUInt16(header.answerCount, at: 6)
+        writer.setUInt16(header.authorityCount, at: 8)
+        writer.setUInt16(header.additionalCount, at: 10)
+        let bytes = writer.bytes
         guard bytes.count > maxSize else { return bytes }
         return DNSPacket.truncatedOwnOutput(bytes, maxSize: maxSize)
+    }
+
+    /// `finish`, with one Extended DNS Error (RFC 8914) in the OPT, whose EXTRA-TEXT `text`
+    /// appends to the bytes it is given: the same bytes as an `edns` carrying
+    /// `ExtendedDNSError(code:text:).option`, without building the option or the text.
+    /// Without `edns` (the client sent no OPT) there is no OPT and no error. `edns` must
+    /// carry no options of its own.
+    public consuming func finish(
+        maxSize: Int = 65_535, extendedError code: EDECode, text: (inout [UInt8]) -> Void
+    ) -> [UInt8] {
+        var message = consume self
+        message.writeExtendedError(code, text: text)
+        return message.seal(maxSize: maxSize)
+    }
+
+    private mutating func writeExtendedError(_ code: EDECode, text: (inout [UInt8]) -> Void) {
+        if let edns {
+            precondition(edns.options.isEmpty, "an Extended DNS Error is the only option")
+            writer.writeUInt8(0)
+            writer.writeUInt16(DNSType.opt.rawValue)
+            writer.writeUInt16(edns.udpPayloadSize)
+            writer.writeUInt32(edns.ttlField)
+            let rdataLength = writer.writerIndex
+            writer.writeUInt16(0)
+            writer.writeUInt16(EDNSOptionCode.extendedError.rawValue)
+            let optionLength = writer.writerIndex
+            writer.writeUInt16(0)
+            writer.writeUInt16(code.rawValue)
+            text(&writer.bytes)
+            writer.setUInt16(UInt16(truncatingIfNeeded: writer.writerIndex - optionLength - 2), at: optionLength)
+            writer.setUInt16(UInt16(truncatingIfNeeded: writer.writerIndex - rdataLength - 2), at: rdataLength)
+            counts.additional += 1
+            self.edns = nil
+        }
     }
 }
 

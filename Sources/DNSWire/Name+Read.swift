@@ -49,6 +49,30 @@ extension DNSReader {
         return DNSName(trustedWire: wire)
     }
 
+    /// `readName`, into `storage` (kept by the caller and handed in again, so that once the
+    /// previous name read into it is gone nothing is allocated); the name shares it.
+    public mutating func readName(into storage: inout [UInt8]) throws(DNSWireError) -> DNSName {
+        let start = readerIndex
+        let (length, end) = try measureName(at: start)
+        readerIndex = end
+        storage.removeAll(keepingCapacity: true)
+        // Validated above, so this walk trusts the bytes.
+        var position = start
+        while true {
+            let byte = bytes[position]
+            if byte >= 0xC0 {
+                position = Int(byte & 0x3F) << 8 | Int(bytes[position + 1])
+                continue
+            }
+            storage.append(byte)
+            if byte == 0 { break }
+            for index in position + 1..<position + Int(byte) + 1 { storage.append(bytes[index]) }
+            position += Int(byte) + 1
+        }
+        assert(storage.count == length, "a name measured and copied differently")
+        return DNSName(trustedWire: storage)
+    }
+
     /// Validates the name at `readerIndex` and moves past it without allocating.
     public mutating func skipName() throws(DNSWireError) {
         readerIndex = try measureName(at: readerIndex).end
@@ -76,6 +100,13 @@ extension DNSReader {
         }
     }
 
+    /// Reading on past `bound` at `at`: a cut message, or a pointer whose name runs on
+    /// past the pointer. (A method, not a closure over `pointer`: a captured variable is a
+    /// heap box in a debug build.)
+    private func overrun(_ at: Int, pointer: Int) -> DNSWireError {
+        pointer < 0 ? truncated(at: at) : .pointerForward(offset: pointer)
+    }
+
     /// Walks the name at `start` applying every rule above, without allocating.
     /// Returns its uncompressed wire length and the offset just past it in the message.
     func measureName(at start: Int) throws(DNSWireError) -> (length: Int, end: Int) {
@@ -87,9 +118,8 @@ extension DNSReader {
         // Reads stay below `bound`: the limit, then the last pointer followed.
         var bound = limit
         var pointer = -1
-        func overrun(_ at: Int) -> DNSWireError { pointer < 0 ? truncated(at: at) : .pointerForward(offset: pointer) }
         while true {
-            guard position < bound else { throw overrun(position) }
+            guard position < bound else { throw overrun(position, pointer: pointer) }
             let byte = bytes[position]
             switch byte & 0xC0 {
             case 0x00:
@@ -100,10 +130,10 @@ extension DNSReader {
                 length += labelLength + 1
                 // +1 for the root label still to come.
                 guard length + 1 <= 255 else { throw .nameTooLong(offset: start) }
-                guard labelLength < bound - position else { throw overrun(position) }
+                guard labelLength < bound - position else { throw overrun(position, pointer: pointer) }
                 position += labelLength + 1
             case 0xC0:
-                guard position + 1 < bound else { throw overrun(position) }
+                guard position + 1 < bound else { throw overrun(position, pointer: pointer) }
                 let target = Int(byte & 0x3F) << 8 | Int(bytes[position + 1])
                 if end < 0 { end = position + 2 }
                 if target >= bytes.count || target < DNSHeader.byteCount {

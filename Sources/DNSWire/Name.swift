@@ -66,7 +66,8 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
 
     /// True when no byte is an ASCII capital, i.e. `lowercased()` would return `self`.
     public var isLowercase: Bool {
-        !wire.contains { $0 &- 0x41 < 26 }
+        for index in 0..<wire.count where wire[index] &- 0x41 < 26 { return false }
+        return true
     }
 
     /// ASCII letters folded to lowercase (RFC 4343); other bytes unchanged. Shares storage

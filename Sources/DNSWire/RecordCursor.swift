@@ -33,7 +33,8 @@ public struct DNSRecordCursor: Sendable {
         var reader = DNSReader(packet)
         let header = try reader.readHeader()
         try header.validateCounts(packetLength: packet.count)
-        for _ in 0..<header.questionCount {
+        // An Int range: a UInt16 one allocates per step in a debug build.
+        for _ in 0..<Int(header.questionCount) {
             try reader.skipName()
             try reader.skipBytes(4)
         }

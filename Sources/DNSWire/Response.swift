@@ -24,6 +24,14 @@ extension DNSMessageWriter {
         self.init(header: query.header.responseHeader(rcode: rcode), edns: edns, capacity: capacity)
         addQuestion(query.question)
     }
+
+    /// The same, written over `storage` (`DNSWriter(reusing:)`).
+    public init(
+        responseTo query: DNSQuery, rcode: DNSRcode = .noError, edns: EDNS? = nil, reusing storage: consuming [UInt8]
+    ) {
+        self.init(header: query.header.responseHeader(rcode: rcode), edns: edns, reusing: consume storage)
+        addQuestion(query.question)
+    }
 }
 
 extension DNSMessage {

@@ -14,7 +14,9 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
     init(validatedBytes: [UInt8]) {
         bytes = validatedBytes
         var dots = 0
-        for byte in validatedBytes where byte == UInt8(ascii: ".") { dots += 1 }
+        // Indices: iterating an array allocates per element in a debug build, where the
+        // allocation tests count (docs/performance.md#allocations-per-query).
+        for index in 0..<validatedBytes.count where validatedBytes[index] == UInt8(ascii: ".") { dots += 1 }
         labelCount = dots + 1
     }
 
@@ -35,8 +37,14 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// The last `labels` labels of this name (`labels` in `1...labelCount`).
     public func suffix(labels: Int) -> DomainName {
-        precondition(labels >= 1 && labels <= labelCount, "suffix(labels:) out of range")
         if labels == labelCount { return self }
+        return DomainName(validatedBytes: Array(bytes[suffixStart(labels: labels)...]))
+    }
+
+    /// Where the last `labels` labels start in `bytes` (`labels` in `1...labelCount`).
+    public func suffixStart(labels: Int) -> Int {
+        precondition(labels >= 1 && labels <= labelCount, "suffix(labels:) out of range")
+        if labels == labelCount { return 0 }
         var seen = 0
         var index = bytes.count
         while index > 0 {
@@ -46,7 +54,7 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
                 if seen == labels { break }
             }
         }
-        return DomainName(validatedBytes: Array(bytes[(index + 1)...]))
+        return index + 1
     }
 
     /// True when `self` is `other` or lies below it, on label boundaries only
@@ -93,6 +101,34 @@ extension DomainName {
             }
         }
         return nil
+    }
+
+    /// `init(wire:)` into `storage`, which the caller keeps and hands in again (one per loop
+    /// thread): the name shares it, so once the previous name is gone nothing is allocated.
+    public init?(wire: [UInt8], storage: inout [UInt8]) {
+        // Checked as `init(wire:)` checks it; then the dotted form is the wire form without
+        // its first and last bytes, each length byte between labels turned into a dot.
+        var index = 0
+        while index < wire.count, wire[index] != 0 {
+            guard wire[index] <= 63 else { return nil }
+            index += Int(wire[index]) + 1
+        }
+        guard index > 0, index == wire.count - 1 else { return nil }
+        storage.removeAll(keepingCapacity: true)
+        // One append of a buffer: an append per byte allocates per byte in a debug build.
+        wire.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[1..<index])) }
+        storage.withUnsafeMutableBufferPointer { dotted in
+            var next = Int(wire[0])
+            for position in 0..<dotted.count {
+                if position == next {
+                    dotted[position] = UInt8(ascii: ".")
+                    next += Int(wire[position + 1]) + 1
+                } else {
+                    dotted[position] = dotted[position].asciiLowercased
+                }
+            }
+        }
+        self.init(validatedBytes: storage)
     }
 
     /// The uncompressed wire form of this name (the inverse of `init(wire:)`).

@@ -58,12 +58,15 @@ public final class DatagramBatch {
     public func removeAll() { count = 0 }
 
     /// Appends a datagram for `address`, written in place by `fill`, which gets `slotSize`
-    /// bytes and returns how many it used. False when every slot is taken.
+    /// bytes and returns how many it used, or nil when it wrote nothing (the slot stays
+    /// free). False when every slot is taken or `fill` wrote nothing.
     @discardableResult
-    public func append(to address: SocketAddress, _ fill: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+    public func append(to address: SocketAddress, _ fill: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
         guard count < slotCount else { return false }
         let slot = slots + count
-        let used = fill(UnsafeMutableRawBufferPointer(start: slot.pointee.bytes, count: slotSize))
+        guard let used = fill(UnsafeMutableRawBufferPointer(start: slot.pointee.bytes, count: slotSize)) else {
+            return false
+        }
         slot.pointee.length = min(max(used, 0), slotSize)
         slot.pointee.address_length = address.write(to: &slot.pointee.address)
         slot.pointee.flags = 0

@@ -38,10 +38,24 @@ public final class ActivityCounters: Sendable {
     /// `target` is the safe-search host; the engine is its brand (`forcesafesearch.google.com`
     /// → `google`).
     public func recordRewrite(target: String) {
-        let labels = target.split(separator: ".")
-        let engine = labels.count >= 2 ? String(labels[labels.count - 2]) : target
-        rewrites.withLock { $0[engine, default: 0] += 1 }
+        // By target, folded into engines at the drain: a rewrite counted on a loop makes no
+        // string (docs/performance.md#allocations-per-query).
+        rewrites.withLock { counts in
+            // Not `counts[target, default: 0] += 1`, whose accessor allocates in a debug build.
+            if let index = counts.index(forKey: target) {
+                counts.values[index] += 1
+            } else {
+                counts[target] = 1
+            }
+        }
         rewritesSinceStart.add(1, ordering: .relaxed)
+    }
+
+    /// The search engine of a rewrite target: its second-to-last label (`google` of
+    /// `forcesafesearch.google.com`).
+    static func engine(of target: String) -> String {
+        let labels = target.split(separator: ".")
+        return labels.count >= 2 ? String(labels[labels.count - 2]) : target
     }
 
     /// Queries and rewrites since the start (not reset by `drain`).
@@ -52,10 +66,12 @@ public final class ActivityCounters: Sendable {
     /// The counts since the last drain, reset.
     public func drain() -> (queries: Int, rewritesByEngine: [String: Int], clients: [SeenClient: Int]) {
         let count = queries.exchange(0, ordering: .relaxed)
-        let byEngine = rewrites.withLock { counts in
+        let byTarget = rewrites.withLock { counts in
             defer { counts.removeAll() }
             return counts
         }
+        var byEngine: [String: Int] = [:]
+        for (target, rewrites) in byTarget { byEngine[Self.engine(of: target), default: 0] += rewrites }
         // The next drain's table starts at this one's size, so the loops do not grow it
         // again query by query.
         let seen = clients.withLock { seen in

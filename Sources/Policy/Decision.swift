@@ -1,3 +1,5 @@
+import DomainMatch
+
 /// What to do with a name.
 public enum Action: String, Sendable, Equatable {
     case allow, block, rewrite
@@ -35,21 +37,49 @@ public enum Reason: String, Sendable, Equatable, CaseIterable {
 
 /// The outcome of `decide`: an action, its reason, the matched rule (normalised entry),
 /// the category id and the rewrite target, each nil when not applicable.
+///
+/// A rule matched in a list is a suffix of the name decided, and is kept as that name and
+/// a label count: deciding makes no string (docs/performance.md#allocations-per-query);
+/// `rule` and `reasonText` make one when asked, `appendReasonText` writes the text's bytes.
 public struct Decision: Equatable, Sendable, CustomStringConvertible {
     public let action: Action
     public let reason: Reason
-    public let rule: String?
     public let category: Category?
     public let target: String?
+    private let matched: Matched?
+
+    private enum Matched: Sendable {
+        case text(String)
+        /// The last `labels` labels of `name`.
+        case suffix(DomainName, labels: Int)
+    }
 
     public init(
         _ action: Action, _ reason: Reason, rule: String? = nil, category: Category? = nil, target: String? = nil
     ) {
         self.action = action
         self.reason = reason
-        self.rule = rule
+        matched = rule.map(Matched.text)
         self.category = category
         self.target = target
+    }
+
+    /// A decision whose rule is the last `labels` labels of `name` (`labels` ≥ 1).
+    init(_ action: Action, _ reason: Reason, suffixOf name: DomainName, labels: Int, category: Category? = nil) {
+        self.action = action
+        self.reason = reason
+        matched = .suffix(name, labels: labels)
+        self.category = category
+        target = nil
+    }
+
+    /// The matched rule.
+    public var rule: String? {
+        switch matched {
+        case .text(let text)?: return text
+        case .suffix(let name, let labels)?: return name.suffix(labels: labels).description
+        case nil: return nil
+        }
     }
 
     /// The reason as text: `blocked_domain:<rule>`, `category:<id>`,
@@ -60,6 +90,52 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
         case .category: return "category:\(category?.id ?? "")"
         default: return reason.rawValue
         }
+    }
+
+    /// Appends `reasonText`'s UTF-8 bytes to `bytes` without making the string (an EDE's
+    /// text written straight into an answer).
+    public func appendReasonText(to bytes: inout [UInt8]) {
+        var head = reason.rawValue
+        head.withUTF8 { bytes.append(contentsOf: $0) }
+        switch reason {
+        case .blockedDomain, .circumvention, .sni, .service, .limit:
+            bytes.append(UInt8(ascii: ":"))
+            switch matched {
+            case .text(var text)?: text.withUTF8 { bytes.append(contentsOf: $0) }
+            case .suffix(let name, let labels)?:
+                let start = name.suffixStart(labels: labels)
+                name.bytes.withUnsafeBufferPointer {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...]))
+                }
+            case nil: break
+            }
+        case .category:
+            bytes.append(UInt8(ascii: ":"))
+            var id = category?.id ?? ""
+            id.withUTF8 { bytes.append(contentsOf: $0) }
+        default: break
+        }
+    }
+
+    /// Whether `rule` is `text`, without making the rule.
+    public func ruleEquals(_ text: String?) -> Bool {
+        switch matched {
+        case nil: return text == nil
+        case .text(let rule)?: return rule == text
+        case .suffix(let name, let labels)?:
+            guard var text else { return false }
+            let start = name.suffixStart(labels: labels)
+            return text.withUTF8 { other in
+                guard other.count == name.bytes.count - start else { return false }
+                for index in 0..<other.count where other[index] != name.bytes[start + index] { return false }
+                return true
+            }
+        }
+    }
+
+    public static func == (lhs: Decision, rhs: Decision) -> Bool {
+        lhs.action == rhs.action && lhs.reason == rhs.reason && lhs.rule == rhs.rule && lhs.category == rhs.category
+            && lhs.target == rhs.target
     }
 
     public var description: String {

@@ -42,31 +42,25 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
 
         // 1. The API and `always_allow` first: a gateway that cannot reach its API, or a
         //    parent's must-have site, must never be cut off.
-        if let rule = entry(name, own[SystemRules.systemList], ip, system.systemIPs) {
-            return Decision(.allow, .system, rule: rule)
-        }
-        // The catalogue is asked at most once, and only when a step needs it.
+        let systemDepth = depth(name, own[SystemRules.systemList], ip, system.systemIPs)
+        if systemDepth > 0 { return Decision(.allow, .system, suffixOf: name, labels: systemDepth) }
+        // The catalogue is asked at most once, and only when a step needs it (a value, not a
+        // closure over it: a captured variable is a heap box in a debug build).
         var matched: (service: Int, depth: Int)??
-        func service() -> (service: Int, depth: Int)? {
-            if let matched { return matched }
-            let found = services.match(name)
-            matched = .some(found)
-            return found
-        }
         let timed = applyCutoff
         let downtimeAllowed =
-            timed && entry(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) != nil
+            timed && depth(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) > 0
         // 2. Time before lists: in downtime nothing but `downtime_allow` gets through, not
         //    even a parent-allowed site.
         //    An always-allowed app's service passes too (Phone, Messages, Maps).
         if timed, !downtimeAllowed, let cutoff = rules.time.cutoff(at: local),
-            !(service().map { rules.alwaysAllows(services.services[$0.service]) } ?? false)
+            !alwaysAllowedService(name, rules, &matched)
         {
             return Decision(.block, cutoff == .downtime ? .downtime : .schedule)
         }
         // 2b. A spent budget, until local midnight: like a cutoff, a parent allow does not
         //     reopen it.
-        if timed, !downtimeAllowed, let usage, !rules.appLimits.isEmpty, let found = service() {
+        if timed, !downtimeAllowed, let usage, !rules.appLimits.isEmpty, let found = service(name, &matched) {
             let app = services.services[found.service]
             if let limit = rules.dailyMinutes(for: app), usage.minutes(app.id, day: local.daysSince1970) >= limit {
                 return Decision(.block, .limit, rule: app.id)
@@ -77,13 +71,12 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         let allowDepth = depth(name, parent[PolicyRules.allowList], ip, rules.allowedIPs)
         let blockDepth = depth(name, parent[PolicyRules.blockList], ip, rules.blockedIPs)
         if blockDepth > allowDepth {
-            return Decision(.block, .blockedDomain, rule: name.suffix(labels: blockDepth).description)
+            return Decision(.block, .blockedDomain, suffixOf: name, labels: blockDepth)
         }
-        let allowRule = allowDepth > 0 ? name.suffix(labels: allowDepth).description : nil
 
         // 3b. Blocked apps: a parent allow at least as specific as the service's domain
         //     lifts it (allowing `youtube.com` reopens YouTube; allowing `google.com` does not).
-        if rules.blocksServices, let found = service(), allowDepth < found.depth,
+        if rules.blocksServices, let found = service(name, &matched), allowDepth < found.depth,
             rules.blocks(services.services[found.service])
         {
             return Decision(.block, .service, rule: services.services[found.service].id)
@@ -98,16 +91,17 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
             let deepest = max(builtIn, proxy)
             if deepest > 0, allowDepth < deepest {
                 return Decision(
-                    .block, .circumvention, rule: name.suffix(labels: deepest).description,
-                    category: proxy > builtIn ? .proxy : nil)
+                    .block, .circumvention, suffixOf: name, labels: deepest, category: proxy > builtIn ? .proxy : nil)
             }
         }
         // 5. Categories, in docs/decisions.md#categories's order, unless the parent allowed the name.
-        if allowRule == nil {
-            for category in rules.categories where listed[category.rawValue] > 0 {
+        if allowDepth == 0 {
+            // Indices: iterating an array allocates per element in a debug build, where the
+            // allocation tests count (docs/performance.md#allocations-per-query).
+            for index in rules.categories.indices where listed[rules.categories[index].rawValue] > 0 {
+                let category = rules.categories[index]
                 return Decision(
-                    .block, .category, rule: name.suffix(labels: listed[category.rawValue]).description,
-                    category: category)
+                    .block, .category, suffixOf: name, labels: listed[category.rawValue], category: category)
             }
         }
         // 6. Safe search, also for parent-allowed names.
@@ -115,8 +109,27 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
             return Decision(.rewrite, .safeSearch, target: target)
         }
         // 7. Allowed.
-        if let allowRule { return Decision(.allow, .allowedDomain, rule: allowRule) }
+        if allowDepth > 0 { return Decision(.allow, .allowedDomain, suffixOf: name, labels: allowDepth) }
         return Decision(.allow, .default)
+    }
+
+    /// The service `name` belongs to, from `matched` once the catalogue was asked.
+    private func service(
+        _ name: DomainName, _ matched: inout (service: Int, depth: Int)??
+    ) -> (
+        service: Int, depth: Int
+    )? {
+        if let matched { return matched }
+        let found = services.match(name)
+        matched = .some(found)
+        return found
+    }
+
+    private func alwaysAllowedService(
+        _ name: DomainName, _ rules: PolicyRules, _ matched: inout (service: Int, depth: Int)??
+    ) -> Bool {
+        guard let found = service(name, &matched) else { return false }
+        return rules.alwaysAllows(services.services[found.service])
     }
 
     /// `name` was used by a device of `profile` (asked for and answered, or carried by a
@@ -152,11 +165,6 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
     private func depth(_ name: DomainName, _ listed: Int, _ ip: IPAddress?, _ ips: Set<IPAddress>) -> Int {
         if let ip, ips.contains(ip) { return name.labelCount }
         return listed
-    }
-
-    private func entry(_ name: DomainName, _ listed: Int, _ ip: IPAddress?, _ ips: Set<IPAddress>) -> String? {
-        let found = depth(name, listed, ip, ips)
-        return found == 0 ? nil : name.suffix(labels: found).description
     }
 }
 

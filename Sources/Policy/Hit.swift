@@ -9,34 +9,131 @@ public enum HitSource: String, Sendable {
 
 /// One blocked query or refused proxy request (docs/sync.md#hits). Rewrites and local answers are
 /// not hits.
+///
+/// Made on a loop thread for every blocked query, so it keeps the name and the decision as
+/// they are and makes their text only when a recorder asks for it
+/// (docs/performance.md#allocations-per-query).
 public struct Hit: Sendable, Equatable {
     public let profile: String
-    /// The name the client asked for.
-    public let name: String
-    /// The matched entry (for a CNAME-chain block, the chain name).
-    public let rule: String?
-    public let reason: Reason
-    /// The reason text of docs/decisions.md#the-decision-order (`category:adult`, …).
-    public let reasonText: String
-    public let category: Category?
     public let client: IPAddress?
     public let source: HitSource
     /// Unix seconds.
     public let time: Int64
+    private let asked: Asked
+    private let decision: Decision
+    private let matched: String?
+
+    private enum Asked: Sendable {
+        case text(String)
+        case domain(DomainName)
+    }
 
     public init(
         profile: String, name: String, decision: Decision, rule: String? = nil, client: IPAddress?,
         source: HitSource, time: Int64
     ) {
+        self.init(profile: profile, asked: .text(name), decision: decision, rule: rule, client, source, time)
+    }
+
+    public init(
+        profile: String, name: DomainName, decision: Decision, rule: String? = nil, client: IPAddress?,
+        source: HitSource, time: Int64
+    ) {
+        self.init(profile: profile, asked: .domain(name), decision: decision, rule: rule, client, source, time)
+    }
+
+    private init(
+        profile: String, asked: Asked, decision: Decision, rule: String?, _ client: IPAddress?, _ source: HitSource,
+        _ time: Int64
+    ) {
         self.profile = profile
-        self.name = name
-        self.rule = rule ?? decision.rule
-        reason = decision.reason
-        reasonText = decision.reasonText
-        category = decision.category
+        self.asked = asked
+        self.decision = decision
+        matched = rule
         self.client = client
         self.source = source
         self.time = time
+    }
+
+    /// The name the client asked for.
+    public var name: String {
+        switch asked {
+        case .text(let text): return text
+        case .domain(let name): return name.description
+        }
+    }
+
+    /// The matched entry (for a CNAME-chain block, the chain name).
+    public var rule: String? { matched ?? decision.rule }
+    public var reason: Reason { decision.reason }
+    /// The reason text of docs/decisions.md#the-decision-order (`category:adult`, …).
+    public var reasonText: String { decision.reasonText }
+    public var category: Category? { decision.category }
+
+    /// Whether recording this hit over an event whose rule is `current` leaves the rule as
+    /// it is (it has none, or the same), found without making the rule.
+    public func keepsRule(_ current: String?) -> Bool {
+        if let matched { return matched == current }
+        return decision.ruleEquals(nil) || decision.ruleEquals(current)
+    }
+
+    /// Appends what tells this hit's event apart from others (docs/sync.md#hits): profile,
+    /// name, reason text, client and source, each length-prefixed, as bytes — for a
+    /// recorder that looks its events up without making their strings.
+    public func appendIdentity(to bytes: inout [UInt8]) {
+        Self.field(&bytes) { bytes in
+            var profile = profile
+            profile.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+        Self.field(&bytes) { bytes in
+            switch asked {
+            case .text(var text): text.withUTF8 { bytes.append(contentsOf: $0) }
+            case .domain(let name): name.bytes.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+            }
+        }
+        Self.field(&bytes) { decision.appendReasonText(to: &$0) }
+        switch client {
+        case .v4(let bits)?:
+            bytes.append(4)
+            bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
+            bytes.append(UInt8(truncatingIfNeeded: bits >> 16))
+            bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: bits))
+        case .v6(let high, let low)?:
+            bytes.append(6)
+            var shift: UInt64 = 64
+            while shift > 0 {
+                shift -= 8
+                bytes.append(UInt8(truncatingIfNeeded: high >> shift))
+            }
+            shift = 64
+            while shift > 0 {
+                shift -= 8
+                bytes.append(UInt8(truncatingIfNeeded: low >> shift))
+            }
+        case nil: bytes.append(0)
+        }
+        switch source {
+        case .dns: bytes.append(1)
+        case .proxy: bytes.append(2)
+        case .transparent: bytes.append(3)
+        }
+    }
+
+    private static func field(_ bytes: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
+        let start = bytes.count
+        bytes.append(0)
+        bytes.append(0)
+        write(&bytes)
+        let length = bytes.count - start - 2
+        bytes[start] = UInt8(truncatingIfNeeded: length >> 8)
+        bytes[start + 1] = UInt8(truncatingIfNeeded: length)
+    }
+
+    public static func == (lhs: Hit, rhs: Hit) -> Bool {
+        lhs.profile == rhs.profile && lhs.name == rhs.name && lhs.rule == rhs.rule && lhs.reason == rhs.reason
+            && lhs.reasonText == rhs.reasonText && lhs.category == rhs.category && lhs.client == rhs.client
+            && lhs.source == rhs.source && lhs.time == rhs.time
     }
 }
 

@@ -5,21 +5,65 @@ public enum SafeSearch {
     /// The rewrite target for `name`, or nil when the name is not in the table.
     /// `strictYouTube` picks `restrict.youtube.com` (level strict) over the moderate host.
     public static func target(for name: DomainName, strictYouTube: Bool) -> String? {
-        let text = name.description
-        if let exact = exactNames[text] {
-            return exact == youTube ? (strictYouTube ? "restrict.youtube.com" : "restrictmoderate.youtube.com") : exact
+        // Over the name's bytes, with index loops: asked for every allowed name of a
+        // safe-search profile, so it makes no string and no array
+        // (docs/performance.md#allocations-per-query).
+        let bytes = name.bytes
+        for index in exact.indices where equal(bytes, 0..<bytes.count, exact[index].name) {
+            let target = exact[index].target
+            return target == youTube
+                ? (strictYouTube ? "restrict.youtube.com" : "restrictmoderate.youtube.com") : target
         }
-        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
-        let host = labels.first == "www" ? labels.dropFirst() : labels[...]
-        guard host.count >= 2 else { return nil }
-        let brand = host[host.startIndex]
-        let zone = host.dropFirst()
-        switch brand {
-        case "google" where isGoogleZone(zone): return "forcesafesearch.google.com"
-        case "yandex" where yandexZones.contains(zone.joined(separator: ".")): return "familysearch.yandex.ru"
-        default: return nil
+        let start = equal(bytes, 0..<min(4, bytes.count), www) ? 4 : 0
+        guard let dot = firstDot(bytes, from: start) else { return nil }
+        let brand = start..<dot
+        let zone = dot + 1..<bytes.count
+        if equal(bytes, brand, google), isGoogleZone(bytes, zone) { return "forcesafesearch.google.com" }
+        if equal(bytes, brand, yandex) {
+            for index in yandexZones.indices where equal(bytes, zone, yandexZones[index]) {
+                return "familysearch.yandex.ru"
+            }
         }
+        return nil
     }
+
+    private static func equal(_ bytes: [UInt8], _ range: Range<Int>, _ other: [UInt8]) -> Bool {
+        guard range.count == other.count else { return false }
+        for index in 0..<other.count where bytes[range.lowerBound + index] != other[index] { return false }
+        return true
+    }
+
+    private static func firstDot(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: ".") { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// `com`, a two-letter country code, or `com.`/`co.` followed by one.
+    private static func isGoogleZone(_ bytes: [UInt8], _ zone: Range<Int>) -> Bool {
+        func isCountryCode(_ range: Range<Int>) -> Bool {
+            range.count == 2 && bytes[range.lowerBound] &- UInt8(ascii: "a") < 26
+                && bytes[range.lowerBound + 1] &- UInt8(ascii: "a") < 26
+        }
+        guard let dot = firstDot(bytes, from: zone.lowerBound) else {
+            return equal(bytes, zone, com) || isCountryCode(zone)
+        }
+        let first = zone.lowerBound..<dot
+        let second = dot + 1..<zone.upperBound
+        guard firstDot(bytes, from: second.lowerBound) == nil else { return false }
+        return (equal(bytes, first, com) || equal(bytes, first, co)) && isCountryCode(second)
+    }
+
+    private static let www = Array("www.".utf8)
+    private static let google = Array("google".utf8)
+    private static let yandex = Array("yandex".utf8)
+    private static let com = Array("com".utf8)
+    private static let co = Array("co".utf8)
+
+    private static let exact: [(name: [UInt8], target: String)] = exactNames.map { (Array($0.key.utf8), $0.value) }
 
     private static let youTube = "youtube"
 
@@ -39,17 +83,5 @@ public enum SafeSearch {
         return table
     }()
 
-    private static let yandexZones: Set<String> = ["ru", "com", "by", "kz", "uz", "com.tr"]
-
-    /// `com`, a two-letter country code, or `com.`/`co.` followed by one.
-    private static func isGoogleZone(_ zone: ArraySlice<Substring>) -> Bool {
-        func isCountryCode(_ label: Substring) -> Bool {
-            label.utf8.count == 2 && label.utf8.allSatisfy { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
-        }
-        switch zone.count {
-        case 1: return zone.first == "com" || isCountryCode(zone.first!)
-        case 2: return (zone.first == "com" || zone.first == "co") && isCountryCode(zone.last!)
-        default: return false
-        }
-    }
+    private static let yandexZones = ["ru", "com", "by", "kz", "uz", "com.tr"].map { Array($0.utf8) }
 }

@@ -1,4 +1,5 @@
 import DomainMatch
+import Glibc
 import Locks
 import Policy
 
@@ -22,32 +23,74 @@ public final class HitAggregator: HitRecorder {
         public var count: Int
         public var firstSeen: Int64
         public var lastSeen: Int64
+        /// The key as `Hit.appendIdentity` writes it: what the event is looked up by.
+        let identity: Identity
+    }
+
+    /// An event's key as bytes, hashed and compared as bytes.
+    struct Identity: Hashable, Sendable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+
+        static func == (lhs: Identity, rhs: Identity) -> Bool {
+            guard lhs.bytes.count == rhs.bytes.count else { return false }
+            return lhs.bytes.withUnsafeBytes { left in
+                rhs.bytes.withUnsafeBytes { right in
+                    left.baseAddress == right.baseAddress
+                        || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+                }
+            }
+        }
+    }
+
+    /// A shard's events, and the storage a hit's identity is written into under its lock:
+    /// a hit of an event already there makes no string and allocates nothing
+    /// (docs/performance.md#allocations-per-query); a new event makes its key's strings.
+    private struct Table {
+        var events: [Identity: Event] = [:]
+        var scratch: [UInt8] = []
     }
 
     private final class Shard: Sendable {
-        let events = Lock<[Key: Event]>([:])
+        let table = Lock<Table>(Table())
     }
 
     private let shards = (0..<8).map { _ in Shard() }
 
     public init() {}
 
+    /// By what every hit of one event shares and is cheap to hash (profile and client).
+    private func shard(profile: String, client: IPAddress?) -> Shard {
+        var hasher = Hasher()
+        hasher.combine(profile)
+        hasher.combine(client)
+        return shards[Int(UInt(bitPattern: hasher.finalize()) % 8)]
+    }
+
     public func record(_ hit: Hit) {
-        let key = Key(
-            profile: hit.profile, name: hit.name, reasonText: hit.reasonText,
-            client: hit.client?.description ?? "", source: hit.source)
-        shards[Int(UInt(bitPattern: key.hashValue) % 8)].events.withLock { events in
-            if var event = events[key] {
-                event.count += 1
-                event.firstSeen = min(event.firstSeen, hit.time)
-                event.lastSeen = max(event.lastSeen, hit.time)
-                event.rule = hit.rule ?? event.rule
-                event.category = hit.category ?? event.category
-                events[key] = event
+        shard(profile: hit.profile, client: hit.client).table.withLock { table in
+            table.scratch.removeAll(keepingCapacity: true)
+            if table.scratch.capacity == 0 { table.scratch.reserveCapacity(512) }
+            hit.appendIdentity(to: &table.scratch)
+            let identity = Identity(bytes: table.scratch)
+            if let index = table.events.index(forKey: identity) {
+                table.events.values[index].count += 1
+                table.events.values[index].firstSeen = min(table.events.values[index].firstSeen, hit.time)
+                table.events.values[index].lastSeen = max(table.events.values[index].lastSeen, hit.time)
+                if !hit.keepsRule(table.events.values[index].rule) { table.events.values[index].rule = hit.rule }
+                if let category = hit.category { table.events.values[index].category = category }
             } else {
-                events[key] = Event(
+                let key = Key(
+                    profile: hit.profile, name: hit.name, reasonText: hit.reasonText,
+                    client: hit.client?.description ?? "", source: hit.source)
+                // Bytes of its own: the event would otherwise keep the shard's storage.
+                let identity = Identity(bytes: table.scratch.withUnsafeBufferPointer { Array($0) })
+                table.events[identity] = Event(
                     key: key, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
-                    lastSeen: hit.time)
+                    lastSeen: hit.time, identity: identity)
             }
         }
     }
@@ -56,9 +99,10 @@ public final class HitAggregator: HitRecorder {
     /// was recorded since, so each blocked query is still counted exactly once.
     public func restore(_ drained: [Event]) {
         for event in drained {
-            shards[Int(UInt(bitPattern: event.key.hashValue) % 8)].events.withLock { events in
-                guard var current = events[event.key] else {
-                    events[event.key] = event
+            let client = event.key.client.isEmpty ? nil : IPAddress(event.key.client)
+            shard(profile: event.key.profile, client: client).table.withLock { table in
+                guard var current = table.events[event.identity] else {
+                    table.events[event.identity] = event
                     return
                 }
                 current.count += event.count
@@ -66,7 +110,7 @@ public final class HitAggregator: HitRecorder {
                 current.lastSeen = max(current.lastSeen, event.lastSeen)
                 current.rule = current.rule ?? event.rule
                 current.category = current.category ?? event.category
-                events[event.key] = current
+                table.events[event.identity] = current
             }
         }
     }
@@ -74,9 +118,9 @@ public final class HitAggregator: HitRecorder {
     /// Everything recorded since the last drain, emptied.
     public func drain() -> [Event] {
         shards.flatMap { shard in
-            shard.events.withLock { events in
-                defer { events.removeAll(keepingCapacity: true) }
-                return Array(events.values)
+            shard.table.withLock { table in
+                defer { table.events.removeAll(keepingCapacity: true) }
+                return Array(table.events.values)
             }
         }
     }

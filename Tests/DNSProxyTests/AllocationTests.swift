@@ -6,11 +6,11 @@ import Testing
 
 @testable import DNSProxy
 
-/// The stages of a cached answer that allocate nothing, counted (not timed) on the calling
-/// thread by the test executable's malloc (docs/performance.md#allocations-per-query).
-/// Counted in the debug build, which allocates at least what the release build does: a
-/// stage at zero here is at zero in the daemon. The stages still at work — the question's
-/// copy, the matcher's name, the cache key and the answer's bytes — are listed there.
+/// Allocations on the answer path, counted (not timed) on the calling thread by the test
+/// executable's malloc (docs/performance.md#allocations-per-query): each stage of a cached
+/// answer, and the whole path the UDP server takes, from a datagram in its receive slot to
+/// the answer in a send slot. Counted in the debug build, which allocates at least what
+/// the release build does: a path at zero here is at zero in the daemon.
 @Suite struct AllocationTests {
     typealias F = PipelineFixture
 
@@ -48,6 +48,49 @@ import Testing
         #expect(count { _ = snapshot.engine.hasBudget(name, rules: profile.rules) } == 0, "the app budgets")
         #expect(count { _ = fixture.pipeline.cache.lookup(key, now: F.noon.monotonicMilliseconds) } == 0, "the cache")
         #expect(count { _ = fixture.pipeline.cap(300, profile.rules, snapshot, F.noon) } == 0, "the TTL cap")
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aCachedAnswerFromReceiveSlotToSendSlotAllocatesNothing() throws {
+        let path = try DatagramPath()
+        path.upstream.answers[try DNSName("example.org")] = [F.a("example.org", 0x0A00_0001)]
+        let query = F.query("example.org")
+        path.handle(query)
+        #expect(path.handle(query), "answered from the cache, into a send slot")
+        #expect(count { path.handle(query) } == 0)
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aBlockAnswerFromReceiveSlotToSendSlotAllocatesNothing() throws {
+        let path = try DatagramPath(F(policy: F.strict, hits: DiscardingHitRecorder()))
+        for name in ["www.adult.example", "a.blocked.example"] {
+            let query = F.query(name)
+            #expect(path.handle(query), "answered into a send slot")
+            #expect(count { path.handle(query) } == 0, "\(name)")
+        }
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aSafeSearchRewriteFromReceiveSlotToSendSlotAllocatesNothing() throws {
+        let path = try DatagramPath(F(policy: F.strict))
+        path.upstream.answers[try DNSName("forcesafesearch.google.com")] = [
+            F.a("forcesafesearch.google.com", 0xD8EF_2678)
+        ]
+        let query = F.query("www.google.com")
+        path.handle(query)
+        #expect(path.handle(query), "the target's answer from the cache, into a send slot")
+        #expect(count { path.handle(query) } == 0)
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aCachedAnswerForASafeSearchProfileAllocatesNothing() throws {
+        // Every allowed name of such a profile is looked up in the safe-search table.
+        let path = try DatagramPath(F(policy: F.strict))
+        path.upstream.answers[try DNSName("www.example.org")] = [F.a("www.example.org", 0x0A00_0001)]
+        let query = F.query("www.example.org")
+        path.handle(query)
+        #expect(path.handle(query))
+        #expect(count { path.handle(query) } == 0)
     }
 
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))

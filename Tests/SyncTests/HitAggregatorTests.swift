@@ -1,4 +1,5 @@
 import DomainMatch
+import TestSupport
 import Testing
 
 @testable import Policy
@@ -26,6 +27,34 @@ import Testing
             events[0].key.reasonText == "category:adult" && events[0].category == .adult
                 && events[0].rule == "adult.example")
         #expect(aggregator.drain().isEmpty)
+    }
+
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aHitOfAnEventAlreadyThereAllocatesNothing() throws {
+        // As the DNS proxy records it: the name as decided, the rule a suffix of it.
+        let aggregator = HitAggregator()
+        let name = try QueryName.parse("www.blocked.example")
+        let engine = DecisionEngine(
+            system: SystemRules(DecisionOptions()),
+            categories: CategorySet(matcher: SetMatcher(lists: []), present: []),
+            zone: .utc, profiles: ProfileTable(single: PolicyRules(Self.blocking("blocked.example"))))
+        let decision = engine.decide(name, client: Client(address: IPAddress("192.168.1.20")!, mac: nil), at: 0)
+        #expect(decision.reasonText == "blocked_domain:blocked.example")
+        let hit = Hit(
+            profile: "kid", name: name, decision: decision, client: IPAddress("192.168.1.20"), source: .dns, time: 100)
+        aggregator.record(hit)
+        aggregator.record(hit)
+        #expect(Allocations.count { aggregator.record(hit) } == 0)
+        let events = aggregator.drain()
+        #expect(events.map(\.count) == [3])
+        #expect(events.first?.key.name == "www.blocked.example" && events.first?.rule == "blocked.example")
+    }
+
+    static func blocking(_ name: String) -> CompiledPolicy {
+        var policy = CompiledPolicy()
+        policy.version = 1
+        policy.webFilter.blockedDomains = [name]
+        return policy
     }
 
     @Test func concurrentRecordingLosesNothing() async {

@@ -23,6 +23,8 @@ public final class QueryDriver {
     public let loop: EventLoop
     public let pipeline: QueryPipeline
     public let upstream: any UpstreamResolving
+    /// This loop's reusable storage for reading questions in place.
+    let scratch = QueryScratch()
     /// Queries waiting for an upstream on this loop (for draining on SIGTERM).
     public let inFlight: Atomic<Int>
     /// This loop's copy of the pipeline's snapshot, read without a lock; `QueryPipeline`
@@ -63,6 +65,30 @@ public final class QueryDriver {
             packet, from: client, mac: mac(for: client), overUDP: overUDP, now: now(), snapshot: snapshot)
         if case .drop = step { dropped?() }
         carryOut(step, typeRow: DNSMetrics.typeRow(packet), send: send)
+    }
+
+    /// Handles a datagram where it lies in its receive slot (the UDP server's path): an
+    /// answer made on the spot goes to `place`, which writes it into a send slot and says
+    /// whether it could; when it could not, and for everything else, `sender` is asked for
+    /// the closure `handle(_:from:overUDP:dropped:send:)` takes. Neither is kept, so a
+    /// cached or blocked answer needs no closure of its own.
+    public func handle(
+        datagram packet: UnsafeRawBufferPointer, from client: IPAddress, place: (Answer) -> Bool,
+        sender: () -> ([UInt8]) -> Void
+    ) {
+        let typeRow = DNSMetrics.typeRow(packet)
+        let outcome = pipeline.receive(
+            datagram: packet, from: client, mac: mac(for: client), now: now(), snapshot: snapshot, scratch: scratch)
+        switch outcome {
+        case .answer(let answer):
+            if place(answer) {
+                pipeline.metrics.answered(typeRow, rcode: answer.rcode)
+                return
+            }
+            carryOut(.reply(answer.bytes), typeRow: typeRow, send: sender())
+        case .step(.drop): carryOut(.drop, typeRow: typeRow) { _ in }
+        case .step(let step): carryOut(step, typeRow: typeRow, send: sender())
+        }
     }
 
     /// The client's MAC address when some profile is chosen by MAC and the neighbour table

@@ -32,8 +32,10 @@ public final class UDPServer: Selectable {
             guard !received.isTruncated(at: index), let source = received.address(at: index),
                 let client = source.ipAddress
             else { continue }
-            let packet = Array(received.bytes(at: index))
-            driver.handle(packet, from: client, overUDP: true) { [weak self] answer in self?.send(answer, to: source) }
+            driver.handle(
+                datagram: received.bytes(at: index), from: client,
+                place: { answer in replies.append(to: source) { answer.write(into: $0) } },
+                sender: { { [weak self] answer in self?.send(answer, to: source) } })
         }
         inBatch = false
         flush()

@@ -4,6 +4,7 @@ import DomainMatch
 import EventLoop
 import Glibc
 import HTTPProxy
+import Locks
 import Metrics
 import Policy
 import Store
@@ -15,9 +16,31 @@ import SystemIO
 struct CountingHitRecorder: HitRecorder {
     let next: any HitRecorder
     let blocks = LabeledCounter(labelNames: ["reason", "category", "profile", "source"])
+    /// Each label set made once: counting a block whose labels were seen before makes no
+    /// array (docs/performance.md#allocations-per-query). As bounded as the counter's.
+    private let made = MadeLabels()
+
+    private struct Labels: Hashable {
+        let reason: Reason
+        let category: Category?
+        let profile: String
+        let source: HitSource
+    }
+
+    /// A class around the lock, which cannot be copied with the recorder.
+    private final class MadeLabels: Sendable {
+        let lock = Lock<[Labels: [String]]>([:])
+    }
 
     func record(_ hit: Hit) {
-        blocks.add([hit.reason.rawValue, hit.category?.id ?? "", hit.profile, hit.source.rawValue])
+        let key = Labels(reason: hit.reason, category: hit.category, profile: hit.profile, source: hit.source)
+        let labels = made.lock.withLock { made in
+            if let index = made.index(forKey: key) { return made.values[index] }
+            let labels = [hit.reason.rawValue, hit.category?.id ?? "", hit.profile, hit.source.rawValue]
+            if made.count < blocks.limit { made[key] = labels }
+            return labels
+        }
+        blocks.add(labels)
         next.record(hit)
     }
 }
