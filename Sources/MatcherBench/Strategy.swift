@@ -29,6 +29,10 @@ public enum Strategy: String, CaseIterable, Sendable {
     /// built in memory each time.
     public var hasFile: Bool { self == .trie || self == .sqlite || self == .trieV3 }
 
+    /// The filter a trie strategy is built with: none for `trie-v3`, whether built in
+    /// memory or written to its file.
+    public var filterBitsPerNode: Int { self == .trieV3 ? 0 : TrieFilter.bitsPerNode }
+
     /// Builds a strategy in memory (`sqlite` only has a file form: see `SQLiteMatcher`).
     public func buildInMemory(_ lists: [[DomainName]]) -> (any NameMatcher)? {
         switch self {
@@ -37,7 +41,7 @@ public enum Strategy: String, CaseIterable, Sendable {
         case .hashedSuffix: return HashedSuffixMatcher(lists: lists)
         case .sortedReversed: return SortedReversedMatcher(lists: lists)
         case .sqlite: return nil
-        case .trieV3: return LabelTrie(lists: lists, filterBitsPerNode: 0)
+        case .trieV3: return LabelTrie(lists: lists, filterBitsPerNode: filterBitsPerNode)
         }
     }
 

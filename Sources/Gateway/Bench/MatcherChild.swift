@@ -62,7 +62,7 @@ enum MatcherChild {
                 }
                 let bytes = builder.build(
                     listNames: (0..<lists.count).map { "list\($0)" },
-                    filterBitsPerNode: strategy == .trieV3 ? 0 : TrieFilter.bitsPerNode)
+                    filterBitsPerNode: strategy.filterBitsPerNode)
                 structure = bytes.count
                 try Files.writeAtomically(output, bytes: bytes.buffer)
             case .sqlite:
