@@ -46,11 +46,14 @@ public final class HitAggregator: HitRecorder {
         }
     }
 
-    /// A shard's events, and the storage a hit's identity is written into under its lock:
-    /// a hit of an event already there makes no string and allocates nothing
-    /// (docs/performance.md#allocations-per-query); a new event makes its key's strings.
+    /// A shard's events in the order they came, where each is by its identity, and the
+    /// storage a hit's identity is written into under its lock: a hit of an event already
+    /// there makes no string and allocates nothing (docs/performance.md#allocations-per-query);
+    /// a new event makes its key's strings. The events are an array so that a drain hands
+    /// them over without copying them.
     private struct Table {
-        var events: [Identity: Event] = [:]
+        var events: [Event] = []
+        var positions: [Identity: Int] = [:]
         var scratch: [UInt8] = []
     }
 
@@ -76,21 +79,23 @@ public final class HitAggregator: HitRecorder {
             if table.scratch.capacity == 0 { table.scratch.reserveCapacity(512) }
             hit.appendIdentity(to: &table.scratch)
             let identity = Identity(bytes: table.scratch)
-            if let index = table.events.index(forKey: identity) {
-                table.events.values[index].count += 1
-                table.events.values[index].firstSeen = min(table.events.values[index].firstSeen, hit.time)
-                table.events.values[index].lastSeen = max(table.events.values[index].lastSeen, hit.time)
-                if !hit.keepsRule(table.events.values[index].rule) { table.events.values[index].rule = hit.rule }
-                if let category = hit.category { table.events.values[index].category = category }
+            if let position = table.positions[identity] {
+                table.events[position].count += 1
+                table.events[position].firstSeen = min(table.events[position].firstSeen, hit.time)
+                table.events[position].lastSeen = max(table.events[position].lastSeen, hit.time)
+                if !hit.keepsRule(table.events[position].rule) { table.events[position].rule = hit.rule }
+                if let category = hit.category { table.events[position].category = category }
             } else {
                 let key = Key(
                     profile: hit.profile, name: hit.name, reasonText: hit.reasonText,
                     client: hit.client?.description ?? "", source: hit.source)
                 // Bytes of its own: the event would otherwise keep the shard's storage.
                 let identity = Identity(bytes: table.scratch.withUnsafeBufferPointer { Array($0) })
-                table.events[identity] = Event(
-                    key: key, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
-                    lastSeen: hit.time, identity: identity)
+                table.positions[identity] = table.events.count
+                table.events.append(
+                    Event(
+                        key: key, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
+                        lastSeen: hit.time, identity: identity))
             }
         }
     }
@@ -101,27 +106,45 @@ public final class HitAggregator: HitRecorder {
         for event in drained {
             let client = event.key.client.isEmpty ? nil : IPAddress(event.key.client)
             shard(profile: event.key.profile, client: client).table.withLock { table in
-                guard var current = table.events[event.identity] else {
-                    table.events[event.identity] = event
+                guard let position = table.positions[event.identity] else {
+                    table.positions[event.identity] = table.events.count
+                    table.events.append(event)
                     return
                 }
-                current.count += event.count
-                current.firstSeen = min(current.firstSeen, event.firstSeen)
-                current.lastSeen = max(current.lastSeen, event.lastSeen)
-                current.rule = current.rule ?? event.rule
-                current.category = current.category ?? event.category
-                table.events[event.identity] = current
+                table.events[position].count += event.count
+                table.events[position].firstSeen = min(table.events[position].firstSeen, event.firstSeen)
+                table.events[position].lastSeen = max(table.events[position].lastSeen, event.lastSeen)
+                table.events[position].rule = table.events[position].rule ?? event.rule
+                table.events[position].category = table.events[position].category ?? event.category
             }
         }
     }
 
     /// Everything recorded since the last drain, emptied.
+    ///
+    /// Each shard's lock is held for a swap, not for copying its events: a loop recording a
+    /// hit waits on that lock, and after a burst a shard holds thousands of events. The new
+    /// table is sized like the one taken, outside the lock, so a loop adding the next
+    /// window's events does not grow it step by step either. The events of the first shard
+    /// that has any are handed over as they are, not copied (with one client, all of them).
     public func drain() -> [Event] {
-        shards.flatMap { shard in
+        var drained: [Event] = []
+        for shard in shards {
+            let count = shard.table.withLock { $0.events.count }
+            var events: [Event] = []
+            events.reserveCapacity(count)
+            var positions = [Identity: Int](minimumCapacity: count)
             shard.table.withLock { table in
-                defer { table.events.removeAll(keepingCapacity: true) }
-                return Array(table.events.values)
+                swap(&events, &table.events)
+                swap(&positions, &table.positions)
             }
+            if drained.isEmpty { drained = events } else { drained.append(contentsOf: events) }
         }
+        return drained
+    }
+
+    /// The capacity of each shard's table: what a loop can add without the table growing.
+    var capacities: [Int] {
+        shards.map { shard in shard.table.withLock { min($0.events.capacity, $0.positions.capacity) } }
     }
 }

@@ -1,5 +1,6 @@
 import Policy
 import Store
+import SystemIO
 
 /// Moves what the proxies recorded into the store (docs/sync.md#hits): hits into the
 /// durable queue and the local history, and the hour's activity counts. Called at least
@@ -23,13 +24,21 @@ public struct HitFlusher: Sendable {
     public func flush(
         activity: [String: ActivityCounters], versions: [String: Int], now: Int64, usage: UsageSources = .none
     ) throws(StoreError) -> Int {
-        let events = aggregator.drain()
-        let rows = events.map { event in
-            HitRow(
+        // Thousands of events after a burst: given back to the loops in slices, like the
+        // store's statements (`Pacer`).
+        var pacer = Pacer(callsPerRead: 16)
+        var events = aggregator.drain()
+        var rows = events.map { event in
+            pacer.checkpoint()
+            return HitRow(
                 profile: event.key.profile, domain: event.key.name, matched: event.rule, reason: event.key.reasonText,
                 category: event.category?.id, client: event.key.client, source: event.key.source.rawValue,
                 count: event.count, firstSeen: event.firstSeen, lastSeen: event.lastSeen,
                 policyVersion: versions[event.key.profile] ?? 0)
+        }
+        defer {
+            pacer.release(&rows)
+            pacer.release(&events)
         }
         var merged = 0
         var failure: StoreError?
@@ -49,6 +58,7 @@ public struct HitFlusher: Sendable {
         let hour = now - now % 3600
         var byProfile: [String: (reasons: [String: Int], categories: [String: Int])] = [:]
         for event in events {
+            pacer.checkpoint()
             // `category:adult` counts under `category`; the id is counted separately.
             let reason = String(event.key.reasonText.prefix { $0 != ":" })
             byProfile[event.key.profile, default: ([:], [:])].reasons[reason, default: 0] += event.count

@@ -29,6 +29,26 @@ import Testing
         #expect(aggregator.drain().isEmpty)
     }
 
+    @Test func aDrainLeavesEachShardATableSizedLikeTheOneItTook() {
+        // The drain swaps each shard's table for an empty one under its lock; the empty one
+        // is sized like the one taken, so the loops refilling it in the next window do not
+        // grow it step by step.
+        let aggregator = HitAggregator()
+        let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
+        for index in 0..<3_000 {
+            aggregator.record(
+                Hit(
+                    profile: "kid", name: "n\(index).adult.example", decision: decision,
+                    client: IPAddress("192.168.1.20"), source: .dns, time: 100))
+        }
+        #expect(aggregator.drain().count == 3_000)
+        // One profile and one client: every event was in one shard.
+        #expect(aggregator.capacities.max()! >= 3_000)
+        #expect(aggregator.drain().isEmpty)
+        // A quiet window: the next tables are small again.
+        #expect(aggregator.capacities.max()! < 3_000)
+    }
+
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func aHitOfAnEventAlreadyThereAllocatesNothing() throws {
         // As the DNS proxy records it: the name as decided, the rule a suffix of it.

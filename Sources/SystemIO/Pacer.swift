@@ -1,0 +1,105 @@
+import Glibc
+
+/// Cuts long CPU work on a background thread into slices, with a short sleep after each.
+///
+/// A thread in the idle scheduling class never takes a core from a loop that wakes. But at a
+/// scheduler tick the kernel may pick it over a loop that is already running (its share is
+/// small, yet owed), and it then keeps that core until the next tick: 4 ms at HZ=250. That
+/// was the daemon's DNS tail (docs/performance.md#background-threads). Sleeping at the end of
+/// each slice takes the thread off the core, so a loop waits for at most one slice.
+///
+/// Slices are measured in the thread's own CPU time, so waiting (a commit's fsync, the 5 s
+/// between two flushes) uses none of one. Only a thread in the idle class rests: the same code
+/// on an ordinary thread (a command run from a shell, a test) runs straight through. Reading
+/// the thread's CPU clock is a system call (under a microsecond): where one unit of work is
+/// smaller than that, `callsPerRead` makes only every n-th `checkpoint` read it.
+public struct Pacer {
+    /// The longest stretch of CPU between two rests.
+    public static let defaultSlice: Int64 = 200_000
+    /// How long a rest asks to sleep; the kernel's timer slack (50 µs) comes on top.
+    public static let restNanoseconds = 20_000
+
+    /// Nanoseconds of work a slice may take.
+    public let slice: Int64
+    /// How many `checkpoint` calls read the clock once.
+    public let callsPerRead: Int
+    /// Slices that ended in a rest call (in the idle class, a sleep) since the pacer was made.
+    public private(set) var rests = 0
+
+    private let clock: () -> Int64
+    private let rest: () -> Void
+    private var sliceStart: Int64
+    private var callsUntilRead: Int
+    /// The thread whose CPU clock `sliceStart` was read on: a pacer shared under a lock (a
+    /// store's connection) is used by more than one thread, and the clocks differ.
+    private var thread: pthread_t
+
+    /// - Parameters:
+    ///   - slice: nanoseconds of work between two rests.
+    ///   - callsPerRead: checkpoints per clock read, for units of work under a microsecond.
+    ///   - clock: the thread's CPU time in nanoseconds (tests pass their own).
+    ///   - rest: what ends a slice (tests count calls instead of sleeping).
+    public init(
+        slice: Int64 = Pacer.defaultSlice, callsPerRead: Int = 1,
+        clock: @escaping () -> Int64 = Pacer.threadCPUNanoseconds,
+        rest: @escaping () -> Void = Pacer.restInIdleClass
+    ) {
+        self.slice = slice
+        self.callsPerRead = max(1, callsPerRead)
+        callsUntilRead = self.callsPerRead
+        self.clock = clock
+        self.rest = rest
+        sliceStart = clock()
+        thread = pthread_self()
+    }
+
+    /// Call often during long work: rests once the current slice has used `slice`
+    /// nanoseconds of CPU.
+    public mutating func checkpoint() {
+        callsUntilRead -= 1
+        guard callsUntilRead == 0 else { return }
+        callsUntilRead = callsPerRead
+        endSliceIfDue()
+    }
+
+    /// Reads the clock and rests when the slice is over.
+    private mutating func endSliceIfDue() {
+        guard pthread_equal(thread, pthread_self()) != 0 else {
+            thread = pthread_self()
+            sliceStart = clock()
+            return
+        }
+        guard clock() - sliceStart >= slice else { return }
+        rests += 1
+        rest()
+        sliceStart = clock()
+    }
+
+    /// Empties `array` from its end, `chunk` elements at a time, reading the clock after each.
+    /// The last reference to thousands of values with strings in them otherwise frees them
+    /// all in one go: milliseconds of cold memory with no checkpoint in between.
+    public mutating func release<Element>(_ array: inout [Element], chunk: Int = 64) {
+        while !array.isEmpty {
+            array.removeLast(Swift.min(chunk, array.count))
+            endSliceIfDue()
+        }
+    }
+
+    /// CLOCK_THREAD_CPUTIME_ID in nanoseconds: the CPU the calling thread has used.
+    public static func threadCPUNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    /// SCHED_IDLE in <sched.h>, which Swift's Glibc import leaves out.
+    private static let idleClass: Int32 = 5
+
+    /// Sleeps `restNanoseconds` when the calling thread is in the idle class; otherwise
+    /// returns at once.
+    public static func restInIdleClass() {
+        guard sched_getscheduler(0) == idleClass else { return }
+        var request = timespec(tv_sec: 0, tv_nsec: restNanoseconds)
+        _ = nanosleep(&request, nil)
+    }
+}
