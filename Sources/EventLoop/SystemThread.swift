@@ -12,9 +12,10 @@ public struct SystemThread: Sendable {
         /// The loops and the control thread: what answers queries and watches them.
         case normal
         /// SCHED_IDLE: work that may wait (storing hits, syncing, serving /metrics, hashing
-        /// a proxy password). A loop thread that wakes takes the core from it at once, so
-        /// on a two-core Pi a flush into SQLite never delays an answer
-        /// (docs/performance.md#background-threads). Once set it stays for the thread's life.
+        /// a proxy password). A loop thread that wakes takes the core from it at once; one
+        /// that is running can lose it to such a thread until the next tick, which is why
+        /// its long work goes in slices (`Pacer`, docs/performance.md#background-threads).
+        /// Once set it stays for the thread's life.
         case background
     }
 

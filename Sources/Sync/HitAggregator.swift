@@ -123,17 +123,15 @@ public final class HitAggregator: HitRecorder {
     /// Everything recorded since the last drain, emptied.
     ///
     /// Each shard's lock is held for a swap, not for copying its events: a loop recording a
-    /// hit waits on that lock, and after a burst a shard holds thousands of events. The new
-    /// table is sized like the one taken, outside the lock, so a loop adding the next
-    /// window's events does not grow it step by step either. The events of the first shard
-    /// that has any are handed over as they are, not copied (with one client, all of them).
+    /// hit waits on that lock, and after a burst a shard holds thousands of events. The
+    /// events of the first shard that has any are handed over as they are, not copied (with
+    /// one client, all of them). The shard starts the next window empty rather than sized
+    /// like the last: after a burst that would keep megabytes for events that may not come.
     public func drain() -> [Event] {
         var drained: [Event] = []
         for shard in shards {
-            let count = shard.table.withLock { $0.events.count }
             var events: [Event] = []
-            events.reserveCapacity(count)
-            var positions = [Identity: Int](minimumCapacity: count)
+            var positions: [Identity: Int] = [:]
             shard.table.withLock { table in
                 swap(&events, &table.events)
                 swap(&positions, &table.positions)
@@ -143,8 +141,8 @@ public final class HitAggregator: HitRecorder {
         return drained
     }
 
-    /// The capacity of each shard's table: what a loop can add without the table growing.
+    /// The capacity of each shard's table, for the tests.
     var capacities: [Int] {
-        shards.map { shard in shard.table.withLock { min($0.events.capacity, $0.positions.capacity) } }
+        shards.map { shard in shard.table.withLock { max($0.events.capacity, $0.positions.capacity) } }
     }
 }

@@ -29,24 +29,25 @@ import Testing
         #expect(aggregator.drain().isEmpty)
     }
 
-    @Test func aDrainLeavesEachShardATableSizedLikeTheOneItTook() {
-        // The drain swaps each shard's table for an empty one under its lock; the empty one
-        // is sized like the one taken, so the loops refilling it in the next window do not
-        // grow it step by step.
+    @Test func aDrainTakesEachShardsTableAndLeavesItEmpty() {
+        // The drain swaps each shard's table for an empty one under its lock: the events
+        // are handed over (one profile and one client: all in one shard), and after a burst
+        // the shard keeps no storage sized for it.
         let aggregator = HitAggregator()
         let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
         for index in 0..<3_000 {
             aggregator.record(
                 Hit(
                     profile: "kid", name: "n\(index).adult.example", decision: decision,
-                    client: IPAddress("192.168.1.20"), source: .dns, time: 100))
+                    client: IPAddress("192.168.1.20"), source: .dns, time: 100 + Int64(index)))
         }
-        #expect(aggregator.drain().count == 3_000)
-        // One profile and one client: every event was in one shard.
         #expect(aggregator.capacities.max()! >= 3_000)
+        let drained = aggregator.drain()
+        #expect(drained.count == 3_000)
+        // In the order they came.
+        #expect(drained.map(\.firstSeen) == (0..<3_000).map { 100 + Int64($0) })
+        #expect(aggregator.capacities.allSatisfy { $0 == 0 })
         #expect(aggregator.drain().isEmpty)
-        // A quiet window: the next tables are small again.
-        #expect(aggregator.capacities.max()! < 3_000)
     }
 
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
