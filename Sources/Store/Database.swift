@@ -15,9 +15,10 @@ final class Database {
     /// Prepared statements by their SQL text. Every statement in this module is a fixed
     /// string literal, so the cache is bounded by the number of distinct queries.
     private var statements: [String: Statement] = [:]
-    /// Paces every statement on this connection: a flush of ten thousand hits is about 40 ms
-    /// of SQLite's CPU, which a thread in the idle class must give back in slices
-    /// (`Pacer`). SQLite calls `checkpoint` through its progress handler.
+    /// Paces every statement on this connection: the flush after a burst of blocks (ten
+    /// thousand names) is hundreds of milliseconds of SQLite's CPU, which a thread in the
+    /// idle class must give back in slices (`Pacer`). SQLite calls `checkpoint` through its
+    /// progress handler.
     var pacer: Pacer
 
     /// SQLite's virtual machine instructions between two calls of the progress handler. An
