@@ -20,13 +20,13 @@ import Testing
     }
 
     @Test func continuousWorkRestsOncePerSlice() {
-        // 10 µs of CPU between checkpoints: a 200 µs slice ends every twenty of them.
+        // 10 µs of work between checkpoints: a 200 µs slice ends every twenty of them.
         let clock = SteppingClock(step: 10_000)
         var restsSeen = 0
         var pacer = Pacer(slice: 200_000, clock: clock.read, rest: { restsSeen += 1 })
         for _ in 0..<2_000 { pacer.checkpoint() }
         #expect(pacer.rests == restsSeen)
-        // 2,000 checkpoints are 20 ms of CPU: about a hundred slices (a rest reads the clock
+        // 2,000 checkpoints are 20 ms of work: about a hundred slices (a rest reads the clock
         // once more, so slightly fewer).
         #expect((90...100).contains(pacer.rests))
     }
@@ -63,9 +63,8 @@ import Testing
     }
 
     @Test func aSliceIsCountedOnTheThreadThatRunsIt() throws {
-        // Made on this thread (10 ms of "CPU" into its slice), then used on another whose
-        // clock reads differently: the first checkpoint there starts a slice, it does not
-        // end one.
+        // Made on this thread, then used 10 ms later on another: the first checkpoint there
+        // starts that thread's slice, it does not end this one's.
         let clock = SteppingClock(step: 10_000)
         let shared = Lock<Pacer>(Pacer(slice: 200_000, clock: clock.read, rest: {}))
         clock.now += 10_000_000
