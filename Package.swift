@@ -17,7 +17,7 @@ let package = Package(
         // IANA zoneinfo (TZif) and POSIX TZ rules: wall clock of an instant and back.
         .target(name: "Zoneinfo"),
         // System calls through one wrapper (errno + call in the error) and small file helpers.
-        .target(name: "SystemIO"),
+        .target(name: "SystemIO", dependencies: ["CSystem"]),
         // What Swift's Glibc import lacks: epoll (unpacked), eventfd, signalfd, recvmmsg/sendmmsg, splice, accept4,
         // rtnetlink and setns.
         .target(name: "CSystem"),

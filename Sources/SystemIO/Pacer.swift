@@ -1,3 +1,4 @@
+import CSystem
 import Glibc
 
 /// Cuts long CPU work on a background thread into slices, with a short sleep after each.
@@ -95,13 +96,10 @@ public struct Pacer {
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
-    /// SCHED_IDLE in <sched.h>, which Swift's Glibc import leaves out.
-    private static let idleClass: Int32 = 5
-
     /// Sleeps `restNanoseconds` when the calling thread is in the idle class; otherwise
     /// returns at once.
     public static func restInIdleClass() {
-        guard sched_getscheduler(0) == idleClass else { return }
+        guard cs_thread_is_idle() == 1 else { return }
         var request = timespec(tv_sec: 0, tv_nsec: restNanoseconds)
         _ = nanosleep(&request, nil)
     }
