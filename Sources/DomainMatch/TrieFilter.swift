@@ -1,16 +1,17 @@
 /// The filter in front of a trie's slots: one 64-bit word per node chosen by the node's
-/// suffix hash, two bits of it set for every node and a third for a node where a listed name
-/// ends. It can say "maybe" for a suffix that is not there, never "no" for one that is.
+/// suffix hash, two bits of it set for every node and two more for a node where a listed
+/// name ends. It can say "maybe" for a suffix that is not there, never "no" for one that is.
 ///
 /// Why: at a million names the slots are 16 MB, and every label a lookup reads from them
-/// is a read from memory (about 100 ns on a small machine), while a name the lists do not
-/// cover (most queries) needs none of what a slot holds. The filter, about a byte a node,
-/// stays in a core's cache, so such a name is answered in a few cached reads.
+/// is a read from memory (about 150 ns on a small machine), while a name the lists do not
+/// cover (most queries) needs none of what a slot holds. The filter, a byte a node, is
+/// read from the cache, so such a name is answered in a few cached reads.
 public enum TrieFilter {
-    /// Bits per node. At 6 the filter of a million names is under a megabyte, a core's L2
-    /// here, and it still turns away most absent suffixes (TrieFilterTests holds the rates).
-    /// 4 let too many through, 8 and 16 were no faster (docs/benchmarks.md).
-    public static let bitsPerNode = 6
+    /// Bits per node. At 8 the filter of a million names is 1.2 MB. With two terminal bits,
+    /// 8 turns away 4 in 5 of the popular names that reach a real inner node (`google.com`
+    /// above `ads.google.com`), where 6 with one terminal bit let 2 in 5 read the slots
+    /// (TrieFilterTests holds the rates; docs/benchmarks.md has the counts).
+    public static let bitsPerNode = 8
 
     static func words(forNodes nodes: Int, bitsPerNode: Int = bitsPerNode) -> Int {
         bitsPerNode == 0 || nodes == 0 ? 0 : max(1, (nodes * bitsPerNode + 63) / 64)
@@ -31,7 +32,11 @@ public enum TrieFilter {
         1 &<< (hash &>> 38 & 63) | 1 &<< (hash &>> 44 & 63)
     }
 
-    /// The third bit a terminal node sets.
+    /// The two more bits a terminal node sets. Two, not one: most names the lists do not
+    /// cover pass through real inner nodes (`com`, `google.com`), which every "present"
+    /// check admits, so only these bits keep such a name off the slots.
     @inline(__always)
-    static func terminal(_ hash: UInt64) -> UInt64 { 1 &<< (hash &>> 50 & 63) }
+    static func terminal(_ hash: UInt64) -> UInt64 {
+        1 &<< (hash &>> 50 & 63) | 1 &<< (hash &>> 56 & 63)
+    }
 }

@@ -29,17 +29,18 @@
 /// (u8), the label bytes. Records without a mask are shared by every node with the same
 /// label. A terminal inline node occurs only with one list, whose mask is implied.
 ///
-/// filter: 64-bit words, about 6 bits a node, small enough to stay in a core's cache while
-/// the slots do not. Each node sets two bits of one word chosen by its hash, and a terminal
-/// node a third: a lookup walks a name the lists do not cover on these words alone and
+/// filter: 64-bit words, about 8 bits a node, small enough to stay in the cache while the
+/// slots do not. Each node sets two bits of one word chosen by its hash, and a terminal
+/// node two more: a lookup walks a name the lists do not cover on these words alone and
 /// reads the slots only where a listed name may end (`TrieFilter`). Empty (length 0): the
 /// walk reads the slots at every label.
 public enum TrieLayout {
     public static let magic: [UInt8] = Array("PGTRIE\r\n".utf8)
-    /// 4: a filter section in front of the slots (3: 31-bit keys with the terminal bit,
-    /// labels hashed 8 bytes at a time; 2: 32-bit checks, a byte-at-a-time hash; 1: slots
-    /// keyed by parent slot and label).
-    public static let version: UInt32 = 4
+    /// 5: the filter's terminal nodes set two bits, not one (a format-4 filter read as
+    /// format 5 would miss listed names); 4: a filter section in front of the slots; 3:
+    /// 31-bit keys with the terminal bit, labels hashed 8 bytes at a time; 2: 32-bit checks,
+    /// a byte-at-a-time hash; 1: slots keyed by parent slot and label.
+    public static let version: UInt32 = 5
     public static let headerSize = 64
     public static let sectionEntrySize = 24
     public static let slotSize = 12

@@ -17,18 +17,23 @@ public enum Measure {
         return run(matcher)
     }
 
+    /// The queries are borrowed from the array's buffer: taken by subscript, each is a copy,
+    /// a retain and a release of its bytes per lookup (about 15 ns here) that every strategy
+    /// would pay and that is not the matcher's work.
     @inline(never)
     static func lookups<M: NameMatcher>(_ matcher: M, _ queries: [DomainName], from offset: Int, count: Int) -> Int {
-        var depths = MatchDepths()
-        var index = offset % queries.count
-        var found = 0
-        for _ in 0..<count {
-            matcher.match(queries[index], into: &depths)
-            if !depths.isEmpty { found += 1 }
-            index += 1
-            if index == queries.count { index = 0 }
+        queries.withUnsafeBufferPointer { queries in
+            var depths = MatchDepths()
+            var index = offset % queries.count
+            var found = 0
+            for _ in 0..<count {
+                matcher.match(queries[index], into: &depths)
+                if !depths.isEmpty { found += 1 }
+                index += 1
+                if index == queries.count { index = 0 }
+            }
+            return found
         }
-        return found
     }
 
     /// Lookups per second over `seconds` on `threads` threads, each starting elsewhere in

@@ -1,11 +1,11 @@
 import DomainMatch
 import Testing
 
-/// A compiled file of format 3 is refused by the format-4 reader, so `run` rebuilds it from
-/// the text lists instead of misreading it (docs/blocklists.md#compiled-lists).
+/// A compiled file of an earlier format is refused by the format-5 reader, so `run` rebuilds
+/// it from the text lists instead of misreading it (docs/blocklists.md#compiled-lists).
 @Suite struct TrieFormatTests {
-    /// Format 3 is format 4 without the filter section: the same header, the same slots and
-    /// records at the same offsets, three sections, version 3. Made here from a format-4
+    /// Format 3 is format 5 without the filter section: the same header, the same slots and
+    /// records at the same offsets, three sections, version 3. Made here from a format-5
     /// image built without its filter, byte for byte what the format-3 writer wrote.
     static func formatThree(_ names: [DomainName]) throws -> [UInt8] {
         let unfiltered = LabelTrie(lists: [names], filterBitsPerNode: 0)
@@ -35,7 +35,23 @@ import Testing
         #expect(throws: TrieImageError.unsupportedVersion(3)) { try LabelTrie(old, verifyChecksum: true) }
         #expect(throws: TrieImageError.unsupportedVersion(3)) { try LabelTrie(old, verifyChecksum: false) }
         let new = LabelTrie(lists: [names])
-        #expect(Array(new.bytes.buffer[8..<12]) == [4, 0, 0, 0])
+        #expect(Array(new.bytes.buffer[8..<12]) == [5, 0, 0, 0])
         #expect(new.match(try QueryName.parse("www.example.com"))[0] == 2)
+    }
+
+    /// Format 4 has the same sections as format 5, but its terminal nodes set one filter bit
+    /// where format 5 asks for two: read as format 5, its filter would turn listed names
+    /// away. Its header says 4, and that alone must refuse it, checksum or not.
+    @Test func aFormatFourImageIsRefusedNotMisread() throws {
+        let names = ["example.com", "ads.tracker.net"].map { try! QueryName.parse($0) }
+        let new = LabelTrie(lists: [names])
+        var bytes = withExtendedLifetime(new) { Array(new.bytes.buffer) }
+        #expect(bytes[8] == 5)
+        bytes[8] = 4
+        let checksum = bytes.withUnsafeBytes { TrieChecksum.image($0) }
+        for index in 0..<8 { bytes[16 + index] = UInt8(truncatingIfNeeded: checksum >> (8 * UInt64(index))) }
+        let old = TrieBytes(copying: bytes)
+        #expect(throws: TrieImageError.unsupportedVersion(4)) { try LabelTrie(old, verifyChecksum: true) }
+        #expect(throws: TrieImageError.unsupportedVersion(4)) { try LabelTrie(old, verifyChecksum: false) }
     }
 }
