@@ -8,9 +8,9 @@
 /// read from the cache, so such a name is answered in a few cached reads.
 public enum TrieFilter {
     /// Bits per node. At 8 the filter of a million names is 1.2 MB. With two terminal bits,
-    /// 8 turns away 4 in 5 of the popular names that reach a real inner node (`google.com`
-    /// above `ads.google.com`), where 6 with one terminal bit let 2 in 5 read the slots
-    /// (TrieFilterTests holds the rates; docs/benchmarks.md has the counts).
+    /// 1 in 10 of the popular names the lists do not cover still reads the slots there;
+    /// at 6 with one terminal bit, 2 in 5 did (TrieFilterTests holds the rates;
+    /// docs/benchmarks.md has the counts).
     public static let bitsPerNode = 8
 
     static func words(forNodes nodes: Int, bitsPerNode: Int = bitsPerNode) -> Int {

@@ -54,7 +54,7 @@ import Testing
         #expect(admitted < 20_000 / 5, "\(admitted) of 20000 absent suffixes admitted")
         #expect(admitted > 0, "a filter that admits nothing absent is suspiciously empty")
         // Present but not listed (`siteN.example.com`): two more bits are asked for, so
-        // about one in six is taken for a listed name (317 here; one in three with one bit).
+        // about one in six is taken for a listed name (317 here).
         let inner = (0..<2_000).map { try! QueryName.parse("site\($0).example.com") }
         let mayEnd = inner.filter { Self.admits(Self.trie, $0).terminal }.count
         #expect(mayEnd < 2_000 / 5, "\(mayEnd) of 2000 inner nodes taken for listed names")
