@@ -11,7 +11,7 @@ public enum BenchChart {
     static let panelWidth = 400.0
     static let panelHeight = 300.0
     static let left = 70.0
-    static let top = 60.0
+    static let top = 72.0
 
     public static func svg(_ machine: BenchMachine, _ results: [BenchResult]) -> String {
         var mixes: [String] = []
