@@ -1,5 +1,6 @@
 import Glibc
 import Locks
+import SystemIO
 
 /// Nanoseconds on a monotonic clock (CLOCK_MONOTONIC: since boot, never steps back, not
 /// wall time). Deadlines of timers and every timeout are in this unit.
@@ -64,24 +65,19 @@ public struct SystemClock: Clock {
     /// advances with the monotonic clock, whatever CLOCK_REALTIME says — so a test can run
     /// the daemon at a chosen time of day (`PHOSRA_GATE_TEST_CLOCK`, read by Gateway).
     public init(wallStartingAt start: WallTime) {
-        wallOffset = start.unixNanoseconds &- Int64(bitPattern: Self.monotonic())
+        wallOffset = start.unixNanoseconds &- Int64(bitPattern: MonotonicTime.nanoseconds())
     }
 
-    public func now() -> Nanoseconds { Self.monotonic() }
+    public func now() -> Nanoseconds { MonotonicTime.nanoseconds() }
 
     public func wall() -> WallTime {
-        if let wallOffset { return WallTime(unixNanoseconds: Int64(bitPattern: Self.monotonic()) &+ wallOffset) }
+        if let wallOffset {
+            return WallTime(unixNanoseconds: Int64(bitPattern: MonotonicTime.nanoseconds()) &+ wallOffset)
+        }
         var time = timespec()
         // Cannot fail for CLOCK_REALTIME with a valid pointer.
         _ = clock_gettime(CLOCK_REALTIME, &time)
         return WallTime(unixSeconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
-    }
-
-    private static func monotonic() -> Nanoseconds {
-        var time = timespec()
-        // Cannot fail for CLOCK_MONOTONIC with a valid pointer.
-        _ = clock_gettime(CLOCK_MONOTONIC, &time)
-        return Nanoseconds(time.tv_sec) &* 1_000_000_000 &+ Nanoseconds(time.tv_nsec)
     }
 }
 

@@ -89,12 +89,8 @@ public struct Pacer {
         }
     }
 
-    /// CLOCK_MONOTONIC in nanoseconds.
-    public static func monotonicNanoseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
-    }
+    /// `MonotonicTime` as the signed nanoseconds the slices are counted in.
+    public static func monotonicNanoseconds() -> Int64 { Int64(bitPattern: MonotonicTime.nanoseconds()) }
 
     /// Sleeps `restNanoseconds` when the calling thread is in the idle class; otherwise
     /// returns at once.
