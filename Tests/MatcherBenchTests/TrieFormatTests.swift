@@ -4,28 +4,37 @@ import Testing
 /// A compiled file of an earlier format is refused by the format-5 reader, so `run` rebuilds
 /// it from the text lists instead of misreading it (docs/blocklists.md#compiled-lists).
 @Suite struct TrieFormatTests {
+    /// The image of `trie`, copied while the trie is alive: its bytes go with it.
+    static func image(_ trie: LabelTrie) -> [UInt8] { withExtendedLifetime(trie) { Array(trie.bytes.buffer) } }
+
+    /// `value` little-endian in `width` bytes at `at`.
+    static func put(_ value: UInt64, at: Int, width: Int, in bytes: inout [UInt8]) {
+        for index in 0..<width { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
+    }
+
+    /// The header's checksum (bytes 16..<24) made right for the bytes as they now are.
+    static func reseal(_ bytes: inout [UInt8]) {
+        put(bytes.withUnsafeBytes { TrieChecksum.image($0) }, at: 16, width: 8, in: &bytes)
+    }
+
     /// Format 3 is format 5 without the filter section: the same header, the same slots and
     /// records at the same offsets, three sections, version 3. Made here from a format-5
     /// image built without its filter, byte for byte what the format-3 writer wrote.
     static func formatThree(_ names: [DomainName]) throws -> [UInt8] {
-        let unfiltered = LabelTrie(lists: [names], filterBitsPerNode: 0)
-        var bytes = Array(unfiltered.bytes.buffer)
+        var bytes = image(LabelTrie(lists: [names], filterBitsPerNode: 0))
         func u64(_ at: Int) -> Int {
             Int((0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) })
-        }
-        func put(_ value: UInt64, at: Int, width: Int) {
-            for index in 0..<width { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
         }
         // The list names are the third section; the file ended with them.
         let names = 64 + 2 * 24
         #expect(bytes[names] == 3, "the third section is the list names")
         let end = u64(names + 8) + u64(names + 16)
         bytes.removeSubrange(end...)
-        put(3, at: 8, width: 4)
-        put(3, at: 12, width: 4)
+        put(3, at: 8, width: 4, in: &bytes)
+        put(3, at: 12, width: 4, in: &bytes)
         for index in (64 + 3 * 24)..<(64 + 4 * 24) { bytes[index] = 0 }
-        put(UInt64(bytes.count), at: 24, width: 8)
-        put(bytes.withUnsafeBytes { TrieChecksum.image($0) }, at: 16, width: 8)
+        put(UInt64(bytes.count), at: 24, width: 8, in: &bytes)
+        reseal(&bytes)
         return bytes
     }
 
@@ -44,12 +53,10 @@ import Testing
     /// away. Its header says 4, and that alone must refuse it, checksum or not.
     @Test func aFormatFourImageIsRefusedNotMisread() throws {
         let names = ["example.com", "ads.tracker.net"].map { try! QueryName.parse($0) }
-        let new = LabelTrie(lists: [names])
-        var bytes = withExtendedLifetime(new) { Array(new.bytes.buffer) }
+        var bytes = Self.image(LabelTrie(lists: [names]))
         #expect(bytes[8] == 5)
         bytes[8] = 4
-        let checksum = bytes.withUnsafeBytes { TrieChecksum.image($0) }
-        for index in 0..<8 { bytes[16 + index] = UInt8(truncatingIfNeeded: checksum >> (8 * UInt64(index))) }
+        Self.reseal(&bytes)
         let old = TrieBytes(copying: bytes)
         #expect(throws: TrieImageError.unsupportedVersion(4)) { try LabelTrie(old, verifyChecksum: true) }
         #expect(throws: TrieImageError.unsupportedVersion(4)) { try LabelTrie(old, verifyChecksum: false) }
