@@ -17,11 +17,13 @@
 // A sanitizer's runtime owns malloc: nothing is counted there.
 void cs_allocations_begin(void) {}
 uint64_t cs_allocations_end(void) { return 0; }
+int64_t cs_allocations_net_bytes(void) { return 0; }
 int cs_allocations_counted(void) { return 0; }
 
 #else
 
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 
 extern void *__libc_malloc(size_t size);
@@ -32,50 +34,57 @@ extern void __libc_free(void *pointer);
 
 static __thread int counting;
 static __thread uint64_t allocations;
+// Bytes of the chunks allocated on this thread less those freed on it while counting: a
+// chunk's usable size plus the word of glibc's header in front of it.
+static __thread int64_t net_bytes;
 
-static inline void note(void) {
-    if (counting) allocations++;
+static inline int64_t chunk_bytes(void *pointer) {
+    return pointer == NULL ? 0 : (int64_t)malloc_usable_size(pointer) + (int64_t)sizeof(size_t);
 }
 
-void *malloc(size_t size) {
-    note();
-    return __libc_malloc(size);
+static inline void *note(void *pointer) {
+    if (counting) {
+        allocations++;
+        net_bytes += chunk_bytes(pointer);
+    }
+    return pointer;
 }
 
-void *calloc(size_t count, size_t size) {
-    note();
-    return __libc_calloc(count, size);
-}
+void *malloc(size_t size) { return note(__libc_malloc(size)); }
+
+void *calloc(size_t count, size_t size) { return note(__libc_calloc(count, size)); }
 
 void *realloc(void *pointer, size_t size) {
-    note();
-    return __libc_realloc(pointer, size);
+    int64_t before = counting ? chunk_bytes(pointer) : 0;
+    void *moved = __libc_realloc(pointer, size);
+    // A failed realloc leaves the old chunk in place; realloc to 0 frees it.
+    if (moved != NULL || size == 0) net_bytes -= before;
+    return note(moved);
 }
 
-void *memalign(size_t alignment, size_t size) {
-    note();
-    return __libc_memalign(alignment, size);
-}
+void *memalign(size_t alignment, size_t size) { return note(__libc_memalign(alignment, size)); }
 
-void *aligned_alloc(size_t alignment, size_t size) {
-    note();
-    return __libc_memalign(alignment, size);
-}
+void *aligned_alloc(size_t alignment, size_t size) { return note(__libc_memalign(alignment, size)); }
 
 int posix_memalign(void **out, size_t alignment, size_t size) {
-    note();
-    void *pointer = __libc_memalign(alignment, size);
+    void *pointer = note(__libc_memalign(alignment, size));
     if (pointer == NULL) return ENOMEM;
     *out = pointer;
     return 0;
 }
 
-void free(void *pointer) { __libc_free(pointer); }
+void free(void *pointer) {
+    if (counting) net_bytes -= chunk_bytes(pointer);
+    __libc_free(pointer);
+}
 
 void cs_allocations_begin(void) {
     allocations = 0;
+    net_bytes = 0;
     counting = 1;
 }
+
+int64_t cs_allocations_net_bytes(void) { return net_bytes; }
 
 uint64_t cs_allocations_end(void) {
     counting = 0;

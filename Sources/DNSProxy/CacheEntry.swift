@@ -1,5 +1,6 @@
 import DNSWire
 import DomainMatch
+import Glibc
 
 /// What an upstream answer is cached under: the question (name lowercased) and the
 /// flags that change the answer.
@@ -11,7 +12,7 @@ public struct CacheKey: Hashable, Sendable {
     public let checkingDisabled: Bool
     /// Worked out once: hashing the name byte by byte through `Hasher` on every lookup
     /// showed in profiles.
-    private let digest: UInt64
+    let digest: UInt64
 
     public init(_ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool) {
         name = question.name.lowercased().wire
@@ -26,26 +27,6 @@ public struct CacheKey: Hashable, Sendable {
         digest = h
     }
 
-    /// The same key with a name array of its own, of its size: a key made over a loop's
-    /// reused storage (`QueryScratch`) would keep that storage and its spare capacity for
-    /// as long as the entry is cached.
-    var owned: CacheKey {
-        CacheKey(
-            name: name.withUnsafeBufferPointer { Array($0) }, type: type, dnsClass: dnsClass, dnssecOK: dnssecOK,
-            checkingDisabled: checkingDisabled, digest: digest)
-    }
-
-    private init(
-        name: [UInt8], type: UInt16, dnsClass: UInt16, dnssecOK: Bool, checkingDisabled: Bool, digest: UInt64
-    ) {
-        self.name = name
-        self.type = type
-        self.dnsClass = dnsClass
-        self.dnssecOK = dnssecOK
-        self.checkingDisabled = checkingDisabled
-        self.digest = digest
-    }
-
     public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
 
     public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
@@ -54,38 +35,85 @@ public struct CacheKey: Hashable, Sendable {
     }
 }
 
-/// One upstream answer as cached: the message without OPT and with ID 0, its TTLs
-/// already clamped, and what inspection needs, worked out once when it is stored.
+/// One upstream answer as cached: the message without OPT and with ID 0, its question
+/// lowercased, its TTLs already clamped, and what inspection needs, worked out once when
+/// it is stored.
+///
+/// Small on purpose: a gateway keeps up to `cache_size` of them (100,000 by default). Its
+/// question is its cache key's name, so the cache keeps no copy of that name.
 public final class CacheEntry: Sendable {
-    /// The response bytes (no OPT record; ID 0), and where its TTL fields are.
+    /// The response bytes (no OPT record; ID 0; question name lowercased).
     public let response: [UInt8]
-    let ttlOffsets: [Int]
     /// The same without the HTTPS/SVCB `ech` parameter, when the response had one.
-    public let withoutECH: [UInt8]?
-    let withoutECHTTLOffsets: [Int]
-    /// When it was stored, monotonic milliseconds.
-    public let storedAt: Int64
-    /// Seconds it stays fresh.
-    public let ttl: UInt32
+    let stripped: Stripped?
     /// The names the answer's CNAME chain reaches from the question name (docs/dns.md#answer-inspection).
     public let chain: [DomainName]
+    /// When it was stored, monotonic milliseconds.
+    public let storedAt: Int64
+    let ttlOffsets: TTLOffsets
+    /// Seconds it stays fresh.
+    public let ttl: UInt32
     public let rcode: DNSRcode
-    /// `response[12..<questionEnd]` is the question.
-    public let questionEnd: Int
+    private let questionLength: UInt16
 
-    init(
-        response: [UInt8], withoutECH: [UInt8]?, storedAt: Int64, ttl: UInt32, chain: [DomainName], rcode: DNSRcode,
-        questionEnd: Int
-    ) {
+    /// The variant of a response whose HTTPS/SVCB records carried `ech`; rare, so boxed.
+    final class Stripped: Sendable {
+        let response: [UInt8]
+        let ttlOffsets: TTLOffsets
+
+        init(_ response: [UInt8]) {
+            self.response = response
+            ttlOffsets = TTLOffsets(response)
+        }
+    }
+
+    public var withoutECH: [UInt8]? { stripped?.response }
+
+    /// `response[12..<questionEnd]` is the question.
+    public var questionEnd: Int { DNSHeader.byteCount + Int(questionLength) }
+
+    init(response: [UInt8], withoutECH: [UInt8]?, storedAt: Int64, ttl: UInt32, chain: [DomainName], rcode: DNSRcode) {
+        var response = response
+        Self.lowercaseQuestion(&response)
         self.response = response
-        self.withoutECH = withoutECH
-        ttlOffsets = Self.ttlOffsets(response)
-        withoutECHTTLOffsets = withoutECH.map(Self.ttlOffsets) ?? []
+        ttlOffsets = TTLOffsets(response)
+        stripped = withoutECH.map {
+            var bytes = $0
+            Self.lowercaseQuestion(&bytes)
+            return Stripped(bytes)
+        }
         self.storedAt = storedAt
         self.ttl = ttl
         self.chain = chain
         self.rcode = rcode
-        self.questionEnd = questionEnd
+        var index = DNSHeader.byteCount
+        while index < response.count, response[index] != 0 { index += Int(response[index]) + 1 }
+        questionLength = UInt16(truncatingIfNeeded: index + 5 - DNSHeader.byteCount)
+    }
+
+    /// Whether this is the answer to `key`'s question: its name byte for byte (the key's is
+    /// lowercase, as the stored question is), its type and class.
+    func answers(_ key: CacheKey) -> Bool {
+        let end = DNSHeader.byteCount + key.name.count
+        // A wire name ends with its root label, so equal bytes up to it are the same name.
+        guard !key.name.isEmpty, response.count >= end + 4 else { return false }
+        return response.withUnsafeBufferPointer { stored in
+            key.name.withUnsafeBufferPointer { name in
+                memcmp(stored.baseAddress! + DNSHeader.byteCount, name.baseAddress!, name.count) == 0
+            }
+        } && UInt16(response[end]) << 8 | UInt16(response[end + 1]) == key.type
+            && UInt16(response[end + 2]) << 8 | UInt16(response[end + 3]) == key.dnsClass
+    }
+
+    /// The question's name folded to lowercase (length bytes are below "A" and stay), so
+    /// that it is byte for byte the cache key's name, however the upstream cased it.
+    private static func lowercaseQuestion(_ bytes: inout [UInt8]) {
+        var index = DNSHeader.byteCount
+        while index < bytes.count, bytes[index] != 0 {
+            let end = min(bytes.count, index + 1 + Int(bytes[index]))
+            for position in (index + 1)..<end where bytes[position] &- 0x41 < 26 { bytes[position] |= 0x20 }
+            index = end
+        }
     }
 
     /// Prepares an upstream reply for caching and answering: clamps TTLs, drops OPT,
@@ -127,21 +155,9 @@ public final class CacheEntry: Sendable {
         if message.answers.contains(where: { $0.type == .https || $0.type == .svcb }) {
             stripped = (try? DNSPacket.removingECH(from: response)) ?? nil
         }
-        let questionEnd = DNSHeader.byteCount + message.questions[0].name.wire.count + 4
         return CacheEntry(
-            response: response, withoutECH: stripped, storedAt: now, ttl: ttl,
-            chain: cnameChain(message), rcode: message.rcode, questionEnd: questionEnd)
-    }
-
-    /// Where the TTL fields of every record but OPT are, so serving a cached answer ages
-    /// them in place without walking the message again.
-    static func ttlOffsets(_ packet: [UInt8]) -> [Int] {
-        guard var cursor = try? DNSRecordCursor(packet) else { return [] }
-        var offsets: [Int] = []
-        while let record = try? cursor.next(in: packet) {
-            if record.type != .opt { offsets.append(record.ttlOffset) }
-        }
-        return offsets
+            response: response, withoutECH: stripped, storedAt: now, ttl: ttl, chain: cnameChain(message),
+            rcode: message.rcode)
     }
 
     /// The names reached by following CNAMEs from the question name, in order. Bounded
@@ -157,5 +173,39 @@ public final class CacheEntry: Sendable {
             if let name = DomainName(wire: current.wire) { chain.append(name) }
         }
         return chain
+    }
+}
+
+/// Where the TTL fields of a cached response's records (all but OPT) are, so serving it
+/// ages them in place without walking the message again. Up to four offsets (an answer
+/// with its CNAMEs, most often) live in one word; more take an array.
+struct TTLOffsets: Sendable {
+    private let packed: UInt64
+    private let more: [UInt16]
+    private let stored: UInt16
+
+    var count: Int { Int(stored) }
+
+    init(_ packet: [UInt8]) {
+        var offsets: [UInt16] = []
+        if var cursor = try? DNSRecordCursor(packet) {
+            while let record = try? cursor.next(in: packet) {
+                if record.type != .opt { offsets.append(UInt16(truncatingIfNeeded: record.ttlOffset)) }
+            }
+        }
+        stored = UInt16(truncatingIfNeeded: offsets.count)
+        if offsets.count > 4 {
+            packed = 0
+            more = offsets
+        } else {
+            var word: UInt64 = 0
+            for index in 0..<offsets.count { word |= UInt64(offsets[index]) << (16 * index) }
+            packed = word
+            more = []
+        }
+    }
+
+    subscript(position: Int) -> Int {
+        count > 4 ? Int(more[position]) : Int(truncatingIfNeeded: packed >> (16 * position) & 0xFFFF)
     }
 }

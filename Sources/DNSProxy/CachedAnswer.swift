@@ -25,9 +25,9 @@ enum CachedAnswer {
         let removeECH: Bool
         let maxSize: Int
 
-        private var useStripped: Bool { removeECH && entry.withoutECH != nil }
-        private var source: [UInt8] { useStripped ? entry.withoutECH! : entry.response }
-        private var offsets: [Int] { useStripped ? entry.withoutECHTTLOffsets : entry.ttlOffsets }
+        private var stripped: CacheEntry.Stripped? { removeECH ? entry.stripped : nil }
+        private var source: [UInt8] { stripped?.response ?? entry.response }
+        private var offsets: TTLOffsets { stripped?.ttlOffsets ?? entry.ttlOffsets }
 
         /// Into `space`, for a fresh answer that fits whole with our plain OPT; nil otherwise.
         func write(into space: UnsafeMutableRawBufferPointer) -> Int? {

@@ -14,4 +14,14 @@ public enum Allocations {
         try body()
         return Int(cs_allocations_end())
     }
+
+    /// The bytes of heap `body` allocated on this thread and had not freed when it
+    /// returned: what it leaves resident, from the allocator's point of view.
+    public static func retainedBytes(_ body: () throws -> Void) rethrows -> Int {
+        cs_allocations_begin()
+        defer { _ = cs_allocations_end() }
+        try body()
+        _ = cs_allocations_end()
+        return Int(cs_allocations_net_bytes())
+    }
 }

@@ -77,14 +77,6 @@ import Testing
         #expect(answer.answers.map(\.ttl) == [100, 200, 100])
     }
 
-    @Test func aCachedKeyKeepsNoneOfTheLoopsStorage() throws {
-        let path = try DatagramPath()
-        path.handle(F.query("example.org"))
-        #expect(path.fixture.pipeline.cache.count == 1)
-        // The loop's question storage holds 256 bytes; the key's name is 13.
-        #expect(path.fixture.pipeline.cache.storedNameCapacities.allSatisfy { $0 < 64 })
-    }
-
     @Test func aPacketOutsideTheCommonFormTakesTheArrayPath() throws {
         let path = try DatagramPath()
         var truncatedQuery = F.query("example.org")

@@ -217,21 +217,6 @@ import Testing
         #expect(fixture.pipeline.complete(pending, reply: truncated, now: F.noon).replyMessage?.rcode == .servFail)
         #expect(fixture.pipeline.cache.count == 0)
     }
-
-    @Test func theCacheEvictsTheLeastRecentlyUsed() {
-        let cache = ResponseCache(capacity: 3, serveStaleMax: 0)
-        func key(_ name: String) -> CacheKey {
-            CacheKey(DNSQuestion(name: try! DNSName(name), type: .a), dnssecOK: false, checkingDisabled: false)
-        }
-        let entry = CacheEntry(
-            response: [], withoutECH: nil, storedAt: 0, ttl: 100, chain: [], rcode: .noError, questionEnd: 0)
-        for name in ["a.example", "b.example", "c.example"] { cache.store(key(name), entry) }
-        _ = cache.lookup(key("a.example"), now: 1)
-        cache.store(key("d.example"), entry)
-        #expect(cache.count == 3)
-        if case .miss = cache.lookup(key("b.example"), now: 1) {} else { Issue.record("b should have been evicted") }
-        if case .fresh = cache.lookup(key("a.example"), now: 1) {} else { Issue.record("a was used recently") }
-    }
 }
 
 extension ResolutionTests {

@@ -9,6 +9,10 @@ void cs_allocations_begin(void);
 /// Stops counting on the calling thread and returns how many allocations it saw.
 uint64_t cs_allocations_end(void);
 
+/// The bytes of heap the calling thread allocated and did not free since the last begin:
+/// each chunk's usable size and its header word.
+int64_t cs_allocations_net_bytes(void);
+
 /// 1 when this process's malloc goes through the counter (not under a sanitizer, which
 /// brings its own allocator).
 int cs_allocations_counted(void);
