@@ -16,15 +16,20 @@ public final class HitAggregator: HitRecorder {
         public let source: HitSource
     }
 
+    /// One event, 56 bytes: its key is kept only as the bytes `Hit.appendIdentity` wrote,
+    /// and made into strings when the flush asks for it. A window after a burst holds
+    /// thousands of events, two windows' worth while one is being flushed.
     public struct Event: Equatable, Sendable {
-        public let key: Key
+        /// The key as `Hit.appendIdentity` writes it: what the event is looked up by.
+        let identity: Identity
         public var rule: String?
         public var category: Category?
         public var count: Int
         public var firstSeen: Int64
         public var lastSeen: Int64
-        /// The key as `Hit.appendIdentity` writes it: what the event is looked up by.
-        let identity: Identity
+
+        /// Profile, name, reason text, client and source, read from the identity.
+        public var key: Key { identity.key }
     }
 
     /// An event's key as bytes, hashed and compared as bytes.
@@ -33,6 +38,48 @@ public final class HitAggregator: HitRecorder {
 
         func hash(into hasher: inout Hasher) {
             bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+
+        var key: Key {
+            let fields = fields
+            return Key(
+                profile: fields.profile, name: fields.name, reasonText: fields.reasonText,
+                client: fields.client?.description ?? "", source: fields.source)
+        }
+
+        /// The fields `Hit.appendIdentity` wrote: three length-prefixed texts, the client
+        /// (a tag, 0 for none, 4 or 6, and its address bytes) and the source.
+        var fields: (profile: String, name: String, reasonText: String, client: IPAddress?, source: HitSource) {
+            var position = 0
+            func text() -> String {
+                let length = Int(bytes[position]) << 8 | Int(bytes[position + 1])
+                defer { position += 2 + length }
+                return String(decoding: bytes[(position + 2)..<(position + 2 + length)], as: UTF8.self)
+            }
+            func word(_ count: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for _ in 0..<count {
+                    value = value << 8 | UInt64(bytes[position])
+                    position += 1
+                }
+                return value
+            }
+            let profile = text()
+            let name = text()
+            let reasonText = text()
+            let tag = bytes[position]
+            position += 1
+            let client: IPAddress?
+            switch tag {
+            case 4: client = .v4(UInt32(truncatingIfNeeded: word(4)))
+            case 6: client = .v6(high: word(8), low: word(8))
+            default: client = nil
+            }
+            switch bytes[position] {
+            case 2: return (profile, name, reasonText, client, .proxy)
+            case 3: return (profile, name, reasonText, client, .transparent)
+            default: return (profile, name, reasonText, client, .dns)
+            }
         }
 
         static func == (lhs: Identity, rhs: Identity) -> Bool {
@@ -86,16 +133,13 @@ public final class HitAggregator: HitRecorder {
                 if !hit.keepsRule(table.events[position].rule) { table.events[position].rule = hit.rule }
                 if let category = hit.category { table.events[position].category = category }
             } else {
-                let key = Key(
-                    profile: hit.profile, name: hit.name, reasonText: hit.reasonText,
-                    client: hit.client?.description ?? "", source: hit.source)
                 // Bytes of its own: the event would otherwise keep the shard's storage.
                 let identity = Identity(bytes: table.scratch.withUnsafeBufferPointer { Array($0) })
                 table.positions[identity] = table.events.count
                 table.events.append(
                     Event(
-                        key: key, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
-                        lastSeen: hit.time, identity: identity))
+                        identity: identity, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
+                        lastSeen: hit.time))
             }
         }
     }
@@ -104,8 +148,8 @@ public final class HitAggregator: HitRecorder {
     /// was recorded since, so each blocked query is still counted exactly once.
     public func restore(_ drained: [Event]) {
         for event in drained {
-            let client = event.key.client.isEmpty ? nil : IPAddress(event.key.client)
-            shard(profile: event.key.profile, client: client).table.withLock { table in
+            let owner = event.identity.fields
+            shard(profile: owner.profile, client: owner.client).table.withLock { table in
                 guard let position = table.positions[event.identity] else {
                     table.positions[event.identity] = table.events.count
                     table.events.append(event)

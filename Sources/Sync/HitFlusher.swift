@@ -30,11 +30,12 @@ public struct HitFlusher: Sendable {
         var events = aggregator.drain()
         var rows = events.map { event in
             pacer.checkpoint()
+            let key = event.key
             return HitRow(
-                profile: event.key.profile, domain: event.key.name, matched: event.rule, reason: event.key.reasonText,
-                category: event.category?.id, client: event.key.client, source: event.key.source.rawValue,
+                profile: key.profile, domain: key.name, matched: event.rule, reason: key.reasonText,
+                category: event.category?.id, client: key.client, source: key.source.rawValue,
                 count: event.count, firstSeen: event.firstSeen, lastSeen: event.lastSeen,
-                policyVersion: versions[event.key.profile] ?? 0)
+                policyVersion: versions[key.profile] ?? 0)
         }
         defer {
             pacer.release(&rows)
@@ -60,10 +61,11 @@ public struct HitFlusher: Sendable {
         for event in events {
             pacer.checkpoint()
             // `category:adult` counts under `category`; the id is counted separately.
-            let reason = String(event.key.reasonText.prefix { $0 != ":" })
-            byProfile[event.key.profile, default: ([:], [:])].reasons[reason, default: 0] += event.count
+            let key = event.key
+            let reason = String(key.reasonText.prefix { $0 != ":" })
+            byProfile[key.profile, default: ([:], [:])].reasons[reason, default: 0] += event.count
             if let category = event.category {
-                byProfile[event.key.profile, default: ([:], [:])].categories[category.id, default: 0] += event.count
+                byProfile[key.profile, default: ([:], [:])].categories[category.id, default: 0] += event.count
             }
         }
         var sightings: [ClientSighting] = []

@@ -29,6 +29,35 @@ import Testing
         #expect(aggregator.drain().isEmpty)
     }
 
+    /// An event keeps its key as bytes alone, and gives it back as it came, for every shape
+    /// of client and source and a name that is not ASCII.
+    @Test(arguments: [
+        (IPAddress?.none, HitSource.dns), (IPAddress("192.168.1.20"), .proxy),
+        (IPAddress("2001:db8::1:2"), .transparent), (IPAddress("::"), .dns),
+    ])
+    func anEventsKeyIsReadBackFromItsBytes(client: IPAddress?, source: HitSource) {
+        let aggregator = HitAggregator()
+        let decision = Decision(.block, .blockedDomain, rule: "blocked.example")
+        aggregator.record(
+            Hit(
+                profile: "Zoë's tablet", name: "www.bücher.blocked.example", decision: decision, client: client,
+                source: source, time: 7))
+        let events = aggregator.drain()
+        #expect(events.count == 1)
+        #expect(
+            events.first?.key
+                == HitAggregator.Key(
+                    profile: "Zoë's tablet", name: "www.bücher.blocked.example", reasonText: decision.reasonText,
+                    client: client?.description ?? "", source: source))
+        #expect(events.first?.rule == "blocked.example")
+    }
+
+    /// A window after a burst holds thousands of events, and two windows are alive while
+    /// one is flushed: an event is 56 bytes (it was 128 with its key's four strings).
+    @Test func anEventIsSmall() {
+        #expect(MemoryLayout<HitAggregator.Event>.stride <= 56)
+    }
+
     @Test func aDrainTakesEachShardsTableAndLeavesItEmpty() {
         // The drain swaps each shard's table for an empty one under its lock: the events
         // are handed over (one profile and one client: all in one shard), and after a burst
