@@ -18,6 +18,7 @@
 void cs_allocations_begin(void) {}
 uint64_t cs_allocations_end(void) { return 0; }
 int64_t cs_allocations_net_bytes(void) { return 0; }
+uint64_t cs_allocations_largest(void) { return 0; }
 int cs_allocations_counted(void) { return 0; }
 
 #else
@@ -37,37 +38,40 @@ static __thread uint64_t allocations;
 // Bytes of the chunks allocated on this thread less those freed on it while counting: a
 // chunk's usable size plus the word of glibc's header in front of it.
 static __thread int64_t net_bytes;
+// The biggest single allocation asked for while counting, in bytes.
+static __thread uint64_t largest;
 
 static inline int64_t chunk_bytes(void *pointer) {
     return pointer == NULL ? 0 : (int64_t)malloc_usable_size(pointer) + (int64_t)sizeof(size_t);
 }
 
-static inline void *note(void *pointer) {
+static inline void *note(void *pointer, size_t size) {
     if (counting) {
         allocations++;
         net_bytes += chunk_bytes(pointer);
+        if (size > largest) largest = size;
     }
     return pointer;
 }
 
-void *malloc(size_t size) { return note(__libc_malloc(size)); }
+void *malloc(size_t size) { return note(__libc_malloc(size), size); }
 
-void *calloc(size_t count, size_t size) { return note(__libc_calloc(count, size)); }
+void *calloc(size_t count, size_t size) { return note(__libc_calloc(count, size), count * size); }
 
 void *realloc(void *pointer, size_t size) {
     int64_t before = counting ? chunk_bytes(pointer) : 0;
     void *moved = __libc_realloc(pointer, size);
     // A failed realloc leaves the old chunk in place; realloc to 0 frees it.
     if (moved != NULL || size == 0) net_bytes -= before;
-    return note(moved);
+    return note(moved, size);
 }
 
-void *memalign(size_t alignment, size_t size) { return note(__libc_memalign(alignment, size)); }
+void *memalign(size_t alignment, size_t size) { return note(__libc_memalign(alignment, size), size); }
 
-void *aligned_alloc(size_t alignment, size_t size) { return note(__libc_memalign(alignment, size)); }
+void *aligned_alloc(size_t alignment, size_t size) { return note(__libc_memalign(alignment, size), size); }
 
 int posix_memalign(void **out, size_t alignment, size_t size) {
-    void *pointer = note(__libc_memalign(alignment, size));
+    void *pointer = note(__libc_memalign(alignment, size), size);
     if (pointer == NULL) return ENOMEM;
     *out = pointer;
     return 0;
@@ -81,10 +85,13 @@ void free(void *pointer) {
 void cs_allocations_begin(void) {
     allocations = 0;
     net_bytes = 0;
+    largest = 0;
     counting = 1;
 }
 
 int64_t cs_allocations_net_bytes(void) { return net_bytes; }
+
+uint64_t cs_allocations_largest(void) { return largest; }
 
 uint64_t cs_allocations_end(void) {
     counting = 0;

@@ -37,8 +37,8 @@ extension Store {
     /// therefore exact to within one bucket.
     public static let historyBucketSeconds: Int64 = 300
 
-    /// Adds hits to the history in one transaction.
-    public func recordHistory(_ rows: [HitRow]) throws(StoreError) {
+    /// Adds hits to the history in one transaction; `rows` may be lazy, as for `enqueue`.
+    public func recordHistory(_ rows: some Sequence<HitRow>) throws(StoreError) {
         try write { database throws(StoreError) in
             for row in rows {
                 try database.run(

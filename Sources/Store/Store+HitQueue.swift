@@ -10,8 +10,9 @@ extension Store {
     /// widens, and `matched`, `category` and `policyVersion` come from the newer of the
     /// two. Batched rows are never touched. Then the queue bound applies (`maxRows`, all
     /// profiles together); returns the number of rows it folded away (0 within the bound).
+    /// `rows` may be lazy: each is made as it is stored, so a big flush never holds them all.
     @discardableResult
-    public func enqueue(_ rows: [HitRow], maxRows: Int) throws(StoreError) -> Int {
+    public func enqueue(_ rows: some Sequence<HitRow>, maxRows: Int) throws(StoreError) -> Int {
         try write { database throws(StoreError) in
             for row in rows { try Self.upsertQueued(row, database) }
             return try Self.applyQueueBound(maxRows: maxRows, database)

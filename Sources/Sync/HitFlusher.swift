@@ -25,11 +25,15 @@ public struct HitFlusher: Sendable {
         activity: [String: ActivityCounters], versions: [String: Int], now: Int64, usage: UsageSources = .none
     ) throws(StoreError) -> Int {
         // Thousands of events after a burst: given back to the loops in slices, like the
-        // store's statements (`Pacer`).
+        // store's statements (`Pacer`). Each event becomes its row as the store reaches it
+        // (once for the queue, once for the history), so the rows of a burst are never all
+        // in memory at once; making a row is paced with the statement that stores it.
         var pacer = Pacer(callsPerRead: 16)
         var events = aggregator.drain()
-        var rows = events.map { event in
-            pacer.checkpoint()
+        // By index, so that the rows share `events` rather than hold a copy of it: its
+        // paced release below must free the events themselves.
+        let rows = (0..<events.count).lazy.map { index in
+            let event = events[index]
             let key = event.key
             return HitRow(
                 profile: key.profile, domain: key.name, matched: event.rule, reason: key.reasonText,
@@ -37,10 +41,7 @@ public struct HitFlusher: Sendable {
                 count: event.count, firstSeen: event.firstSeen, lastSeen: event.lastSeen,
                 policyVersion: versions[key.profile] ?? 0)
         }
-        defer {
-            pacer.release(&rows)
-            pacer.release(&events)
-        }
+        defer { pacer.release(&events) }
         var merged = 0
         var failure: StoreError?
         if !rows.isEmpty {

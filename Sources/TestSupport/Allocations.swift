@@ -24,4 +24,14 @@ public enum Allocations {
         _ = cs_allocations_end()
         return Int(cs_allocations_net_bytes())
     }
+
+    /// The size in bytes of the biggest single allocation `body` made on this thread: for
+    /// tests that a path never holds a whole collection at once.
+    public static func largest(_ body: () throws -> Void) rethrows -> Int {
+        cs_allocations_begin()
+        defer { _ = cs_allocations_end() }
+        try body()
+        _ = cs_allocations_end()
+        return Int(cs_allocations_largest())
+    }
 }

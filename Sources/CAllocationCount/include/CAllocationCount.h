@@ -13,6 +13,10 @@ uint64_t cs_allocations_end(void);
 /// each chunk's usable size and its header word.
 int64_t cs_allocations_net_bytes(void);
 
+/// The size of the biggest single allocation the calling thread asked for since the last
+/// begin.
+uint64_t cs_allocations_largest(void);
+
 /// 1 when this process's malloc goes through the counter (not under a sanitizer, which
 /// brings its own allocator).
 int cs_allocations_counted(void);
