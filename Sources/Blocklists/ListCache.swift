@@ -49,7 +49,8 @@ public enum ListCache {
 
     /// The category lists for `inputs`: from the cache in `stateDirectory` when it is
     /// there, valid and built from these inputs; otherwise built from the text (and
-    /// written back when `writeBack`). `note` hears why the cache was not used.
+    /// written back when `writeBack`, then served from the file written). `warnings` hears
+    /// why the cache was not used.
     public static func open(
         _ inputs: ListInputs, stateDirectory: String?, writeBack: Bool,
         warnings: inout [String], progress: ((Int64, Int64) -> Void)? = nil
@@ -68,6 +69,13 @@ public enum ListCache {
         if writeBack, let cachePath {
             do { try write(lists.trie, to: cachePath) } catch {
                 warnings.append("\(cachePath): cannot write the compiled lists: \(error)")
+                return lists
+            }
+            // Served from the file just written, as on every later start: its pages are the
+            // kernel's page cache, which it can drop and read again when memory runs short,
+            // where the built image is heap that stays resident. The image goes with `lists`.
+            if let mapped = try? load(cachePath, expectedKey: inputs.key) {
+                return CategoryLists(trie: mapped, present: lists.present, stats: lists.stats)
             }
         }
         return lists

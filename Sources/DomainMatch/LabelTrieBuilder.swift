@@ -149,8 +149,10 @@ public struct LabelTrieBuilder {
         let tableSlots = max(homes, next)
         precondition(tableSlots < 1 << 31, "fewer than 2^31 slots")
         func isInline(_ at: Int) -> Bool { lengths[at] <= 3 && (masks[at] == 0 || maskBytes == 0) }
-        // Each record's offset. Records without a mask are shared by every node with the
-        // same label (`www`, `static`, `images`, … under many names).
+        // Each record's offset. A record is shared by every node with the same label and,
+        // for a terminal node's, the same lists (`www`, `static`, `images`, … under many
+        // names; `ads`, `track`, … ending names of the same lists): a reader compares the
+        // bytes at an offset and cannot tell a shared record from one of its own.
         var recordOf = [UInt32](repeating: 0, count: nodes)
         var recordBytes = 0
         do {
@@ -161,15 +163,13 @@ public struct LabelTrieBuilder {
                 for at in 0..<nodes where !isInline(at) {
                     let length = Int(lengths[at])
                     let label = pool.baseAddress! + Int(labelAt[at])
-                    if masks[at] != 0, maskBytes > 0 {
-                        recordOf[at] = UInt32(recordBytes)
-                        recordBytes += maskBytes + 1 + length
-                        continue
-                    }
-                    var slot = Int(truncatingIfNeeded: LabelHash.bytes(label, length)) & (size - 1)
+                    // 0 for a record without a mask: only records of one kind are alike.
+                    let mask = maskBytes > 0 ? UInt32(masks[at]) : 0
+                    let hash = LabelHash.bytes(label, length) ^ UInt64(mask) &* LabelHash.p1
+                    var slot = Int(truncatingIfNeeded: hash) & (size - 1)
                     while owners[slot] != 0 {
                         let other = Int(owners[slot]) - 1
-                        if lengths[other] == lengths[at],
+                        if lengths[other] == lengths[at], maskBytes == 0 || masks[other] == masks[at],
                             memoryEqual(pool.baseAddress! + Int(labelAt[other]), label, length)
                         {
                             break
@@ -182,7 +182,7 @@ public struct LabelTrieBuilder {
                     }
                     owners[slot] = UInt32(at + 1)
                     recordOf[at] = UInt32(recordBytes)
-                    recordBytes += 1 + length
+                    recordBytes += (mask != 0 ? maskBytes : 0) + 1 + length
                 }
             }
         }

@@ -62,6 +62,35 @@ import Testing
         #expect(second.isEmpty)
     }
 
+    /// The path of the file mapped at `address` in this process, from /proc/self/maps;
+    /// nil for memory no file backs.
+    private func mappedFile(at address: UnsafeRawPointer) throws -> String? {
+        let target = UInt(bitPattern: address)
+        // Read to the end by the project's reader: a procfs file has no size to go by.
+        for line in String(decoding: try Files.read("/proc/self/maps"), as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            let range = fields[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
+            guard range.count == 2, range[0] <= target, target < range[1] else { continue }
+            return fields.count >= 6 ? fields[5...].joined(separator: " ") : nil
+        }
+        return nil
+    }
+
+    @Test func listsBuiltAndWrittenAreServedFromTheFile() throws {
+        let (built, warnings) = try open()
+        #expect(warnings.isEmpty)
+        // Not the image the build made in memory: the file it wrote, mapped.
+        #expect(try mappedFile(at: built.trie.bytes.base) == cachePath)
+        #expect(built.stats[.adult]?.names == 3000)
+        let (cached, _) = try open()
+        #expect(try mappedFile(at: cached.trie.bytes.base) == cachePath)
+        // Without writing back there is no file to serve from.
+        var none: [String] = []
+        let unwritten = ListCache.open(inputs, stateDirectory: nil, writeBack: false, warnings: &none)
+        try expectCorrect(unwritten)
+        #expect(try mappedFile(at: unwritten.trie.bytes.base) == nil)
+    }
+
     @Test func changedInputsMakeTheCacheStale() throws {
         _ = try open()
         let file = root.appendingPathComponent("lists/adult/a.txt")

@@ -69,6 +69,31 @@ typealias SeededRandom = SeededGenerator
         #expect(trie.nameCount == 5)
     }
 
+    /// A label record is shared by the nodes whose records are the same bytes: the same
+    /// label and, where an entry ends, the same lists. Three lists: a one-byte mask.
+    @Test func terminalNodesWithTheSameLabelAndListsShareOneRecord() throws {
+        let names = { (list: [String]) in list.map { try! QueryName.parse($0) } }
+        let trie = LabelTrie(lists: [
+            names(["track.alpha.com", "track.bravo.com", "track.delta.com", "x.track.foxtrot.com"]),
+            names(["track.charlie.com", "track.delta.com"]), [],
+        ])
+        // alpha, bravo, charlie, delta and foxtrot: a record each (1 + 5 or 1 + 7 bytes).
+        // `track` ending list 0's entries (alpha, bravo): one record of mask, length and
+        // bytes (7), and one each for list 1 (charlie) and both lists (delta). `track`
+        // under foxtrot ends no entry: a record without a mask (6). `x`: mask, length,
+        // byte (3). `com` is inline. Without sharing, alpha's and bravo's would be two.
+        #expect(trie.labelsLength == 6 + 6 + 8 + 6 + 8 + 3 * 7 + 6 + 3)
+        #expect(trie.match(try QueryName.parse("track.alpha.com"))[0] == 3)
+        #expect(trie.match(try QueryName.parse("www.track.bravo.com"))[0] == 3)
+        let charlie = trie.match(try QueryName.parse("track.charlie.com"))
+        #expect(charlie[0] == 0 && charlie[1] == 3)
+        let delta = trie.match(try QueryName.parse("track.delta.com"))
+        #expect(delta[0] == 3 && delta[1] == 3 && delta[2] == 0)
+        #expect(trie.match(try QueryName.parse("track.foxtrot.com")) == MatchDepths())
+        #expect(trie.match(try QueryName.parse("x.track.foxtrot.com"))[0] == 4)
+        #expect(trie.match(try QueryName.parse("track.echo.com")) == MatchDepths())
+    }
+
     @Test func growsThroughManyRehashes() {
         var builder = LabelTrieBuilder(listCount: 2, expectedNames: 0)
         var names: [DomainName] = []
