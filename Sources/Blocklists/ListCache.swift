@@ -73,7 +73,8 @@ public enum ListCache {
             }
             // Served from the file just written, as on every later start: its pages are the
             // kernel's page cache, which it can drop and read again when memory runs short,
-            // where the built image is heap that stays resident. The image goes with `lists`.
+            // where the built image is heap that stays resident. That image is freed with
+            // `lists`, here.
             if let mapped = try? load(cachePath, expectedKey: inputs.key) {
                 return CategoryLists(trie: mapped, present: lists.present, stats: lists.stats)
             }

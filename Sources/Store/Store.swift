@@ -146,9 +146,8 @@ public final class Store: Sendable {
     /// the busy timeout so every later step waits for a lock instead of failing, WAL so
     /// `status` can read beside `run`, FULL sync for durable commits, foreign keys for
     /// the cascades, a cap on the WAL file left behind after checkpoints, and a small page
-    /// cache (`pageCacheKiB`). Then the
-    /// version check (a newer file is refused before anything else touches it), the
-    /// integrity check, and the migrations.
+    /// cache (`pageCacheKiB`). Then the version check (a newer file is refused before
+    /// anything else touches it), the integrity check, and the migrations.
     private static func connect(_ path: String) throws(StoreError) -> Database {
         let database = try Database(path: path, mode: .readWrite)
         try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)

@@ -1,4 +1,3 @@
-import Glibc
 import SystemIO
 import TestSupport
 import Testing
