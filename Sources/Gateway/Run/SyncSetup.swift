@@ -14,9 +14,13 @@ import TLS
 /// registered profile's last good policy from the store, else `initial_policy`, then
 /// synced with the API; or, unregistered and without a file, `initial_policy`.
 struct SyncSetup {
+    /// Only what the rest of the start needs: a decoded policy is dropped as soon as its
+    /// rules are built, so that the strings of every profile's lists are never in memory
+    /// together (with 16 profiles of 5,000 names each they were 7 MB at the start's peak,
+    /// left behind as free heap the process kept).
     enum Mode {
-        case localFile(path: String, policy: CompiledPolicy)
-        case synced(DeviceIdentity, cached: CompiledPolicy?)
+        case localFile(path: String, version: Int)
+        case synced(DeviceIdentity)
         case unregistered
     }
 
@@ -62,7 +66,8 @@ struct SyncSetup {
                     ("profile", profile), ("path", path), ("version", "\(policy.version)"),
                     ("policy_id", policy.policyID),
                 ])
-            return Enforced(source: source, mode: .localFile(path: path, policy: policy), rules: PolicyRules(policy))
+            return Enforced(
+                source: source, mode: .localFile(path: path, version: policy.version), rules: PolicyRules(policy))
         }
         let initial = source.initialPolicy.rules
         guard registered else {
@@ -94,8 +99,7 @@ struct SyncSetup {
                 ("profile", profile), ("source", cached == nil ? "initial_policy" : "cached"),
                 ("version", "\(cached?.version ?? 0)"),
             ])
-        return Enforced(
-            source: source, mode: .synced(identity, cached: cached), rules: cached.map { PolicyRules($0) } ?? initial)
+        return Enforced(source: source, mode: .synced(identity), rules: cached.map { PolicyRules($0) } ?? initial)
     }
 
     /// The rules each profile starts with.
@@ -114,7 +118,7 @@ struct SyncSetup {
     var localVersions: [String: Int] {
         var versions: [String: Int] = [:]
         for enforced in profiles {
-            if case .localFile(_, let policy) = enforced.mode { versions[enforced.source.name] = policy.version }
+            if case .localFile(_, let version) = enforced.mode { versions[enforced.source.name] = version }
         }
         return versions
     }
@@ -136,7 +140,7 @@ struct SyncSetup {
         timing.revokeAfter = settings[Key.revokeAfter].wholeMilliseconds
         timing.backoffMax = max(1000, settings[Key.backoffMax].wholeMilliseconds)
         for enforced in profiles {
-            guard case .synced(let identity, _) = enforced.mode else { continue }
+            guard case .synced(let identity) = enforced.mode else { continue }
             let api = try Self.api(identity: identity, settings: settings, options: options, clock: clock)
             let name = enforced.source.name
             do {
