@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/uio.h>
 #include <sys/timex.h>
@@ -171,4 +172,8 @@ int cs_clock_state(int *status) {
     int state = adjtimex(&reading);
     *status = reading.status;
     return state;
+}
+
+void *cs_mremap(void *address, size_t old_size, size_t new_size) {
+    return mremap(address, old_size, new_size, MREMAP_MAYMOVE);
 }

@@ -100,15 +100,7 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
         switch reason {
         case .blockedDomain, .circumvention, .sni, .service, .limit:
             bytes.append(UInt8(ascii: ":"))
-            switch matched {
-            case .text(var text)?: text.withUTF8 { bytes.append(contentsOf: $0) }
-            case .suffix(let name, let labels)?:
-                let start = name.suffixStart(labels: labels)
-                name.bytes.withUnsafeBufferPointer {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...]))
-                }
-            case nil: break
-            }
+            _ = appendRule(to: &bytes)
         case .category:
             bytes.append(UInt8(ascii: ":"))
             var id = category?.id ?? ""
@@ -117,20 +109,17 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether `rule` is `text`, without making the rule.
-    public func ruleEquals(_ text: String?) -> Bool {
+    /// Appends `rule`'s UTF-8 bytes to `bytes` without making the string; false (nothing
+    /// appended) when there is no rule.
+    public func appendRule(to bytes: inout [UInt8]) -> Bool {
         switch matched {
-        case nil: return text == nil
-        case .text(let rule)?: return rule == text
+        case nil: return false
+        case .text(var text)?: text.withUTF8 { bytes.append(contentsOf: $0) }
         case .suffix(let name, let labels)?:
-            guard var text else { return false }
             let start = name.suffixStart(labels: labels)
-            return text.withUTF8 { other in
-                guard other.count == name.bytes.count - start else { return false }
-                for index in 0..<other.count where other[index] != name.bytes[start + index] { return false }
-                return true
-            }
+            name.bytes.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
         }
+        return true
     }
 
     public static func == (lhs: Decision, rhs: Decision) -> Bool {

@@ -70,11 +70,12 @@ public struct Hit: Sendable, Equatable {
     public var reasonText: String { decision.reasonText }
     public var category: Category? { decision.category }
 
-    /// Whether recording this hit over an event whose rule is `current` leaves the rule as
-    /// it is (it has none, or the same), found without making the rule.
-    public func keepsRule(_ current: String?) -> Bool {
-        if let matched { return matched == current }
-        return decision.ruleEquals(nil) || decision.ruleEquals(current)
+    /// Appends `rule`'s UTF-8 bytes to `bytes` without making the string (a recorder
+    /// compares it with the rule it holds); false (nothing appended) when there is none.
+    public func appendRule(to bytes: inout [UInt8]) -> Bool {
+        guard var matched else { return decision.appendRule(to: &bytes) }
+        matched.withUTF8 { bytes.append(contentsOf: $0) }
+        return true
     }
 
     /// Appends what tells this hit's event apart from others (docs/sync.md#hits): profile,

@@ -16,11 +16,10 @@ public final class HitAggregator: HitRecorder {
         public let source: HitSource
     }
 
-    /// One event, 56 bytes: its key is kept only as the bytes `Hit.appendIdentity` wrote,
-    /// and made into strings when the flush asks for it. A window after a burst holds
-    /// thousands of events, two windows' worth while one is being flushed.
+    /// One event as the flush reads it, made from the window's bytes when asked: its
+    /// identity, and the strings of its key and rule only when those are read.
     public struct Event: Equatable, Sendable {
-        /// The key as `Hit.appendIdentity` writes it: what the event is looked up by.
+        /// The key as `Hit.appendIdentity` writes it.
         let identity: Identity
         public var rule: String?
         public var category: Category?
@@ -32,13 +31,9 @@ public final class HitAggregator: HitRecorder {
         public var key: Key { identity.key }
     }
 
-    /// An event's key as bytes, hashed and compared as bytes.
-    struct Identity: Hashable, Sendable {
+    /// An event's key as bytes.
+    struct Identity: Equatable, Sendable {
         let bytes: [UInt8]
-
-        func hash(into hasher: inout Hasher) {
-            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
 
         var key: Key {
             let fields = fields
@@ -81,26 +76,13 @@ public final class HitAggregator: HitRecorder {
             default: return (profile, name, reasonText, client, .dns)
             }
         }
-
-        static func == (lhs: Identity, rhs: Identity) -> Bool {
-            guard lhs.bytes.count == rhs.bytes.count else { return false }
-            return lhs.bytes.withUnsafeBytes { left in
-                rhs.bytes.withUnsafeBytes { right in
-                    left.baseAddress == right.baseAddress
-                        || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
-                }
-            }
-        }
     }
 
-    /// A shard's events in the order they came, where each is by its identity, and the
-    /// storage a hit's identity is written into under its lock: a hit of an event already
-    /// there makes no string and allocates nothing (docs/performance.md#allocations-per-query);
-    /// a new event makes its key's strings. The events are an array so that a drain hands
-    /// them over without copying them.
+    /// A shard's window under its lock, and the storage a hit's identity is written into
+    /// before it is looked up: recording a hit allocates nothing from malloc, whether its
+    /// event is new or not (docs/performance.md#allocations-per-query).
     private struct Table {
-        var events: [Event] = []
-        var positions: [Identity: Int] = [:]
+        var pages = WindowPages()
         var scratch: [UInt8] = []
     }
 
@@ -123,70 +105,60 @@ public final class HitAggregator: HitRecorder {
     public func record(_ hit: Hit) {
         shard(profile: hit.profile, client: hit.client).table.withLock { table in
             table.scratch.removeAll(keepingCapacity: true)
-            if table.scratch.capacity == 0 { table.scratch.reserveCapacity(512) }
+            if table.scratch.capacity == 0 { table.scratch.reserveCapacity(1024) }
             hit.appendIdentity(to: &table.scratch)
-            let identity = Identity(bytes: table.scratch)
-            if let position = table.positions[identity] {
-                table.events[position].count += 1
-                table.events[position].firstSeen = min(table.events[position].firstSeen, hit.time)
-                table.events[position].lastSeen = max(table.events[position].lastSeen, hit.time)
-                if !hit.keepsRule(table.events[position].rule) { table.events[position].rule = hit.rule }
-                if let category = hit.category { table.events[position].category = category }
-            } else {
-                // Bytes of its own: the event would otherwise keep the shard's storage.
-                let identity = Identity(bytes: table.scratch.withUnsafeBufferPointer { Array($0) })
-                table.positions[identity] = table.events.count
-                table.events.append(
-                    Event(
-                        identity: identity, rule: hit.rule, category: hit.category, count: 1, firstSeen: hit.time,
-                        lastSeen: hit.time))
+            let identityLength = table.scratch.count
+            let hasRule = hit.appendRule(to: &table.scratch)
+            let category = hit.category
+            let time = hit.time
+            table.scratch.withUnsafeBytes { bytes in
+                let identity = UnsafeRawBufferPointer(rebasing: bytes[..<identityLength])
+                let rule = hasRule ? UnsafeRawBufferPointer(rebasing: bytes[identityLength...]) : nil
+                table.pages.add(
+                    identity: identity, rule: rule, replacingRule: true, category: category, count: 1,
+                    firstSeen: time, lastSeen: time)
             }
         }
     }
 
     /// Takes back events a drain could not store (the disk was full): merged with whatever
-    /// was recorded since, so each blocked query is still counted exactly once.
-    public func restore(_ drained: [Event]) {
+    /// was recorded since, so each blocked query is still counted exactly once. A rule or
+    /// category recorded since is kept over the restored one.
+    public func restore(_ drained: some Sequence<Event>) {
+        var ruleBytes: [UInt8] = []
         for event in drained {
             let owner = event.identity.fields
+            ruleBytes.removeAll(keepingCapacity: true)
+            if var rule = event.rule { rule.withUTF8 { ruleBytes.append(contentsOf: $0) } }
             shard(profile: owner.profile, client: owner.client).table.withLock { table in
-                guard let position = table.positions[event.identity] else {
-                    table.positions[event.identity] = table.events.count
-                    table.events.append(event)
-                    return
+                event.identity.bytes.withUnsafeBytes { identity in
+                    ruleBytes.withUnsafeBytes { rule in
+                        table.pages.add(
+                            identity: identity, rule: event.rule == nil ? nil : rule, replacingRule: false,
+                            category: event.category, count: event.count, firstSeen: event.firstSeen,
+                            lastSeen: event.lastSeen)
+                    }
                 }
-                table.events[position].count += event.count
-                table.events[position].firstSeen = min(table.events[position].firstSeen, event.firstSeen)
-                table.events[position].lastSeen = max(table.events[position].lastSeen, event.lastSeen)
-                table.events[position].rule = table.events[position].rule ?? event.rule
-                table.events[position].category = table.events[position].category ?? event.category
             }
         }
     }
 
-    /// Everything recorded since the last drain, emptied.
-    ///
-    /// Each shard's lock is held for a swap, not for copying its events: a loop recording a
-    /// hit waits on that lock, and after a burst a shard holds thousands of events. The
-    /// events of the first shard that has any are handed over as they are, not copied (with
-    /// one client, all of them). The shard starts the next window empty rather than sized
-    /// like the last: after a burst that would keep megabytes for events that may not come.
-    public func drain() -> [Event] {
-        var drained: [Event] = []
+    /// Everything recorded since the last drain, emptied: each shard's window is handed
+    /// over whole under its lock (a swap, nothing copied: a loop recording a hit waits on
+    /// that lock), and the shard starts the next window with no pages. The window's pages go
+    /// back to the kernel when the caller lets go of it.
+    public func drain() -> HitWindow {
+        var parts: [WindowPages] = []
         for shard in shards {
-            var events: [Event] = []
-            var positions: [Identity: Int] = [:]
-            shard.table.withLock { table in
-                swap(&events, &table.events)
-                swap(&positions, &table.positions)
-            }
-            if drained.isEmpty { drained = events } else { drained.append(contentsOf: events) }
+            var pages = WindowPages()
+            shard.table.withLock { table in swap(&pages, &table.pages) }
+            if pages.count > 0 { parts.append(pages) }
         }
-        return drained
+        return HitWindow(parts)
     }
 
-    /// The capacity of each shard's table, for the tests.
+    /// The events each shard's window has room for, for the tests.
     var capacities: [Int] {
-        shards.map { shard in shard.table.withLock { max($0.events.capacity, $0.positions.capacity) } }
+        shards.map { shard in shard.table.withLock { $0.pages.capacity } }
     }
 }

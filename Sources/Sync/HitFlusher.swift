@@ -27,11 +27,10 @@ public struct HitFlusher: Sendable {
         // Thousands of events after a burst: given back to the loops in slices, like the
         // store's statements (`Pacer`). Each event becomes its row as the store reaches it
         // (once for the queue, once for the history), so the rows of a burst are never all
-        // in memory at once; making a row is paced with the statement that stores it.
+        // in memory at once; making a row is paced with the statement that stores it. The
+        // window's pages go back to the kernel when `events` goes.
         var pacer = Pacer(callsPerRead: 16)
-        var events = aggregator.drain()
-        // By index, so that the rows share `events` rather than hold a copy of it: its
-        // paced release below must free the events themselves.
+        let events = aggregator.drain()
         let rows = (0..<events.count).lazy.map { index in
             let event = events[index]
             let key = event.key
@@ -41,7 +40,6 @@ public struct HitFlusher: Sendable {
                 count: event.count, firstSeen: event.firstSeen, lastSeen: event.lastSeen,
                 policyVersion: versions[key.profile] ?? 0)
         }
-        defer { pacer.release(&events) }
         var merged = 0
         var failure: StoreError?
         if !rows.isEmpty {

@@ -79,16 +79,6 @@ public struct Pacer {
         sliceStart = clock()
     }
 
-    /// Empties `array` from its end, `chunk` elements at a time, reading the clock after each.
-    /// The last reference to thousands of values with strings in them otherwise frees them
-    /// all in one go: milliseconds of cold memory with no checkpoint in between.
-    public mutating func release<Element>(_ array: inout [Element], chunk: Int = 64) {
-        while !array.isEmpty {
-            array.removeLast(Swift.min(chunk, array.count))
-            endSliceIfDue()
-        }
-    }
-
     /// `MonotonicTime` as the signed nanoseconds the slices are counted in.
     public static func monotonicNanoseconds() -> Int64 { Int64(bitPattern: MonotonicTime.nanoseconds()) }
 

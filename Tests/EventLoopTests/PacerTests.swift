@@ -42,26 +42,6 @@ import Testing
         #expect(pacer.rests == 5)
     }
 
-    final class Tally { var freed = 0 }
-    final class Freed {
-        let tally: Tally
-        init(_ tally: Tally) { self.tally = tally }
-        deinit { tally.freed += 1 }
-    }
-
-    @Test func releasingAnArrayFreesItAChunkAtATimeReadingTheClockAfterEach() {
-        let tally = Tally()
-        var values = (0..<640).map { _ in Freed(tally) }
-        let clock = SteppingClock(step: 100_000)
-        var pacer = Pacer(slice: 200_000, callsPerRead: 16, clock: clock.read, rest: {})
-        let start = clock.now
-        pacer.release(&values, chunk: 64)
-        #expect(values.isEmpty && tally.freed == 640)
-        // Ten chunks, a clock read after each (not one in sixteen), plus one after each rest.
-        #expect(Int((clock.now - start) / 100_000) == 10 + pacer.rests)
-        #expect(pacer.rests > 0)
-    }
-
     @Test func aSliceIsCountedOnTheThreadThatRunsIt() throws {
         // Made on this thread, then used 10 ms later on another: the first checkpoint there
         // starts that thread's slice, it does not end this one's.

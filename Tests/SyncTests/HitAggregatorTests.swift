@@ -53,9 +53,64 @@ import Testing
     }
 
     /// A window after a burst holds thousands of events, and two windows are alive while
-    /// one is flushed: an event is 56 bytes (it was 128 with its key's four strings).
+    /// one is flushed: an event's record is 48 bytes (it was 128 with its key's four
+    /// strings), its identity and rule bytes beside it.
     @Test func anEventIsSmall() {
-        #expect(MemoryLayout<HitAggregator.Event>.stride <= 56)
+        #expect(WindowPages.recordSize <= 48)
+    }
+
+    /// What a window holds is in pages of its own, not on malloc's heap: recording a hit
+    /// of a new event allocates nothing from malloc, and a burst of them leaves nothing
+    /// there (docs/performance.md#the-heap-by-owner).
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func newEventsTakeNothingFromMalloc() throws {
+        let aggregator = HitAggregator()
+        let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
+        let hits = try (0..<6_000).map { index in
+            Hit(
+                profile: "kid", name: try QueryName.parse("n\(index).adult.example"), decision: decision,
+                client: IPAddress("192.168.1.20"), source: .dns, time: 100 + Int64(index))
+        }
+        // The shard's scratch storage is made once.
+        aggregator.record(hits[0])
+        #expect(Allocations.count { aggregator.record(hits[1]) } == 0)
+        let kept = Allocations.retainedBytes {
+            for index in 2..<3_000 { aggregator.record(hits[index]) }
+        }
+        #expect(kept == 0, "recording 2,998 new events kept \(kept) bytes of heap")
+        // Found again after the table grew: counted, not added.
+        for hit in hits[..<3_000] { aggregator.record(hit) }
+        for hit in hits[3_000...] { aggregator.record(hit) }
+        let events = aggregator.drain()
+        #expect(events.count == 6_000)
+        #expect(events.map(\.count) == Array(repeating: 2, count: 3_000) + Array(repeating: 1, count: 3_000))
+        #expect(events[5_999].key.name == "n5999.adult.example" && events[5_999].rule == "adult.example")
+    }
+
+    /// The rule is the latest hit's: a longer one is written after the window's bytes, a
+    /// shorter or equal one over the event's own, and a hit without a rule keeps it.
+    @Test func anEventsRuleIsTheLatestHitsRule() {
+        let aggregator = HitAggregator()
+        let client = IPAddress("192.168.1.20")
+        // The same identity (profile, name, reason text, client, source) with and without a rule.
+        func hit(_ rule: String?, _ time: Int64) -> Hit {
+            Hit(
+                profile: "kid", name: "a.b.example", decision: Decision(.block, .downtime), rule: rule,
+                client: client, source: .proxy, time: time)
+        }
+        for (time, rule) in ["b.example", "a.b.example", "x.example", "", "b.example"].enumerated() {
+            aggregator.record(hit(rule, Int64(time)))
+            let window = aggregator.drain()
+            #expect(window.count == 1 && window.first?.rule == rule)
+            aggregator.restore(window)
+        }
+        aggregator.record(hit("a.b.example", 10))
+        aggregator.record(hit(nil, 11))
+        let events = aggregator.drain()
+        #expect(events.count == 1 && events.first?.count == 7 && events.first?.rule == "a.b.example")
+        #expect(events.first?.firstSeen == 0 && events.first?.lastSeen == 11)
+        aggregator.record(hit(nil, 12))
+        #expect(aggregator.drain().first?.rule == nil)
     }
 
     @Test func aDrainTakesEachShardsTableAndLeavesItEmpty() {

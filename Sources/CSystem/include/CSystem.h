@@ -133,6 +133,13 @@ int cs_set_thread_idle(void);
 /// 1 when the calling thread runs in SCHED_IDLE, else 0.
 int cs_thread_is_idle(void);
 
+// MARK: - Pages
+
+/// Grows (or shrinks) an anonymous mapping, moving it when it cannot grow in place
+/// (mremap with MREMAP_MAYMOVE; Swift cannot call the variadic original). The new
+/// address, or MAP_FAILED with errno.
+void *cs_mremap(void *address, size_t old_size, size_t new_size);
+
 // MARK: - rtnetlink (the neighbour tables) and network namespaces
 
 // The kernel ABI the neighbour-dump parser reads (<linux/netlink.h>, <linux/rtnetlink.h>,
