@@ -75,8 +75,11 @@ public enum ListCache {
             // kernel's page cache, which it can drop and read again when memory runs short,
             // where the built image is heap that stays resident. That image is freed with
             // `lists`, here.
-            if let mapped = try? load(cachePath, expectedKey: inputs.key) {
+            do {
+                let mapped = try load(cachePath, expectedKey: inputs.key)
                 return CategoryLists(trie: mapped, present: lists.present, stats: lists.stats)
+            } catch {
+                warnings.append("\(error); serving the lists built in memory")
             }
         }
         return lists

@@ -33,6 +33,9 @@ public struct LabelTrie: NameMatcher {
     let labels: Int
     let labelsLength: Int
     let maskBytes: Int
+    /// The mask table's offset and entries (0: a record keeps its mask itself).
+    let masks: Int
+    let maskCount: Int
     /// The filter's offset and length in words (0: no filter).
     let filter: Int
     public let filterWords: Int
@@ -57,7 +60,9 @@ public struct LabelTrie: NameMatcher {
         tableSlots = layout.tableSlots
         labels = layout.labels
         labelsLength = layout.labelsLength
-        maskBytes = TrieLayout.maskBytes(listCount: layout.listCount)
+        maskBytes = TrieLayout.maskBytes(listCount: layout.listCount, masks: layout.maskCount)
+        masks = layout.masks
+        maskCount = layout.maskCount
         filter = layout.filter
         filterWords = layout.filterWords
     }
@@ -285,7 +290,12 @@ public struct LabelTrie: NameMatcher {
         if maskBytes == 0 || ref & TrieLayout.inlineBit != 0 { return 1 }
         let offset = Int(ref & TrieLayout.offsetMask)
         guard offset + maskBytes <= labelsLength else { return 0 }
-        if maskBytes == 1 { return UInt16(base.load(fromByteOffset: labels + offset, as: UInt8.self)) }
+        if maskBytes == 1 {
+            let byte = Int(base.load(fromByteOffset: labels + offset, as: UInt8.self))
+            guard maskCount > 0 else { return UInt16(byte) }
+            guard byte < maskCount else { return 0 }
+            return UInt16(littleEndian: base.loadUnaligned(fromByteOffset: masks + byte * 2, as: UInt16.self))
+        }
         return UInt16(littleEndian: base.loadUnaligned(fromByteOffset: labels + offset, as: UInt16.self))
     }
 

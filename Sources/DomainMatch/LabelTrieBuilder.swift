@@ -126,7 +126,21 @@ public struct LabelTrieBuilder {
             }
         }
         let homes = TrieLayout.homes(forNodes: nodes)
-        let maskBytes = TrieLayout.maskBytes(listCount: listCount)
+        // More than 8 lists: the distinct masks in a table, each record keeping its mask's
+        // index there (one byte), unless there are too many for one byte.
+        var maskTable: [UInt16] = []
+        var maskIndex: [Int16] = []
+        if listCount > 8 {
+            var used = [Bool](repeating: false, count: 1 << 16)
+            for mask in masks { used[Int(mask)] = true }
+            let distinct = (1..<(1 << 16)).filter { used[$0] }
+            if distinct.count <= TrieLayout.maxMaskTable {
+                maskTable = distinct.map { UInt16($0) }
+                maskIndex = [Int16](repeating: -1, count: 1 << 16)
+                for (index, mask) in distinct.enumerated() { maskIndex[mask] = Int16(index) }
+            }
+        }
+        let maskBytes = TrieLayout.maskBytes(listCount: listCount, masks: maskTable.count)
 
         // Each node's slot: in key order, at its home or just after the one before.
         var slotOf = [UInt32](repeating: 0, count: nodes)
@@ -194,7 +208,8 @@ public struct LabelTrieBuilder {
         let labelsAt = TrieLayout.align64(slotsAt + tableSlots * TrieLayout.slotSize)
         let namesAt = TrieLayout.align64(labelsAt + recordBytes)
         let filterAt = TrieLayout.align64(namesAt + names.count)
-        let size = filterAt + filterWords * 8
+        let masksAt = TrieLayout.align64(filterAt + filterWords * 8)
+        let size = masksAt + maskTable.count * 2
         let image = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
         image.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
@@ -213,8 +228,13 @@ public struct LabelTrieBuilder {
                     ref = recordOf[at]
                     var record = Int(ref)
                     if masks[at] != 0 {
-                        if maskBytes == 1 { put(UInt8(truncatingIfNeeded: masks[at]), at: labelsAt + record) }
-                        if maskBytes == 2 { put(masks[at], at: labelsAt + record) }
+                        if !maskIndex.isEmpty {
+                            put(UInt8(maskIndex[Int(masks[at])]), at: labelsAt + record)
+                        } else if maskBytes == 1 {
+                            put(UInt8(truncatingIfNeeded: masks[at]), at: labelsAt + record)
+                        } else if maskBytes == 2 {
+                            put(masks[at], at: labelsAt + record)
+                        }
                         record += maskBytes
                     }
                     put(UInt8(length), at: labelsAt + record)
@@ -247,6 +267,7 @@ public struct LabelTrieBuilder {
         }
         names.withUnsafeBytes { (image + namesAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         for (at, word) in filter.enumerated() { put(word, at: filterAt + at * 8) }
+        for (at, mask) in maskTable.enumerated() { put(mask, at: masksAt + at * 2) }
 
         TrieLayout.magic.withUnsafeBytes { image.copyMemory(from: $0.baseAddress!, byteCount: 8) }
         put(TrieLayout.version, at: 8)
@@ -261,6 +282,7 @@ public struct LabelTrieBuilder {
         let sections: [(TrieLayout.Section, Int, Int)] = [
             (.slots, slotsAt, tableSlots * TrieLayout.slotSize), (.labels, labelsAt, recordBytes),
             (.listNames, namesAt, names.count), (.filter, filterAt, filterWords * 8),
+            (.masks, masksAt, maskTable.count * 2),
         ]
         for (index, (section, offset, length)) in sections.enumerated() {
             let entry = TrieLayout.headerSize + index * TrieLayout.sectionEntrySize

@@ -2,7 +2,7 @@
 enum TrieImage {
     struct Layout {
         var listCount = 0, nodeCount = 0, nameCount = 0, homes = 0, tableSlots = 0
-        var slots = 0, labels = 0, labelsLength = 0, filter = 0, filterWords = 0
+        var slots = 0, labels = 0, labelsLength = 0, filter = 0, filterWords = 0, masks = 0, maskCount = 0
         var listNames: [String] = []
         var inputKey: UInt64 = 0
     }
@@ -66,6 +66,16 @@ enum TrieImage {
             throw .badSection(
                 kind: TrieLayout.Section.filter.rawValue, reason: "\(filter.length) bytes, not whole words")
         }
+        let masks = found[.masks]!
+        guard masks.length % 2 == 0, masks.length <= TrieLayout.maxMaskTable * 2,
+            masks.length == 0 || layout.listCount > 8
+        else {
+            throw .badSection(
+                kind: TrieLayout.Section.masks.rawValue,
+                reason: "\(masks.length) bytes of mask table for \(layout.listCount) lists")
+        }
+        layout.masks = masks.offset
+        layout.maskCount = masks.length / 2
         layout.filter = filter.offset
         layout.filterWords = filter.length / 8
         layout.slots = slots.offset

@@ -9,7 +9,7 @@
 ///   32 input key (u64)          40 node count (u32)       44 home slots (u32)
 ///   48 list count (u32)         52 name count (u32)       56 table slots (u32)  60 reserved (4)
 /// section table: count × { kind u32, reserved u32, offset u64, length u64 }
-/// sections (64-byte aligned): slots, label records, list names, filter
+/// sections (64-byte aligned): slots, label records, list names, filter, mask table
 /// ```
 /// A node is one suffix of a listed name (`com`, `example.com`, …); its hash chains the
 /// labels from the right (`LabelHash`). A slot is 12 bytes: key (u32), parent (u32: bits
@@ -25,9 +25,15 @@
 /// ref: bit 31
 /// inline (bits 24–25 the length, 1 to 3, and bits 0–23 the bytes), bit 30 terminal;
 /// otherwise bits 0–29 are the offset of the node's record in the label section: the list
-/// mask when terminal (0 bytes for one list, 1 for up to 8, else 2), the label length
-/// (u8), the label bytes. A record is shared by every node whose record would hold the
-/// same bytes. A terminal inline node occurs only with one list, whose mask is implied.
+/// mask when terminal, the label length (u8), the label bytes. A record is shared by every
+/// node whose record would hold the same bytes. A terminal inline node occurs only with
+/// one list, whose mask is implied.
+///
+/// The mask in a record: nothing for one list; the mask itself (1 byte) for up to 8; for
+/// more, 1 byte that indexes the mask table (u16 each, the distinct masks of the
+/// terminal nodes, ascending) when there are at most 256 of them, else the mask itself
+/// (2 bytes) and an empty table. Names are in few combinations of lists, so a record of
+/// the twelve categories keeps one byte, not two.
 ///
 /// filter: 64-bit words, about 8 bits a node, small enough to stay in the cache while the
 /// slots do not. Each node sets two bits of one word chosen by its hash, and a terminal
@@ -36,6 +42,8 @@
 /// walk reads the slots at every label.
 public enum TrieLayout {
     public static let magic: [UInt8] = Array("PGTRIE\r\n".utf8)
+    /// 7: a terminal record's mask is an index into the mask table when there are more
+    /// than 8 lists (a format-6 file would read its masks' low bytes as indexes);
     /// 6: terminal nodes with the same label and lists share a label record (the bytes
     /// are laid out as in 5, and a format-5 file would be read right; the version is
     /// raised so that such a file is rebuilt, 7 % smaller on a million names in one of
@@ -43,7 +51,7 @@ public enum TrieLayout {
     /// filter read as format 5 would miss listed names); 4: a filter section in front of
     /// the slots; 3: 31-bit keys with the terminal bit, labels hashed 8 bytes at a time;
     /// 2: 32-bit checks, a byte-at-a-time hash; 1: slots keyed by parent slot and label.
-    public static let version: UInt32 = 6
+    public static let version: UInt32 = 7
     public static let headerSize = 64
     public static let sectionEntrySize = 24
     public static let slotSize = 12
@@ -59,14 +67,20 @@ public enum TrieLayout {
         case labels = 2
         case listNames = 3
         case filter = 4
+        case masks = 5
     }
 
     /// Home slots per node: at a load of 8/9 an ordered probe still ends within a cache
     /// line or two (it stops at the first larger key, found or not).
     static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 8 + 1) }
 
-    /// Bytes of list mask in a terminal node's record.
-    static func maskBytes(listCount: Int) -> Int { listCount <= 1 ? 0 : listCount <= 8 ? 1 : 2 }
+    /// Bytes of list mask in a terminal node's record, for `masks` entries in the mask table.
+    static func maskBytes(listCount: Int, masks: Int) -> Int {
+        listCount <= 1 ? 0 : listCount <= 8 || masks > 0 ? 1 : 2
+    }
+
+    /// Entries a mask table holds at most: an index is one byte.
+    static let maxMaskTable = 256
 
     static func align64(_ value: Int) -> Int { (value + 63) & ~63 }
 }

@@ -1,5 +1,4 @@
 import DomainMatch
-import Glibc
 import Locks
 import Policy
 

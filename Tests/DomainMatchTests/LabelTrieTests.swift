@@ -94,6 +94,45 @@ typealias SeededRandom = SeededGenerator
         #expect(trie.match(try QueryName.parse("track.echo.com")) == MatchDepths())
     }
 
+    /// With more than 8 lists a terminal record keeps its mask as one byte, an index into
+    /// the table of the masks in use, not the two bytes of the mask itself.
+    @Test func twelveListsKeepAOneByteMaskIndex() throws {
+        var lists: [[DomainName]] = Array(repeating: [], count: 12)
+        lists[0] = [try QueryName.parse("aa.example"), try QueryName.parse("bb.example")]
+        lists[9] = [try QueryName.parse("bb.example"), try QueryName.parse("cc.example")]
+        lists[11] = [try QueryName.parse("dd.example")]
+        let trie = LabelTrie(lists: lists)
+        // {0}, {0, 9}, {9} and {11}.
+        #expect(trie.maskCount == 4)
+        // `example`: length and bytes (8); aa, bb, cc, dd: index, length, bytes (4 each).
+        // Two-byte masks would make them 5 each.
+        #expect(trie.labelsLength == 8 + 4 * 4)
+        let bb = trie.match(try QueryName.parse("www.bb.example"))
+        #expect(bb[0] == 2 && bb[9] == 2 && bb[11] == 0)
+        #expect(trie.match(try QueryName.parse("cc.example"))[9] == 2)
+        #expect(trie.match(try QueryName.parse("cc.example"))[0] == 0)
+        #expect(trie.match(try QueryName.parse("dd.example"))[11] == 2)
+        #expect(trie.match(try QueryName.parse("ee.example")) == MatchDepths())
+    }
+
+    /// More distinct masks than one byte can index: each record keeps its two-byte mask,
+    /// and the table is empty.
+    @Test func manyCombinationsOfListsKeepTheirMasksWhole() throws {
+        var lists: [[DomainName]] = Array(repeating: [], count: 16)
+        var names: [(DomainName, UInt16)] = []
+        for mask in 1...300 {
+            let name = try QueryName.parse("n\(mask).example")
+            names.append((name, UInt16(mask)))
+            for list in 0..<16 where mask & (1 << list) != 0 { lists[list].append(name) }
+        }
+        let trie = LabelTrie(lists: lists)
+        #expect(trie.maskCount == 0)
+        for (name, mask) in names {
+            let depths = trie.match(name)
+            for list in 0..<16 { #expect(depths[list] == (mask & (1 << list) != 0 ? 2 : 0)) }
+        }
+    }
+
     @Test func growsThroughManyRehashes() {
         var builder = LabelTrieBuilder(listCount: 2, expectedNames: 0)
         var names: [DomainName] = []

@@ -1,7 +1,7 @@
 import DomainMatch
 import Testing
 
-/// A compiled file of an earlier format is refused by the format-6 reader, so `run` rebuilds
+/// A compiled file of an earlier format is refused by the format-7 reader, so `run` rebuilds
 /// it from the text lists instead of misreading it (docs/blocklists.md#compiled-lists).
 @Suite struct TrieFormatTests {
     /// The image of `trie`, copied while the trie is alive: its bytes go with it.
@@ -17,10 +17,11 @@ import Testing
         put(bytes.withUnsafeBytes { TrieChecksum.image($0) }, at: 16, width: 8, in: &bytes)
     }
 
-    /// Format 3 is format 5 (and 6) without the filter section: the same header, the same
-    /// slots and records at the same offsets, three sections, version 3. Made here from a
-    /// format-6 image built without its filter: what the format-3 writer wrote, but for
-    /// records shared as format 6 shares them, which a reader cannot tell apart.
+    /// Format 3 is format 5 (and 6, and 7 with one list) without the filter section: the
+    /// same header, the same slots and records at the same offsets, three sections, version
+    /// 3. Made here from a format-7 image of one list built without its filter: what the
+    /// format-3 writer wrote, but for records shared as format 6 shares them, which a reader
+    /// cannot tell apart.
     static func formatThree(_ names: [DomainName]) throws -> [UInt8] {
         var bytes = image(LabelTrie(lists: [names], filterBitsPerNode: 0))
         func u64(_ at: Int) -> Int {
@@ -33,7 +34,7 @@ import Testing
         bytes.removeSubrange(end...)
         put(3, at: 8, width: 4, in: &bytes)
         put(3, at: 12, width: 4, in: &bytes)
-        for index in (64 + 3 * 24)..<(64 + 4 * 24) { bytes[index] = 0 }
+        for index in (64 + 3 * 24)..<(64 + 5 * 24) { bytes[index] = 0 }
         put(UInt64(bytes.count), at: 24, width: 8, in: &bytes)
         reseal(&bytes)
         return bytes
@@ -45,20 +46,21 @@ import Testing
         #expect(throws: TrieImageError.unsupportedVersion(3)) { try LabelTrie(old, verifyChecksum: true) }
         #expect(throws: TrieImageError.unsupportedVersion(3)) { try LabelTrie(old, verifyChecksum: false) }
         let new = LabelTrie(lists: [names])
-        #expect(Array(new.bytes.buffer[8..<12]) == [6, 0, 0, 0])
+        #expect(Array(new.bytes.buffer[8..<12]) == [7, 0, 0, 0])
         #expect(new.match(try QueryName.parse("www.example.com"))[0] == 2)
     }
 
-    /// Format 4 has the same sections as format 5 and 6, but its terminal nodes set one
-    /// filter bit where they ask for two: read as format 6, its filter would turn listed
-    /// names away. Its header says 4, and that alone must refuse it, checksum or not.
-    /// Format 5 is laid out as 6 and would be read right; it is refused all the same, so
-    /// that the file is rebuilt with its records shared.
-    @Test(arguments: [4, 5] as [UInt8])
+    /// Format 4 has the sections of format 5 and 6, but its terminal nodes set one filter
+    /// bit where they ask for two: read as format 7, its filter would turn listed names
+    /// away. Its header says 4, and that alone must refuse it, checksum or not. Format 5
+    /// is laid out as 6 and would be read right; it is refused all the same, so that the
+    /// file is rebuilt with its records shared. Format 6 keeps two-byte masks with more
+    /// than 8 lists, which format 7 would read as indexes into a table it has not got.
+    @Test(arguments: [4, 5, 6] as [UInt8])
     func anEarlierImageWithTheSameSectionsIsRefused(version: UInt8) throws {
         let names = ["example.com", "ads.tracker.net"].map { try! QueryName.parse($0) }
         var bytes = Self.image(LabelTrie(lists: [names]))
-        #expect(bytes[8] == 6)
+        #expect(bytes[8] == 7)
         bytes[8] = version
         Self.reseal(&bytes)
         let old = TrieBytes(copying: bytes)
