@@ -54,8 +54,8 @@ import Testing
     /// bit where they ask for two: read as format 7, its filter would turn listed names
     /// away. Its header says 4, and that alone must refuse it, checksum or not. Format 5
     /// is laid out as 6 and would be read right; it is refused all the same, so that the
-    /// file is rebuilt with its records shared. Format 6 keeps two-byte masks with more
-    /// than 8 lists, which format 7 would read as indexes into a table it has not got.
+    /// file is rebuilt with its records shared. Format 6 kept two-byte masks with more
+    /// than 8 lists and had no mask table: rebuilt so that its records shrink.
     @Test(arguments: [4, 5, 6] as [UInt8])
     func anEarlierImageWithTheSameSectionsIsRefused(version: UInt8) throws {
         let names = ["example.com", "ads.tracker.net"].map { try! QueryName.parse($0) }
