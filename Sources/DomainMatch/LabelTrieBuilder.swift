@@ -134,7 +134,7 @@ public struct LabelTrieBuilder {
             var used = [Bool](repeating: false, count: 1 << 16)
             for mask in masks { used[Int(mask)] = true }
             let distinct = (1..<(1 << 16)).filter { used[$0] }
-            if distinct.count <= TrieLayout.maxMaskTable {
+            if !distinct.isEmpty, distinct.count <= TrieLayout.maxMaskTable {
                 maskTable = distinct.map { UInt16($0) }
                 maskIndex = [Int16](repeating: -1, count: 1 << 16)
                 for (index, mask) in distinct.enumerated() { maskIndex[mask] = Int16(index) }
@@ -228,7 +228,7 @@ public struct LabelTrieBuilder {
                     ref = recordOf[at]
                     var record = Int(ref)
                     if masks[at] != 0 {
-                        if !maskIndex.isEmpty {
+                        if !maskTable.isEmpty {
                             put(UInt8(maskIndex[Int(masks[at])]), at: labelsAt + record)
                         } else if maskBytes == 1 {
                             put(UInt8(truncatingIfNeeded: masks[at]), at: labelsAt + record)
