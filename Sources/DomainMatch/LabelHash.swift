@@ -1,15 +1,13 @@
 /// The trie's hash of a name's suffix, one label at a time from the right: the hash of
-/// `example.com` is the hash of `example` seeded with the hash of `com`. Fixed constants,
-/// so a compiled file built by one process is read the same way by every other (Swift's
-/// `Hasher` is seeded per process and cannot be used here).
+/// `example.com` is the hash of `example` seeded with the hash of `com`, and the hash of
+/// `com` is seeded with the trie's own seed (`TrieLayout`: drawn when the trie is built and
+/// kept in its file, so every process reads a compiled file the same way; Swift's `Hasher`
+/// is seeded per process and cannot be used here).
 ///
 /// A label is read 8 bytes at a time from its end, as if the name had dots in front of it,
 /// so finding the label's start and hashing it take one load and one multiply for a label
 /// of up to 7 bytes, with no loop over its bytes.
 enum LabelHash {
-    /// The seed of a top-level label (the root's hash).
-    static let root: UInt64 = 0x243F_6A88_85A3_08D3
-
     static let p1: UInt64 = 0xA076_1D64_78BD_642F
     static let p2: UInt64 = 0xE703_7ED1_A0B4_28DB
     static let p3: UInt64 = 0x8EBC_6AF0_9C88_C6E3
@@ -90,15 +88,6 @@ enum LabelHash {
         return ~(((x & low) &+ low) | x | low)
     }
 
-    /// A hash of bytes on their own, for the builder's table of shared label records.
-    static func bytes(_ base: UnsafeRawPointer, _ length: Int) -> UInt64 {
-        var h: UInt64 = 0
-        for offset in 0..<length {
-            h = (h ^ UInt64(base.load(fromByteOffset: offset, as: UInt8.self))) &* 0x100_0000_01B3
-        }
-        return multiplyFold(h, p2)
-    }
-
     /// The 31 bits a slot keeps of a hash (never 0, which marks an empty slot). The
     /// table is ordered by them, and they choose the home slot.
     @inline(__always)
@@ -111,13 +100,14 @@ enum LabelHash {
         Int(truncatingIfNeeded: (UInt64(key) &* UInt64(homes)) >> 31)
     }
 
-    /// Up to 3 label bytes and the length, as a slot holds a short label inline.
+    /// The 32 bits a slot keeps of a hash besides its key, read to confirm that the slot is
+    /// this suffix's: the low half, which the key does not hold.
     @inline(__always)
-    static func inline(_ base: UnsafeRawPointer, _ length: Int) -> UInt32 {
-        var packed = UInt32(length) << 24
-        for index in 0..<min(length, 3) {
-            packed |= UInt32(base.load(fromByteOffset: index, as: UInt8.self)) << (8 * UInt32(index))
-        }
-        return packed
+    static func check(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash) }
+
+    /// The hash of one label on its own (its bytes, without dots) under `seed`: what
+    /// `label` gives for it inside a name.
+    static func label(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+        label(bytes, end: bytes.count, seed: seed).hash
     }
 }

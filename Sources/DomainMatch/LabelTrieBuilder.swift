@@ -3,10 +3,16 @@
 /// key and writes the finished image, sized for the nodes there are.
 ///
 /// Memory stays near the finished structure (docs/benchmarks.md#targets: build peak ≤ 3×):
-/// 11 bytes per node, the label bytes, an index of 4 bytes per slot and the hashes (freed
-/// before the image is written), and no `String` or array per name.
+/// 19 bytes per node, the label bytes, an index of 4 bytes per slot, and no `String` or
+/// array per name. The labels are kept to tell nodes apart exactly while building, and to
+/// hash them again under another seed (`build`); the image holds none of them.
 public struct LabelTrieBuilder {
     public let listCount: Int
+    /// The root's hash (`TrieLayout`: the file's seed).
+    public private(set) var seed: UInt64
+    /// The hash bits that tell two nodes with one parent apart in the image: the key's and
+    /// the check's. Narrower only in tests, to meet a collision.
+    var checkBitsCompared: UInt32 = .max
     public var nodeCount: Int { parents.count }
     /// Distinct (name, list) pairs.
     public private(set) var nameCount = 0
@@ -20,10 +26,13 @@ public struct LabelTrieBuilder {
     /// Node numbers (index + 1, 0 = empty) by hash; a power of two long.
     private var index: [UInt32]
 
-    /// `expectedNames` sizes the arrays (they grow when more come).
-    public init(listCount: Int, expectedNames: Int = 0) {
+    /// `expectedNames` sizes the arrays (they grow when more come). `seed`: nil draws one
+    /// at random, as a compiled file must (a fixed one only for tests and benchmarks that
+    /// want the same image twice).
+    public init(listCount: Int, expectedNames: Int = 0, seed: UInt64? = nil) {
         precondition(listCount >= 1 && listCount <= TrieLayout.maxLists, "1 to 16 lists")
         self.listCount = listCount
+        self.seed = seed ?? UInt64.random(in: .min ... .max)
         let nodes = expectedNames + expectedNames / 4
         hashes.reserveCapacity(nodes)
         parents.reserveCapacity(nodes)
@@ -46,7 +55,7 @@ public struct LabelTrieBuilder {
     public mutating func insert(_ name: UnsafeRawBufferPointer, list: Int) {
         precondition(list >= 0 && list < listCount)
         guard name.count > 0 else { return }
-        var seed = LabelHash.root
+        var seed = self.seed
         var node: UInt32 = 0
         var end = name.count
         while true {
@@ -116,6 +125,19 @@ public struct LabelTrieBuilder {
         precondition(listNames.count == listCount)
         index = []
         let nodes = nodeCount
+        // The nodes in key order. Two nodes with one parent whose keys and checks are equal
+        // could not be told apart in the image (about one build in 10^7 at a million
+        // names): hashed again under another seed until none are.
+        var order = [UInt64](repeating: 0, count: nodes)
+        while true {
+            for at in 0..<nodes { order[at] = UInt64(LabelHash.key(hashes[at])) << 32 | UInt64(at) }
+            order.sort()
+            if !hasTwins(order) { break }
+            reseed(UInt64.random(in: .min ... .max))
+        }
+        pool = []
+        labelAt = []
+        lengths = []
         let filterWords = TrieFilter.words(forNodes: nodes, bitsPerNode: filterBitsPerNode)
         var filter = [UInt64](repeating: 0, count: filterWords)
         if filterWords > 0 {
@@ -126,148 +148,71 @@ public struct LabelTrieBuilder {
             }
         }
         let homes = TrieLayout.homes(forNodes: nodes)
-        // More than 8 lists: the distinct masks in a table, each record keeping its mask's
+        // More than 8 lists: the distinct masks in a table, each slot keeping its mask's
         // index there (one byte), unless there are too many for one byte.
         var maskTable: [UInt16] = []
-        var maskIndex: [Int16] = []
+        var maskIndex: [UInt8] = []
         if listCount > 8 {
             var used = [Bool](repeating: false, count: 1 << 16)
             for mask in masks { used[Int(mask)] = true }
             let distinct = (1..<(1 << 16)).filter { used[$0] }
             if !distinct.isEmpty, distinct.count <= TrieLayout.maxMaskTable {
                 maskTable = distinct.map { UInt16($0) }
-                maskIndex = [Int16](repeating: -1, count: 1 << 16)
-                for (index, mask) in distinct.enumerated() { maskIndex[mask] = Int16(index) }
+                maskIndex = [UInt8](repeating: 0, count: 1 << 16)
+                for (index, mask) in distinct.enumerated() { maskIndex[mask] = UInt8(index) }
             }
         }
         let maskBytes = TrieLayout.maskBytes(listCount: listCount, masks: maskTable.count)
 
         // Each node's slot: in key order, at its home or just after the one before.
         var slotOf = [UInt32](repeating: 0, count: nodes)
-        var keys = [UInt32](repeating: 0, count: nodes)
         var next = 0
-        do {
-            var order = [UInt64](repeating: 0, count: nodes)
-            for at in 0..<nodes {
-                keys[at] = LabelHash.key(hashes[at])
-                order[at] = UInt64(keys[at]) << 32 | UInt64(at)
-            }
-            hashes = []
-            order.sort()
-            for key in order {
-                let slot = max(LabelHash.home(UInt32(key >> 32), homes: homes), next)
-                slotOf[Int(key & 0xFFFF_FFFF)] = UInt32(slot)
-                next = slot + 1
-            }
+        for key in order {
+            let slot = max(LabelHash.home(UInt32(key >> 32), homes: homes), next)
+            slotOf[Int(key & 0xFFFF_FFFF)] = UInt32(slot)
+            next = slot + 1
         }
+        order = []
         let tableSlots = max(homes, next)
         precondition(tableSlots < 1 << 31, "fewer than 2^31 slots")
-        func isInline(_ at: Int) -> Bool { lengths[at] <= 3 && (masks[at] == 0 || maskBytes == 0) }
-        // Each record's offset. A record is shared by every node with the same label and,
-        // for a terminal node's, the same lists (`www`, `static`, `images`, … under many
-        // names; `ads`, `track`, … ending names of the same lists): a reader compares the
-        // bytes at an offset and cannot tell a shared record from one of its own.
-        var recordOf = [UInt32](repeating: 0, count: nodes)
-        var recordBytes = 0
-        do {
-            var size = 1024
-            while size < nodes + nodes / 4 { size *= 2 }
-            var owners = [UInt32](repeating: 0, count: size)
-            pool.withUnsafeBytes { pool in
-                for at in 0..<nodes where !isInline(at) {
-                    let length = Int(lengths[at])
-                    let label = pool.baseAddress! + Int(labelAt[at])
-                    // 0 for a record without a mask: only records of one kind are alike.
-                    let mask = maskBytes > 0 ? UInt32(masks[at]) : 0
-                    let hash = LabelHash.bytes(label, length) ^ UInt64(mask) &* LabelHash.p1
-                    var slot = Int(truncatingIfNeeded: hash) & (size - 1)
-                    while owners[slot] != 0 {
-                        let other = Int(owners[slot]) - 1
-                        if lengths[other] == lengths[at], maskBytes == 0 || masks[other] == masks[at],
-                            memoryEqual(pool.baseAddress! + Int(labelAt[other]), label, length)
-                        {
-                            break
-                        }
-                        slot = (slot + 1) & (size - 1)
-                    }
-                    if owners[slot] != 0 {
-                        recordOf[at] = recordOf[Int(owners[slot]) - 1]
-                        continue
-                    }
-                    owners[slot] = UInt32(at + 1)
-                    recordOf[at] = UInt32(recordBytes)
-                    recordBytes += (mask != 0 ? maskBytes : 0) + 1 + length
-                }
-            }
-        }
-        precondition(recordBytes <= Int(TrieLayout.offsetMask), "label records past 1 GiB")
 
         let names = Array(listNames.joined(separator: "\n").utf8)
         let tableEnd = TrieLayout.headerSize + TrieLayout.Section.allCases.count * TrieLayout.sectionEntrySize
         let slotsAt = TrieLayout.align64(tableEnd)
-        let labelsAt = TrieLayout.align64(slotsAt + tableSlots * TrieLayout.slotSize)
-        let namesAt = TrieLayout.align64(labelsAt + recordBytes)
+        let slotMasksAt = TrieLayout.align64(slotsAt + tableSlots * TrieLayout.slotSize)
+        let namesAt = TrieLayout.align64(slotMasksAt + tableSlots * maskBytes)
         let filterAt = TrieLayout.align64(namesAt + names.count)
         let masksAt = TrieLayout.align64(filterAt + filterWords * 8)
-        let size = masksAt + maskTable.count * 2
+        let seedAt = TrieLayout.align64(masksAt + maskTable.count * 2)
+        let size = seedAt + 8
         let image = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
         image.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
             image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
         }
 
-        // Slots and records, in node order (a name's records stay together).
-        pool.withUnsafeBytes { pool in
-            for at in 0..<nodes {
-                let length = Int(lengths[at])
-                let label = pool.baseAddress! + Int(labelAt[at])
-                var ref: UInt32
-                if isInline(at) {
-                    ref = TrieLayout.inlineBit | LabelHash.inline(label, length)
-                } else {
-                    ref = recordOf[at]
-                    var record = Int(ref)
-                    if masks[at] != 0 {
-                        if !maskTable.isEmpty {
-                            put(UInt8(maskIndex[Int(masks[at])]), at: labelsAt + record)
-                        } else if maskBytes == 1 {
-                            put(UInt8(truncatingIfNeeded: masks[at]), at: labelsAt + record)
-                        } else if maskBytes == 2 {
-                            put(masks[at], at: labelsAt + record)
-                        }
-                        record += maskBytes
-                    }
-                    put(UInt8(length), at: labelsAt + record)
-                    (image + labelsAt + record + 1).copyMemory(from: label, byteCount: length)
-                }
-                if masks[at] != 0 { ref |= TrieLayout.terminalBit }
-                let slot = slotsAt + Int(slotOf[at]) * TrieLayout.slotSize
-                let parent = parents[at]
-                put(keys[at] << 1 | (masks[at] != 0 ? 1 : 0), at: slot)
-                put(parent == 0 ? 0 : slotOf[Int(parent) - 1] + 1, at: slot + 4)
-                put(ref, at: slot + 8)
+        for at in 0..<nodes {
+            let hash = hashes[at]
+            let mask = masks[at]
+            let slot = Int(slotOf[at])
+            let parent = parents[at]
+            let at = slotsAt + slot * TrieLayout.slotSize
+            put(LabelHash.key(hash) << 1 | (mask != 0 ? 1 : 0), at: at)
+            put(parent == 0 ? 0 : slotOf[Int(parent) - 1] + 1, at: at + 4)
+            put(LabelHash.check(hash), at: at + 8)
+            guard mask != 0 else { continue }
+            if !maskTable.isEmpty {
+                put(maskIndex[Int(mask)], at: slotMasksAt + slot)
+            } else if maskBytes == 1 {
+                put(UInt8(truncatingIfNeeded: mask), at: slotMasksAt + slot)
+            } else if maskBytes == 2 {
+                put(mask, at: slotMasksAt + slot * 2)
             }
-        }
-        // Slots whose keys are equal: marked, so a lookup tells them apart by parent and bytes.
-        var run = 0
-        for slot in 1...max(1, tableSlots) {
-            let key = { (s: Int) in
-                UInt32(littleEndian: image.load(fromByteOffset: slotsAt + s * TrieLayout.slotSize, as: UInt32.self))
-                    >> 1
-            }
-            if slot < tableSlots, key(slot) != 0, key(slot) == key(run) { continue }
-            if slot - run > 1 {
-                for shared in run..<slot {
-                    let at = slotsAt + shared * TrieLayout.slotSize + 4
-                    let parent = UInt32(littleEndian: image.load(fromByteOffset: at, as: UInt32.self))
-                    put(parent | TrieLayout.sharedBit, at: at)
-                }
-            }
-            run = slot
         }
         names.withUnsafeBytes { (image + namesAt).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         for (at, word) in filter.enumerated() { put(word, at: filterAt + at * 8) }
         for (at, mask) in maskTable.enumerated() { put(mask, at: masksAt + at * 2) }
+        put(seed, at: seedAt)
 
         TrieLayout.magic.withUnsafeBytes { image.copyMemory(from: $0.baseAddress!, byteCount: 8) }
         put(TrieLayout.version, at: 8)
@@ -280,9 +225,9 @@ public struct LabelTrieBuilder {
         put(UInt32(nameCount), at: 52)
         put(UInt32(tableSlots), at: 56)
         let sections: [(TrieLayout.Section, Int, Int)] = [
-            (.slots, slotsAt, tableSlots * TrieLayout.slotSize), (.labels, labelsAt, recordBytes),
+            (.slots, slotsAt, tableSlots * TrieLayout.slotSize), (.slotMasks, slotMasksAt, tableSlots * maskBytes),
             (.listNames, namesAt, names.count), (.filter, filterAt, filterWords * 8),
-            (.masks, masksAt, maskTable.count * 2),
+            (.masks, masksAt, maskTable.count * 2), (.seed, seedAt, 8),
         ]
         for (index, (section, offset, length)) in sections.enumerated() {
             let entry = TrieLayout.headerSize + index * TrieLayout.sectionEntrySize
@@ -295,14 +240,53 @@ public struct LabelTrieBuilder {
             UnsafeMutableRawPointer(mutating: pointer).deallocate()
         }
     }
+
+    /// Whether two nodes with one parent have the same key and check (`order`: key above
+    /// node number, sorted, so nodes of one key are side by side).
+    private func hasTwins(_ order: [UInt64]) -> Bool {
+        var first = 0
+        while first < order.count {
+            var end = first + 1
+            while end < order.count, order[end] >> 32 == order[first] >> 32 { end += 1 }
+            if end - first > 1 {
+                for a in first..<(end - 1) {
+                    let one = Int(order[a] & 0xFFFF_FFFF)
+                    for b in (a + 1)..<end {
+                        let other = Int(order[b] & 0xFFFF_FFFF)
+                        let checks = LabelHash.check(hashes[one]) ^ LabelHash.check(hashes[other])
+                        if parents[one] == parents[other], checks & checkBitsCompared == 0 { return true }
+                    }
+                }
+            }
+            first = end
+        }
+        return false
+    }
+
+    /// Every node's hash again under `seed`: a node's parent comes before it, so its
+    /// parent's hash is the new one by then.
+    mutating func reseed(_ seed: UInt64) {
+        self.seed = seed
+        pool.withUnsafeBytes { pool in
+            for at in hashes.indices {
+                let parent = Int(parents[at])
+                let label = UnsafeRawBufferPointer(
+                    start: pool.baseAddress! + Int(labelAt[at]), count: Int(lengths[at]))
+                hashes[at] = LabelHash.label(label, seed: parent == 0 ? seed : hashes[parent - 1])
+            }
+        }
+    }
 }
 
 extension LabelTrie {
-    /// A trie built in memory from lists of names, e.g. the parent's lists.
+    /// A trie built in memory from lists of names, e.g. the parent's lists. `seed`: nil
+    /// draws one (`LabelTrieBuilder`).
     public init(
-        lists: [[DomainName]], listNames: [String]? = nil, filterBitsPerNode: Int = TrieFilter.bitsPerNode
+        lists: [[DomainName]], listNames: [String]? = nil, filterBitsPerNode: Int = TrieFilter.bitsPerNode,
+        seed: UInt64? = nil
     ) {
-        var builder = LabelTrieBuilder(listCount: max(1, lists.count), expectedNames: lists.reduce(0) { $0 + $1.count })
+        var builder = LabelTrieBuilder(
+            listCount: max(1, lists.count), expectedNames: lists.reduce(0) { $0 + $1.count }, seed: seed)
         for (list, names) in lists.enumerated() {
             for name in names { builder.insert(name, list: list) }
         }

@@ -2,9 +2,10 @@
 enum TrieImage {
     struct Layout {
         var listCount = 0, nodeCount = 0, nameCount = 0, homes = 0, tableSlots = 0
-        var slots = 0, labels = 0, labelsLength = 0, filter = 0, filterWords = 0, masks = 0, maskCount = 0
+        var slots = 0, slotMasks = 0, filter = 0, filterWords = 0, masks = 0, maskCount = 0
         var listNames: [String] = []
         var inputKey: UInt64 = 0
+        var seed: UInt64 = 0
     }
 
     static func validate(_ bytes: TrieBytes, verifyChecksum: Bool) throws(TrieImageError) -> Layout {
@@ -52,14 +53,10 @@ enum TrieImage {
             throw .badCounts("\(layout.nodeCount) nodes, \(layout.homes) home slots in \(layout.tableSlots) slots")
         }
         let slots = found[.slots]!
-        let labels = found[.labels]!
         let names = found[.listNames]!
         guard slots.length == layout.tableSlots * TrieLayout.slotSize else {
             throw .badSection(
                 kind: TrieLayout.Section.slots.rawValue, reason: "\(slots.length) bytes for \(layout.tableSlots) slots")
-        }
-        guard labels.length <= Int(TrieLayout.offsetMask) else {
-            throw .badSection(kind: TrieLayout.Section.labels.rawValue, reason: "\(labels.length) bytes, too long")
         }
         let filter = found[.filter]!
         guard filter.length % 8 == 0, filter.length / 8 < 1 << 32 else {
@@ -76,11 +73,22 @@ enum TrieImage {
         }
         layout.masks = masks.offset
         layout.maskCount = masks.length / 2
+        let slotMasks = found[.slotMasks]!
+        let maskBytes = TrieLayout.maskBytes(listCount: layout.listCount, masks: layout.maskCount)
+        guard slotMasks.length == layout.tableSlots * maskBytes else {
+            throw .badSection(
+                kind: TrieLayout.Section.slotMasks.rawValue,
+                reason: "\(slotMasks.length) bytes for \(layout.tableSlots) slots of \(maskBytes) bytes")
+        }
+        layout.slotMasks = slotMasks.offset
+        let seed = found[.seed]!
+        guard seed.length == 8 else {
+            throw .badSection(kind: TrieLayout.Section.seed.rawValue, reason: "\(seed.length) bytes, not 8")
+        }
+        layout.seed = bytes.u64(seed.offset)
         layout.filter = filter.offset
         layout.filterWords = filter.length / 8
         layout.slots = slots.offset
-        layout.labels = labels.offset
-        layout.labelsLength = labels.length
         let nameText = String(
             decoding: UnsafeRawBufferPointer(rebasing: bytes.buffer[names.offset..<(names.offset + names.length)]),
             as: UTF8.self)

@@ -9,73 +9,71 @@
 ///   32 input key (u64)          40 node count (u32)       44 home slots (u32)
 ///   48 list count (u32)         52 name count (u32)       56 table slots (u32)  60 reserved (4)
 /// section table: count × { kind u32, reserved u32, offset u64, length u64 }
-/// sections (64-byte aligned): slots, label records, list names, filter, mask table
+/// sections (64-byte aligned): slots, list names, filter, mask table, slot masks, seed
 /// ```
-/// A node is one suffix of a listed name (`com`, `example.com`, …); its hash chains the
-/// labels from the right (`LabelHash`). A slot is 12 bytes: key (u32), parent (u32: bits
-/// 0–30 the parent's slot + 1, 0 = a top-level label; bit 31 shared: a neighbouring slot
-/// has the same key), ref (u32).
+/// A node is one suffix of a listed name (`com`, `example.com`, …); its 64-bit hash chains
+/// the labels from the right (`LabelHash`), starting from the file's seed. A slot is 12
+/// bytes: key (u32), parent (u32: the parent's slot + 1, 0 = a top-level label), check
+/// (u32).
 ///
 /// key: 0 = empty, else 31 bits of the hash (`LabelHash.key`) above a terminal bit (a
 /// listed name ends here). The keys are ascending, each slot at or after its home slot
 /// (`LabelHash.home`), so a probe stops at the first larger key or empty slot, and nodes
-/// whose hashes share the 31 bits lie side by side. A name no list covers is answered from
-/// the keys alone; parent and ref, in the same cache line, confirm a listed name.
+/// whose keys are equal lie side by side. check: the hash's low 32 bits (`LabelHash.check`).
+/// A suffix is the node whose key and check are its hash's and whose parent is the slot of
+/// the suffix above it: 63 bits of a hash keyed by a seed drawn when the file is built,
+/// and a parent confirmed the same way up to the top-level label. The builder refuses a
+/// seed under which two nodes with one parent would share key and check (and draws
+/// another), so a listed name is always found and only its own suffixes find its slot.
 ///
-/// ref: bit 31
-/// inline (bits 24–25 the length, 1 to 3, and bits 0–23 the bytes), bit 30 terminal;
-/// otherwise bits 0–29 are the offset of the node's record in the label section: the list
-/// mask when terminal, the label length (u8), the label bytes. A record is shared by every
-/// node whose record would hold the same bytes. A terminal inline node occurs only with
-/// one list, whose mask is implied.
-///
-/// The mask in a record: nothing for one list; the mask itself (1 byte) for up to 8; for
-/// more, 1 byte that indexes the mask table (u16 each, the distinct masks of the
-/// terminal nodes, ascending) when there are at most 256 of them, else the mask itself
-/// (2 bytes) and an empty table. Names are in few combinations of lists, so a record of
-/// the twelve categories keeps one byte, not two.
+/// slot masks: the lists (categories) whose names end at each slot, one per slot in slot
+/// order, 0 for a slot where none does: nothing for one list (its mask is implied); one
+/// byte for up to 8, the mask itself; for more, one byte that indexes the mask table (u16
+/// each, the distinct masks in use, ascending) when there are at most 256 of them, else
+/// the mask itself (2 bytes) and an empty table. Names are in few combinations of lists,
+/// so the twelve categories keep one byte a slot.
 ///
 /// filter: 64-bit words, about 8 bits a node, small enough to stay in the cache while the
 /// slots do not. Each node sets two bits of one word chosen by its hash, and a terminal
 /// node two more: a lookup walks a name the lists do not cover on these words alone and
 /// reads the slots only where a listed name may end (`TrieFilter`). Empty (length 0): the
 /// walk reads the slots at every label.
+///
+/// seed: 8 bytes, the hash of the root. Drawn at random for every build, so that nobody
+/// can make up a name whose hash is a listed name's without the file.
 public enum TrieLayout {
     public static let magic: [UInt8] = Array("PGTRIE\r\n".utf8)
-    /// 7: with more than 8 lists, a terminal record's mask is a one-byte index into a
-    /// mask table, a fifth section (format 6 kept the two-byte mask, 2.5 % more bytes on a
-    /// million names in one of twelve lists);
-    /// 6: terminal nodes with the same label and lists share a label record (the bytes
-    /// are laid out as in 5, and a format-5 file would be read right; the version is
-    /// raised so that such a file is rebuilt, 7 % smaller on a million names in one of
-    /// twelve lists); 5: the filter's terminal nodes set two bits, not one (a format-4
-    /// filter read as format 5 would miss listed names); 4: a filter section in front of
-    /// the slots; 3: 31-bit keys with the terminal bit, labels hashed 8 bytes at a time;
-    /// 2: 32-bit checks, a byte-at-a-time hash; 1: slots keyed by parent slot and label.
-    public static let version: UInt32 = 7
+    /// 8: no label bytes; a slot keeps 32 more bits of its hash (keyed by a seed of the
+    /// file's own), its lists are in a byte a slot beside the slots, and a listed name is
+    /// confirmed from its slots alone (format 7 kept each node's label in a record of a
+    /// label section, 40 % of the file, and read it where a name ended: a second wait on
+    /// memory); 7: with more than 8 lists, a terminal record's mask is a one-byte index
+    /// into a mask table (format 6 kept the two-byte mask); 6: terminal nodes with the
+    /// same label and lists share a label record; 5: the filter's terminal nodes set two
+    /// bits, not one (a format-4 filter read as format 5 would miss listed names); 4: a
+    /// filter section in front of the slots; 3: 31-bit keys with the terminal bit, labels
+    /// hashed 8 bytes at a time; 2: 32-bit checks, a byte-at-a-time hash; 1: slots keyed by
+    /// parent slot and label.
+    public static let version: UInt32 = 8
     public static let headerSize = 64
     public static let sectionEntrySize = 24
     public static let slotSize = 12
     public static let maxLists = 16
 
-    static let inlineBit: UInt32 = 1 << 31
-    static let terminalBit: UInt32 = 1 << 30
-    static let offsetMask: UInt32 = (1 << 30) - 1
-    static let sharedBit: UInt32 = 1 << 31
-
     public enum Section: UInt32, CaseIterable, Sendable {
         case slots = 1
-        case labels = 2
         case listNames = 3
         case filter = 4
         case masks = 5
+        case slotMasks = 6
+        case seed = 7
     }
 
     /// Home slots per node: at a load of 8/9 an ordered probe still ends within a cache
     /// line or two (it stops at the first larger key, found or not).
     static func homes(forNodes nodes: Int) -> Int { max(8, nodes + nodes / 8 + 1) }
 
-    /// Bytes of list mask in a terminal node's record, for `masks` entries in the mask table.
+    /// Bytes of list mask a slot has, for `masks` entries in the mask table.
     static func maskBytes(listCount: Int, masks: Int) -> Int {
         listCount <= 1 ? 0 : listCount <= 8 || masks > 0 ? 1 : 2
     }

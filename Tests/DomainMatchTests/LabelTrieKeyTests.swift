@@ -2,14 +2,16 @@ import Testing
 
 @testable import DomainMatch
 
-/// Nodes whose 31-bit keys are equal: the walk must tell them apart by parent and bytes,
+/// Nodes whose 31-bit keys are equal: the walk must tell them apart by parent and check,
 /// and a key that belongs to another suffix must never report it. Real colliding names,
-/// found by brute force over the hash, not a weakened hash.
+/// found by brute force over the hash under a fixed seed, not a weakened hash.
 @Suite struct LabelTrieKeyTests {
+    static let seed: UInt64 = 0x243F_6A88_85A3_08D3
+
     static func key(_ text: String) -> UInt32 {
         let bytes = Array(text.utf8)
         return bytes.withUnsafeBytes { buffer in
-            var seed = LabelHash.root
+            var seed = Self.seed
             var end = buffer.count
             while true {
                 let (start, hash) = LabelHash.label(buffer, end: end, seed: seed)
@@ -49,7 +51,7 @@ import Testing
                 [Self.names(["x.\(b)"]), Self.names(["y.x.\(a)"])],
             ]
             for lists in listings {
-                let trie = LabelTrie(lists: lists)
+                let trie = LabelTrie(lists: lists, seed: Self.seed)
                 let simple = SetMatcher(lists: lists)
                 for query in queries {
                     #expect(trie.match(query) == simple.match(query), "\(lists) \(query)")
@@ -64,11 +66,56 @@ import Testing
         // The same child label under two parents with one key: each must be reached
         // through its own parent.
         let lists = [Self.names(["www.\(a)"]), Self.names(["www.\(b)", "mail.\(a)"])]
-        let trie = LabelTrie(lists: lists)
+        let trie = LabelTrie(lists: lists, seed: Self.seed)
         let simple = SetMatcher(lists: lists)
         for text in ["www.\(a)", "www.\(b)", "mail.\(a)", "mail.\(b)", "z.www.\(a)", "z.www.\(b)", a, b] {
             let query = try QueryName.parse(text)
             #expect(trie.match(query) == simple.match(query), "\(text)")
         }
+    }
+
+    /// Pairs of names under `com` whose keys are equal: nodes with one parent.
+    static let siblings: [(String, String)] = {
+        var seen: [UInt32: String] = [:]
+        var found: [(String, String)] = []
+        var index = 0
+        while found.count < 2, index < 2_000_000 {
+            let name = "s\(index).com"
+            let key = key(name)
+            if let other = seen[key] { found.append((other, name)) } else { seen[key] = name }
+            index += 1
+        }
+        return found
+    }()
+
+    @Test func siblingsSharingAKeyAreToldApartByTheirChecks() throws {
+        try #require(!Self.siblings.isEmpty, "the search finds colliding keys")
+        for (a, b) in Self.siblings {
+            let lists = [Self.names([a]), Self.names(["www.\(b)"])]
+            let trie = LabelTrie(lists: lists, seed: Self.seed)
+            #expect(trie.seed == Self.seed)
+            let simple = SetMatcher(lists: lists)
+            for text in [a, b, "www.\(a)", "www.\(b)", "x.www.\(b)"] {
+                let query = try QueryName.parse(text)
+                #expect(trie.match(query) == simple.match(query), "\(text)")
+            }
+        }
+    }
+
+    /// Two nodes with one parent whose keys and checks are equal could not be told apart:
+    /// the builder draws another seed. Met here by comparing checks on no bits, so that
+    /// siblings with one key are twins.
+    @Test func twinsMakeTheBuilderDrawAnotherSeed() throws {
+        let (a, b) = try #require(Self.siblings.first)
+        var builder = LabelTrieBuilder(listCount: 2, seed: Self.seed)
+        builder.checkBitsCompared = 0
+        builder.insert(try QueryName.parse(a), list: 0)
+        builder.insert(try QueryName.parse(b), list: 1)
+        let trie = try LabelTrie(builder.build(listNames: ["a", "b"]), verifyChecksum: true)
+        #expect(trie.seed != Self.seed)
+        #expect(Self.key(a) == Self.key(b), "twins under the first seed")
+        let one = trie.match(try QueryName.parse("www.\(a)"))
+        let other = trie.match(try QueryName.parse(b))
+        #expect(one[0] == 2 && one[1] == 0 && other[0] == 0 && other[1] == 2)
     }
 }

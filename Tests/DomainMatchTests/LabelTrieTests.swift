@@ -69,20 +69,29 @@ typealias SeededRandom = SeededGenerator
         #expect(trie.nameCount == 5)
     }
 
-    /// A label record is shared by the nodes whose records are the same bytes: the same
-    /// label and, where an entry ends, the same lists. Three lists: a one-byte mask.
-    @Test func terminalNodesWithTheSameLabelAndListsShareOneRecord() throws {
+    /// The image keeps hashes, not labels: none of the listed names' bytes are in it, and
+    /// its size is the header, the section table, 12 bytes a slot, a byte of lists a slot
+    /// (three lists), the list names, the filter and the seed, each section 64-aligned.
+    @Test func theImageHoldsSlotsNotLabels() throws {
         let names = { (list: [String]) in list.map { try! QueryName.parse($0) } }
         let trie = LabelTrie(lists: [
             names(["track.alpha.com", "track.bravo.com", "track.delta.com", "x.track.foxtrot.com"]),
             names(["track.charlie.com", "track.delta.com"]), [],
         ])
-        // alpha, bravo, charlie, delta and foxtrot: a record each (1 + 5 or 1 + 7 bytes).
-        // `track` ending list 0's entries (alpha, bravo): one record of mask, length and
-        // bytes (7), and one each for list 1 (charlie) and both lists (delta). `track`
-        // under foxtrot ends no entry: a record without a mask (6). `x`: mask, length,
-        // byte (3). `com` is inline. Without sharing, alpha's and bravo's would be two.
-        #expect(trie.labelsLength == 6 + 6 + 8 + 6 + 8 + 3 * 7 + 6 + 3)
+        let image = withExtendedLifetime(trie) { Array(trie.bytes.buffer) }
+        for label in ["track", "alpha", "bravo", "charlie", "delta", "foxtrot"] {
+            #expect(image.firstRange(of: Array(label.utf8)) == nil, "\(label)")
+        }
+        // com, 5 second-level names, 5 `track`s and `x`: 12 nodes, 14 home slots.
+        #expect(trie.nodeCount == 12 && trie.tableSlots >= 14)
+        #expect(trie.maskBytes == 1)
+        let align = { (value: Int) in (value + 63) & ~63 }
+        let slots = align(64 + 6 * 24)
+        let masks = align(slots + trie.tableSlots * 12)
+        let listNames = align(masks + trie.tableSlots)
+        let filter = align(listNames + "list0\nlist1\nlist2".utf8.count)
+        let seed = align(filter + trie.filterWords * 8)
+        #expect(image.count == seed + 8)
         #expect(trie.match(try QueryName.parse("track.alpha.com"))[0] == 3)
         #expect(trie.match(try QueryName.parse("www.track.bravo.com"))[0] == 3)
         let charlie = trie.match(try QueryName.parse("track.charlie.com"))
@@ -94,8 +103,44 @@ typealias SeededRandom = SeededGenerator
         #expect(trie.match(try QueryName.parse("track.echo.com")) == MatchDepths())
     }
 
-    /// With more than 8 lists a terminal record keeps its mask as one byte, an index into
-    /// the table of the masks in use, not the two bytes of the mask itself.
+    /// Two builds of the same names draw two seeds: the slots differ, the answers do not.
+    /// A seed given twice gives the same image twice.
+    @Test func eachBuildDrawsItsOwnSeed() throws {
+        let names = (0..<500).map { try! QueryName.parse("host\($0).example\($0 % 7).com") }
+        // Copied while each trie is alive: its bytes go with it.
+        let image = { (trie: LabelTrie) in withExtendedLifetime(trie) { Array(trie.bytes.buffer) } }
+        let one = LabelTrie(lists: [names])
+        let two = LabelTrie(lists: [names])
+        #expect(one.seed != two.seed)
+        #expect(image(one) != image(two))
+        for name in names + [try QueryName.parse("www.host3.example3.com"), try QueryName.parse("host3.example4.com")] {
+            #expect(one.match(name) == two.match(name), "\(name)")
+        }
+        let fixed = LabelTrie(lists: [names], seed: 42)
+        #expect(fixed.seed == 42)
+        let same = image(fixed) == image(LabelTrie(lists: [names], seed: 42))
+        #expect(same)
+    }
+
+    /// Hashing every node again under a new seed (what the builder does when two nodes
+    /// would share a slot's key and check) gives the image a build under that seed gives.
+    @Test func reseedingGivesTheImageOfAFreshBuild() {
+        let names = (0..<2_000).map { try! QueryName.parse("n\($0).zone\($0 % 13).example.org") }
+        var moved = LabelTrieBuilder(listCount: 2, seed: 1)
+        var fresh = LabelTrieBuilder(listCount: 2, seed: 99)
+        for (index, name) in names.enumerated() {
+            moved.insert(name, list: index % 2)
+            fresh.insert(name, list: index % 2)
+        }
+        moved.reseed(99)
+        let a = moved.build(listNames: ["a", "b"])
+        let b = fresh.build(listNames: ["a", "b"])
+        let same = Array(a.buffer) == Array(b.buffer)
+        #expect(same)
+    }
+
+    /// With more than 8 lists a slot keeps its lists as one byte, an index into the table
+    /// of the masks in use, not the two bytes of the mask itself.
     @Test func twelveListsKeepAOneByteMaskIndex() throws {
         var lists: [[DomainName]] = Array(repeating: [], count: 12)
         lists[0] = [try QueryName.parse("aa.example"), try QueryName.parse("bb.example")]
@@ -104,9 +149,7 @@ typealias SeededRandom = SeededGenerator
         let trie = LabelTrie(lists: lists)
         // {0}, {0, 9}, {9} and {11}.
         #expect(trie.maskCount == 4)
-        // `example`: length and bytes (8); aa, bb, cc, dd: index, length, bytes (4 each).
-        // Two-byte masks would make them 5 each.
-        #expect(trie.labelsLength == 8 + 4 * 4)
+        #expect(trie.maskBytes == 1)
         let bb = trie.match(try QueryName.parse("www.bb.example"))
         #expect(bb[0] == 2 && bb[9] == 2 && bb[11] == 0)
         #expect(trie.match(try QueryName.parse("cc.example"))[9] == 2)
@@ -115,8 +158,8 @@ typealias SeededRandom = SeededGenerator
         #expect(trie.match(try QueryName.parse("ee.example")) == MatchDepths())
     }
 
-    /// More distinct masks than one byte can index: each record keeps its two-byte mask,
-    /// and the table is empty.
+    /// More distinct masks than one byte can index: each slot keeps its two-byte mask, and
+    /// the table is empty.
     @Test func manyCombinationsOfListsKeepTheirMasksWhole() throws {
         var lists: [[DomainName]] = Array(repeating: [], count: 16)
         var names: [(DomainName, UInt16)] = []
@@ -126,7 +169,7 @@ typealias SeededRandom = SeededGenerator
             for list in 0..<16 where mask & (1 << list) != 0 { lists[list].append(name) }
         }
         let trie = LabelTrie(lists: lists)
-        #expect(trie.maskCount == 0)
+        #expect(trie.maskCount == 0 && trie.maskBytes == 2)
         for (name, mask) in names {
             let depths = trie.match(name)
             for list in 0..<16 { #expect(depths[list] == (mask & (1 << list) != 0 ? 2 : 0)) }

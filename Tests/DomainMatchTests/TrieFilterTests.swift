@@ -7,10 +7,10 @@ import Testing
 /// slots (counted here, not timed).
 @Suite struct TrieFilterTests {
     /// The chained hash of a whole name, as the walk computes it label by label.
-    static func hash(_ name: DomainName) -> UInt64 {
+    static func hash(_ name: DomainName, seed: UInt64) -> UInt64 {
         name.bytes.withUnsafeBytes { bytes in
             var end = bytes.count
-            var seed = LabelHash.root
+            var seed = seed
             while true {
                 let (start, hash) = LabelHash.label(bytes, end: end, seed: seed)
                 if start == 0 { return hash }
@@ -22,7 +22,7 @@ import Testing
 
     /// What the filter of `trie` says of `name`'s node: present, and maybe a listed name.
     static func admits(_ trie: LabelTrie, _ name: DomainName) -> (present: Bool, terminal: Bool) {
-        let hash = hash(name)
+        let hash = hash(name, seed: trie.seed)
         let word = trie.bytes.u64(trie.filter + TrieFilter.word(hash, words: trie.filterWords) * 8)
         let present = TrieFilter.present(hash)
         let terminal = TrieFilter.terminal(hash)
