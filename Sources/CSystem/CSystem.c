@@ -141,6 +141,13 @@ int cs_set_thread_idle(void) {
 
 int cs_thread_is_idle(void) { return sched_getscheduler(0) == SCHED_IDLE; }
 
+int cs_pin_thread_to_cpu(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set);
+}
+
 int cs_netlink_route_socket(void) {
     return socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
 }

@@ -1,3 +1,4 @@
+import CSystem
 import EventLoop
 import Glibc
 import Locks
@@ -5,8 +6,8 @@ import SystemIO
 import Testing
 
 /// Long work on a background thread rests after each slice (`Pacer`), counted on a clock the
-/// test moves, and only a thread in the idle class really sleeps: counted by the kernel's
-/// voluntary context switches of the thread, not timed.
+/// test moves, and only a thread in the idle class really gives its core away: counted by
+/// the kernel's context switches of the thread, not timed.
 @Suite struct PacerTests {
     /// A clock that moves `step` nanoseconds each time it is read.
     final class SteppingClock: @unchecked Sendable {
@@ -54,30 +55,47 @@ import Testing
         #expect(shared.withLock { $0.rests } == 0)
     }
 
-    /// The thread's voluntary context switches, as the kernel counts them.
-    static func voluntarySwitches() -> Int {
+    /// The thread's involuntary context switches, as the kernel counts them (a yield that
+    /// hands the core over is one).
+    static func involuntarySwitches() -> Int {
         guard let bytes = try? Files.read("/proc/thread-self/status") else { return -1 }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-        where line.hasPrefix("voluntary_ctxt_switches:") {
+        where line.hasPrefix("nonvoluntary_ctxt_switches:") {
             return Int(line.split(separator: "\t").last.map(String.init) ?? "") ?? -1
         }
         return -1
     }
 
-    @Test func onlyAThreadInTheIdleClassSleepsWhenItRests() throws {
-        let switches = Lock<[String: Int]>([:])
-        for (name, priority) in [("rest-bg", SystemThread.Priority.background), ("rest-fg", .normal)] {
-            try SystemThread.spawn(name: name, priority: priority) {
-                let before = Self.voluntarySwitches()
-                for _ in 0..<20 { Pacer.restInIdleClass() }
-                let after = Self.voluntarySwitches()
-                switches.withLock { $0[name] = before < 0 || after < 0 ? -1 : after - before }
-            }.join()
+    /// Two threads of one class on one core, each working 30 µs and resting in turn, 100
+    /// times: in the idle class each rest hands the core to the other (which is waiting for
+    /// it), so the switches are about one a rest; an ordinary thread's rest returns at once,
+    /// and the two switch only when the scheduler's slice ends (3 ms of work each).
+    @Test(arguments: [SystemThread.Priority.background, .normal])
+    func aRestInTheIdleClassHandsTheCoreToAThreadWaitingForIt(priority: SystemThread.Priority) throws {
+        let started = Lock(0)
+        let switches = Lock<[Int]>([])
+        let threads = try (0..<2).map { index in
+            try SystemThread.spawn(name: "rest-\(index)", priority: priority) {
+                guard cs_pin_thread_to_cpu(0) == 0 else { return switches.withLock { $0.append(-1) } }
+                started.withLock { $0 += 1 }
+                while started.withLock({ $0 }) < 2 { sched_yield() }
+                let before = Self.involuntarySwitches()
+                for _ in 0..<100 {
+                    let end = Pacer.monotonicNanoseconds() + 30_000
+                    while Pacer.monotonicNanoseconds() < end {}
+                    Pacer.restInIdleClass()
+                }
+                let after = Self.involuntarySwitches()
+                switches.withLock { $0.append(before < 0 || after < 0 ? -1 : after - before) }
+            }
         }
+        for thread in threads { try thread.join() }
         let seen = switches.withLock { $0 }
-        // Each sleep gives the core up once; an ordinary thread makes a system call and
-        // goes on (reading /proc may rarely block, hence not exactly zero).
-        #expect(try #require(seen["rest-bg"]) >= 20)
-        #expect((0..<5).contains(try #require(seen["rest-fg"])))
+        #expect(seen.count == 2 && !seen.contains(-1), "\(seen)")
+        if priority == .background {
+            #expect(seen.reduce(0, +) >= 100, "\(seen)")
+        } else {
+            #expect(seen.reduce(0, +) < 40, "\(seen)")
+        }
     }
 }

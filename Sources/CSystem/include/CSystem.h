@@ -132,6 +132,9 @@ int cs_set_thread_name(const char *name);
 int cs_set_thread_idle(void);
 /// 1 when the calling thread runs in SCHED_IDLE, else 0.
 int cs_thread_is_idle(void);
+/// Keeps the calling thread on one CPU (sched_setaffinity, a GNU extension Swift's Glibc
+/// does not show). 0, or -1 with errno.
+int cs_pin_thread_to_cpu(int cpu);
 
 // MARK: - Pages
 
