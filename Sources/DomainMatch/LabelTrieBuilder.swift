@@ -10,8 +10,8 @@ public struct LabelTrieBuilder {
     public let listCount: Int
     /// The root's hash (`TrieLayout`: the file's seed).
     public private(set) var seed: UInt64
-    /// The hash bits that tell two nodes with one parent apart in the image: the key's and
-    /// the check's. Narrower only in tests, to meet a collision.
+    /// The bits of the check compared when looking for twins (two nodes with one parent,
+    /// one key and one check): all of them; fewer only in tests, to meet twins.
     var checkBitsCompared: UInt32 = .max
     public var nodeCount: Int { parents.count }
     /// Distinct (name, list) pairs.
@@ -126,7 +126,7 @@ public struct LabelTrieBuilder {
         index = []
         let nodes = nodeCount
         // The nodes in key order. Two nodes with one parent whose keys and checks are equal
-        // could not be told apart in the image (about one build in 10^7 at a million
+        // could not be told apart in the image (about one build in 10^8 at a million
         // names): hashed again under another seed until none are.
         var order = [UInt64](repeating: 0, count: nodes)
         while true {

@@ -1,4 +1,5 @@
 import Blocklists
+import CSystem
 import Config
 import DNSProxy
 import DNSUpstream
@@ -140,6 +141,10 @@ final class Daemon: @unchecked Sendable {
         for address in options.transparentListen {
             log.info("listening", [("service", "transparent"), ("tcp", "\(address)")])
         }
+        // The start decoded every profile's policy and built its rules, and freed what it
+        // decoded: those pages go back to the system here, not left in the heap between
+        // what the rules keep (docs/performance.md#memory-after-load).
+        _ = malloc_trim(0)
         let first = group.loops[0]
         do {
             try first.runSync { () throws -> Void in
