@@ -28,6 +28,7 @@ public struct HitFlusher: Sendable {
         // store's statements (`Pacer`). Each event becomes its row as the store reaches it
         // (once for the queue, once for the history), so the rows of a burst are never all
         // in memory at once; making a row is paced with the statement that stores it. The
+        // counts per profile read only what they count from the window's bytes. The
         // window's pages go back to the kernel when `events` goes.
         var pacer = Pacer(callsPerRead: 16)
         let events = aggregator.drain()
@@ -57,14 +58,15 @@ public struct HitFlusher: Sendable {
         }
         let hour = now - now % 3600
         var byProfile: [String: (reasons: [String: Int], categories: [String: Int])] = [:]
-        for event in events {
+        events.forEachTally { profileBytes, reasonBytes, category, count in
             pacer.checkpoint()
             // `category:adult` counts under `category`; the id is counted separately.
-            let key = event.key
-            let reason = String(key.reasonText.prefix { $0 != ":" })
-            byProfile[key.profile, default: ([:], [:])].reasons[reason, default: 0] += event.count
-            if let category = event.category {
-                byProfile[key.profile, default: ([:], [:])].categories[category.id, default: 0] += event.count
+            let profile = String(decoding: profileBytes, as: UTF8.self)
+            let kind = reasonBytes.firstIndex(of: UInt8(ascii: ":")) ?? reasonBytes.endIndex
+            let reason = String(decoding: UnsafeRawBufferPointer(rebasing: reasonBytes[..<kind]), as: UTF8.self)
+            byProfile[profile, default: ([:], [:])].reasons[reason, default: 0] += count
+            if let category {
+                byProfile[profile, default: ([:], [:])].categories[category.id, default: 0] += count
             }
         }
         var sightings: [ClientSighting] = []

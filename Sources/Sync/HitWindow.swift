@@ -28,6 +28,18 @@ public struct HitWindow: RandomAccessCollection, Sendable {
         while position >= ends[part] { part += 1 }
         return parts[part].event(position - (part == 0 ? 0 : ends[part - 1]))
     }
+
+    /// Every event's profile and reason text, read in place from the window's bytes, with
+    /// its category and count, in the order of the events: what the flush counts per
+    /// profile, without making each event (its identity copied, its texts and rule made
+    /// into strings).
+    public func forEachTally(
+        _ body: (_ profile: UnsafeRawBufferPointer, _ reason: UnsafeRawBufferPointer, Category?, _ count: Int) -> Void
+    ) {
+        for part in parts {
+            for index in 0..<part.count { part.tally(index, body) }
+        }
+    }
 }
 
 /// One shard's events of one window, in pages of its own (`PageRegion`), not in malloc's
@@ -114,6 +126,27 @@ final class WindowPages: @unchecked Sendable {
             identity: HitAggregator.Identity(bytes: identity), rule: rule,
             category: record.category == 0 ? nil : Category(rawValue: Int(record.category) - 1),
             count: record.count, firstSeen: record.firstSeen, lastSeen: record.lastSeen)
+    }
+
+    /// The profile and reason texts of the event at `index` (the first and third fields of
+    /// its identity, as `Hit.appendIdentity` writes them), its category and count.
+    func tally(
+        _ index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Category?, Int) -> Void
+    ) {
+        let record = record(index)
+        let identity = slice(record.identity, Int(record.identityLength))
+        var position = 0
+        func text() -> UnsafeRawBufferPointer {
+            guard position + 2 <= identity.count else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+            let length = min(Int(identity[position]) << 8 | Int(identity[position + 1]), identity.count - position - 2)
+            defer { position += 2 + length }
+            return UnsafeRawBufferPointer(rebasing: identity[(position + 2)..<(position + 2 + length)])
+        }
+        let profile = text()
+        _ = text()
+        let reason = text()
+        body(
+            profile, reason, record.category == 0 ? nil : Category(rawValue: Int(record.category) - 1), record.count)
     }
 
     private func find(_ identity: UnsafeRawBufferPointer, hash: UInt32) -> Int? {

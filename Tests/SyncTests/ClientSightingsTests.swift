@@ -68,4 +68,34 @@ import Testing
         try flusher.flush(activity: ["kid": kid, "teen": teen], versions: [:], now: 2005)
         #expect(try store.sightings(since: 2001).isEmpty)
     }
+
+    /// The flush counts each profile's blocks by reason (`category:adult` under `category`)
+    /// and by category, read from the window's bytes.
+    @Test func theFlushCountsEachProfilesBlocksByReasonAndCategory() throws {
+        let scratch = try ScratchDirectory("pg-activity")
+        let store = try Store.open(directory: scratch.path, now: 1000)
+        let aggregator = HitAggregator()
+        let adult = Decision(.block, .category, rule: "adult.example", category: .adult)
+        let gaming = Decision(.block, .category, rule: "games.example", category: .gaming)
+        let downtime = Decision(.block, .downtime)
+        let hits: [(String, String, Decision)] = [
+            ("kid", "www.adult.example", adult), ("kid", "www.adult.example", adult), ("kid", "a.example", downtime),
+            ("teen", "x.games.example", gaming), ("teen", "b.example", downtime), ("teen", "c.example", downtime),
+        ]
+        for (index, (profile, name, decision)) in hits.enumerated() {
+            aggregator.record(
+                Hit(
+                    profile: profile, name: name, decision: decision, client: tablet, source: .dns,
+                    time: 2000 + Int64(index)))
+        }
+        let counters = ["kid": ActivityCounters(), "teen": ActivityCounters()]
+        let flusher = HitFlusher(aggregator: aggregator, store: store, queueMax: 100)
+        try flusher.flush(activity: counters, versions: [:], now: 2010)
+        let kid = try store.unsentActivity(profile: "kid", before: 7200)
+        let teen = try store.unsentActivity(profile: "teen", before: 7200)
+        #expect(kid.map(\.blocksByReason) == [["category": 2, "downtime": 1]])
+        #expect(kid.map(\.blocksByCategory) == [["adult": 2]])
+        #expect(teen.map(\.blocksByReason) == [["category": 1, "downtime": 2]])
+        #expect(teen.map(\.blocksByCategory) == [["gaming": 1]])
+    }
 }

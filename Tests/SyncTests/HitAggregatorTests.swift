@@ -55,6 +55,33 @@ import Testing
     /// A window after a burst holds thousands of events, and two windows are alive while
     /// one is flushed: an event's record is 48 bytes (it was 128 with its key's four
     /// strings), its identity and rule bytes beside it.
+    /// What the flush counts per profile, read in place from the window, is what each event
+    /// says: its profile, its reason text, its category and its count.
+    @Test func eachEventsTallyIsReadInPlace() {
+        let aggregator = HitAggregator()
+        let decisions = [
+            Decision(.block, .category, rule: "adult.example", category: .adult),
+            Decision(.block, .blockedDomain, rule: "blocked.example"), Decision(.block, .downtime),
+        ]
+        for index in 0..<300 {
+            aggregator.record(
+                Hit(
+                    profile: ["kid", "teen", "ünïcode"][index % 3], name: "n\(index % 50).example",
+                    decision: decisions[index % decisions.count], client: IPAddress("192.168.1.\(index % 7)"),
+                    source: index % 2 == 0 ? .dns : .proxy, time: 100 + Int64(index)))
+        }
+        let events = aggregator.drain()
+        var tallies: [String] = []
+        events.forEachTally { profile, reason, category, count in
+            tallies.append(
+                "\(String(decoding: profile, as: UTF8.self)) \(String(decoding: reason, as: UTF8.self)) "
+                    + "\(category?.id ?? "-") \(count)")
+        }
+        let expected = events.map { "\($0.key.profile) \($0.key.reasonText) \($0.category?.id ?? "-") \($0.count)" }
+        #expect(events.count > 100)
+        #expect(tallies == expected)
+    }
+
     @Test func anEventIsSmall() {
         #expect(WindowPages.recordSize <= 48)
     }
