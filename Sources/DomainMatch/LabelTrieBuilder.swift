@@ -196,10 +196,10 @@ public struct LabelTrieBuilder {
             let mask = masks[at]
             let slot = Int(slotOf[at])
             let parent = parents[at]
-            let at = slotsAt + slot * TrieLayout.slotSize
-            put(LabelHash.key(hash) << 1 | (mask != 0 ? 1 : 0), at: at)
-            put(parent == 0 ? 0 : slotOf[Int(parent) - 1] + 1, at: at + 4)
-            put(LabelHash.check(hash), at: at + 8)
+            let offset = slotsAt + slot * TrieLayout.slotSize
+            put(LabelHash.key(hash) << 1 | (mask != 0 ? 1 : 0), at: offset)
+            put(parent == 0 ? 0 : slotOf[Int(parent) - 1] + 1, at: offset + 4)
+            put(LabelHash.check(hash), at: offset + 8)
             guard mask != 0 else { continue }
             if !maskTable.isEmpty {
                 put(maskIndex[Int(mask)], at: slotMasksAt + slot)

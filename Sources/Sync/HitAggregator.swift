@@ -44,12 +44,14 @@ public final class HitAggregator: HitRecorder {
         /// The fields `Hit.appendIdentity` wrote: three length-prefixed texts, the client
         /// (a tag, 0 for none, 4 or 6, and its address bytes) and the source.
         var fields: (profile: String, name: String, reasonText: String, client: IPAddress?, source: HitSource) {
-            var position = 0
-            func text() -> String {
-                let length = Int(bytes[position]) << 8 | Int(bytes[position + 1])
-                defer { position += 2 + length }
-                return String(decoding: bytes[(position + 2)..<(position + 2 + length)], as: UTF8.self)
+            let (profile, name, reasonText, end) = bytes.withUnsafeBytes { bytes in
+                let texts = Self.texts(bytes)
+                return (
+                    String(decoding: texts.profile, as: UTF8.self), String(decoding: texts.name, as: UTF8.self),
+                    String(decoding: texts.reason, as: UTF8.self), texts.end
+                )
             }
+            var position = end
             func word(_ count: Int) -> UInt64 {
                 var value: UInt64 = 0
                 for _ in 0..<count {
@@ -58,9 +60,6 @@ public final class HitAggregator: HitRecorder {
                 }
                 return value
             }
-            let profile = text()
-            let name = text()
-            let reasonText = text()
             let tag = bytes[position]
             position += 1
             let client: IPAddress?
@@ -74,6 +73,27 @@ public final class HitAggregator: HitRecorder {
             case 3: return (profile, name, reasonText, client, .transparent)
             default: return (profile, name, reasonText, client, .dns)
             }
+        }
+
+        /// The three length-prefixed texts an identity starts with (profile, name, reason
+        /// text), as slices of `bytes`, and where what follows them starts. A length past
+        /// the end is cut at the end.
+        static func texts(
+            _ bytes: UnsafeRawBufferPointer
+        ) -> (
+            profile: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer, reason: UnsafeRawBufferPointer, end: Int
+        ) {
+            var position = 0
+            func text() -> UnsafeRawBufferPointer {
+                guard position + 2 <= bytes.count else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+                let length = min(Int(bytes[position]) << 8 | Int(bytes[position + 1]), bytes.count - position - 2)
+                defer { position += 2 + length }
+                return UnsafeRawBufferPointer(rebasing: bytes[(position + 2)..<(position + 2 + length)])
+            }
+            let profile = text()
+            let name = text()
+            let reason = text()
+            return (profile, name, reason, position)
         }
     }
 

@@ -134,19 +134,10 @@ final class WindowPages: @unchecked Sendable {
         _ index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Category?, Int) -> Void
     ) {
         let record = record(index)
-        let identity = slice(record.identity, Int(record.identityLength))
-        var position = 0
-        func text() -> UnsafeRawBufferPointer {
-            guard position + 2 <= identity.count else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-            let length = min(Int(identity[position]) << 8 | Int(identity[position + 1]), identity.count - position - 2)
-            defer { position += 2 + length }
-            return UnsafeRawBufferPointer(rebasing: identity[(position + 2)..<(position + 2 + length)])
-        }
-        let profile = text()
-        _ = text()
-        let reason = text()
+        let texts = HitAggregator.Identity.texts(slice(record.identity, Int(record.identityLength)))
         body(
-            profile, reason, record.category == 0 ? nil : Category(rawValue: Int(record.category) - 1), record.count)
+            texts.profile, texts.reason, record.category == 0 ? nil : Category(rawValue: Int(record.category) - 1),
+            record.count)
     }
 
     private func find(_ identity: UnsafeRawBufferPointer, hash: UInt32) -> Int? {
