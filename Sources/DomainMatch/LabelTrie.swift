@@ -70,17 +70,18 @@ public struct LabelTrie: NameMatcher {
     }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
+        name.bytes.withUnsafeBytes { match(bytes: $0, labelCount: name.labelCount, into: &depths) }
+    }
+
+    public func match(bytes name: UnsafeRawBufferPointer, labelCount: Int, into depths: inout MatchDepths) {
         depths = MatchDepths()
-        guard homes > 0 else { return }
-        name.bytes.withUnsafeBytes { name in
-            guard name.count > 0 else { return }
-            if filterWords > 0 {
-                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maxDepth) { path in
-                    walkFiltered(name, path: path.baseAddress!, into: &depths)
-                }
-            } else {
-                walk(name, into: &depths)
+        guard homes > 0, name.count > 0 else { return }
+        if filterWords > 0 {
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maxDepth) { path in
+                walkFiltered(name, path: path.baseAddress!, into: &depths)
             }
+        } else {
+            walk(name, into: &depths)
         }
     }
 

@@ -39,9 +39,19 @@ public protocol NameMatcher: Sendable {
     var listCount: Int { get }
     /// Fills `depths[list]` for every list; must not allocate.
     func match(_ name: DomainName, into depths: inout MatchDepths)
+    /// The same lookup for a name given as bytes in place: what a `DomainName` of
+    /// `labelCount` labels holds (lowercase, labels joined by dots, no trailing dot), which
+    /// the caller vouches for. A lookup of names kept in one buffer then copies and
+    /// retains nothing (`bench matcher` reads its queries so).
+    func match(bytes: UnsafeRawBufferPointer, labelCount: Int, into depths: inout MatchDepths)
 }
 
 extension NameMatcher {
+    /// For a matcher whose lookup needs a `DomainName`: makes one (and allocates).
+    public func match(bytes: UnsafeRawBufferPointer, labelCount: Int, into depths: inout MatchDepths) {
+        match(DomainName(validatedBytes: Array(bytes)), into: &depths)
+    }
+
     public func match(_ name: DomainName) -> MatchDepths {
         var depths = MatchDepths()
         match(name, into: &depths)

@@ -58,45 +58,46 @@ public struct HashedSuffixMatcher: NameMatcher {
     static func tag(_ hash: UInt64) -> UInt32 { max(1, UInt32(truncatingIfNeeded: hash >> 32)) }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
+        name.bytes.withUnsafeBytes { match(bytes: $0, labelCount: name.labelCount, into: &depths) }
+    }
+
+    public func match(bytes query: UnsafeRawBufferPointer, labelCount: Int, into depths: inout MatchDepths) {
         depths = MatchDepths()
         let all: UInt16 = listCount == 16 ? 0xFFFF : (1 << UInt16(listCount)) - 1
         var found: UInt16 = 0
-        name.bytes.withUnsafeBytes { query in
-            slots.withUnsafeBufferPointer { slots in
-                arena.withUnsafeBytes { arena in
-                    let base = query.baseAddress!
-                    let sizeMask = slots.count - 1
-                    var start = 0
-                    var labels = name.labelCount
-                    while true {
-                        let length = query.count - start
-                        let hash = ByteHash.hash(base + start, length)
-                        let tag = Self.tag(hash)
-                        var index = Int(truncatingIfNeeded: hash) & sizeMask
-                        while slots[index].tag != 0 {
-                            let slot = slots[index]
-                            if slot.tag == tag, Int(slot.length) == length,
-                                memoryEqual(arena.baseAddress! + Int(slot.offset), base + start, length)
-                            {
-                                var fresh = slot.mask & ~found
-                                found |= slot.mask
-                                while fresh != 0 {
-                                    depths[fresh.trailingZeroBitCount] = labels
-                                    fresh &= fresh - 1
-                                }
-                                break
-                            }
-                            index = (index + 1) & sizeMask
-                        }
-                        if found == all { return }
-                        while start < query.count, base.load(fromByteOffset: start, as: UInt8.self) != UInt8(ascii: ".")
+        slots.withUnsafeBufferPointer { slots in
+            arena.withUnsafeBytes { arena in
+                let base = query.baseAddress!
+                let sizeMask = slots.count - 1
+                var start = 0
+                var labels = labelCount
+                while true {
+                    let length = query.count - start
+                    let hash = ByteHash.hash(base + start, length)
+                    let tag = Self.tag(hash)
+                    var index = Int(truncatingIfNeeded: hash) & sizeMask
+                    while slots[index].tag != 0 {
+                        let slot = slots[index]
+                        if slot.tag == tag, Int(slot.length) == length,
+                            memoryEqual(arena.baseAddress! + Int(slot.offset), base + start, length)
                         {
-                            start += 1
+                            var fresh = slot.mask & ~found
+                            found |= slot.mask
+                            while fresh != 0 {
+                                depths[fresh.trailingZeroBitCount] = labels
+                                fresh &= fresh - 1
+                            }
+                            break
                         }
-                        if start == query.count { return }
-                        start += 1
-                        labels -= 1
+                        index = (index + 1) & sizeMask
                     }
+                    if found == all { return }
+                    while start < query.count, base.load(fromByteOffset: start, as: UInt8.self) != UInt8(ascii: ".") {
+                        start += 1
+                    }
+                    if start == query.count { return }
+                    start += 1
+                    labels -= 1
                 }
             }
         }

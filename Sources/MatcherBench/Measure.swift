@@ -6,40 +6,54 @@ import DomainMatch
 /// dominate (docs/benchmarks.md#bench-matcher).
 public enum Measure {
     /// Runs every query once; returns how many matched any list.
-    @inline(never)
-    public static func hits<M: NameMatcher>(_ matcher: M, _ queries: [DomainName]) -> Int {
+    public static func hits<M: NameMatcher>(_ matcher: M, _ queries: QueryArena) -> Int {
         lookups(matcher, queries, from: 0, count: queries.count)
     }
 
     /// `hits` for a matcher of any type (opened, so the loop is still specialised).
-    public static func hits(of matcher: any NameMatcher, _ queries: [DomainName]) -> Int {
+    public static func hits(of matcher: any NameMatcher, _ queries: QueryArena) -> Int {
         func run<M: NameMatcher>(_ m: M) -> Int { lookups(m, queries, from: 0, count: queries.count) }
         return run(matcher)
     }
 
-    /// The queries are borrowed from the array's buffer: taken by subscript, each is a copy,
-    /// a retain and a release of its bytes per lookup (about 10 ns here) that every strategy
-    /// would pay and that is not the matcher's work.
+    /// `count` lookups from query `offset` on, around the queries; returns how many
+    /// matched. Each name is read in place from the arena, as the daemon reads the name it
+    /// parsed: a `DomainName` taken from an array and passed to a matcher in another module
+    /// costs a retain and a release of its bytes per lookup (an atomic pair, contended when
+    /// two threads read the same names), which is not the matcher's work.
     @inline(never)
-    static func lookups<M: NameMatcher>(_ matcher: M, _ queries: [DomainName], from offset: Int, count: Int) -> Int {
-        queries.withUnsafeBufferPointer { queries in
-            var depths = MatchDepths()
-            var index = offset % queries.count
-            var found = 0
-            for _ in 0..<count {
-                matcher.match(queries[index], into: &depths)
-                if !depths.isEmpty { found += 1 }
-                index += 1
-                if index == queries.count { index = 0 }
+    static func lookups<M: NameMatcher>(_ matcher: M, _ queries: QueryArena, from offset: Int, count: Int) -> Int {
+        queries.bytes.withUnsafeBytes { bytes in
+            queries.ends.withUnsafeBufferPointer { ends in
+                queries.labels.withUnsafeBufferPointer { labels in
+                    let base = bytes.baseAddress!
+                    var depths = MatchDepths()
+                    var index = offset % ends.count
+                    var start = index == 0 ? 0 : Int(ends[index - 1])
+                    var found = 0
+                    for _ in 0..<count {
+                        let end = Int(ends[index])
+                        matcher.match(
+                            bytes: UnsafeRawBufferPointer(start: base + start, count: end - start),
+                            labelCount: Int(labels[index]), into: &depths)
+                        if !depths.isEmpty { found += 1 }
+                        index += 1
+                        start = end
+                        if index == ends.count {
+                            index = 0
+                            start = 0
+                        }
+                    }
+                    return found
+                }
             }
-            return found
         }
     }
 
     /// Lookups per second over `seconds` on `threads` threads, each starting elsewhere in
     /// the queries.
     public static func rate<M: NameMatcher>(
-        _ matcher: M, _ queries: [DomainName], seconds: Double, threads: Int, now: @escaping @Sendable () -> Double
+        _ matcher: M, _ queries: QueryArena, seconds: Double, threads: Int, now: @escaping @Sendable () -> Double
     ) -> Double {
         let batch = 2_000
         let totals = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
@@ -63,7 +77,7 @@ public enum Measure {
     /// Per-lookup nanoseconds at the median, p99 and p99.9: batches of `batch` lookups
     /// timed one by one, each batch's mean a sample.
     public static func latency<M: NameMatcher>(
-        _ matcher: M, _ queries: [DomainName], seconds: Double, batch: Int = 8, now: () -> Double
+        _ matcher: M, _ queries: QueryArena, seconds: Double, batch: Int = 8, now: () -> Double
     ) -> (p50: Double, p99: Double, p999: Double) {
         var samples: [Double] = []
         samples.reserveCapacity(1 << 16)
@@ -92,7 +106,7 @@ extension Measure {
     /// A warm pass (which counts the hits), then the rate on one thread and on `threads`,
     /// then the latencies; each strategy's own type, so the loop is specialised for it.
     public static func all(
-        _ matcher: any NameMatcher, _ queries: [DomainName], seconds: Double, threads: Int,
+        _ matcher: any NameMatcher, _ queries: QueryArena, seconds: Double, threads: Int,
         now: @escaping @Sendable () -> Double
     ) -> Figures {
         func run<M: NameMatcher>(_ m: M) -> Figures {
@@ -110,5 +124,31 @@ extension Measure {
         case let m as SQLiteMatcher: return run(m)
         default: return run(matcher)
         }
+    }
+}
+
+/// A mix's queries laid end to end in one buffer, as `Measure` reads them: the bytes of
+/// each name (`DomainName.bytes`), where each ends, and its label count.
+public struct QueryArena: Sendable {
+    let bytes: [UInt8]
+    let ends: [UInt32]
+    let labels: [UInt8]
+
+    public var count: Int { ends.count }
+
+    /// Queries must not be empty.
+    public init(_ names: [DomainName]) {
+        precondition(!names.isEmpty, "no queries")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(names.reduce(0) { $0 + $1.bytes.count })
+        var ends: [UInt32] = []
+        ends.reserveCapacity(names.count)
+        for name in names {
+            bytes.append(contentsOf: name.bytes)
+            ends.append(UInt32(bytes.count))
+        }
+        self.bytes = bytes
+        self.ends = ends
+        labels = names.map { UInt8(truncatingIfNeeded: $0.labelCount) }
     }
 }

@@ -12,16 +12,20 @@ public struct NaiveMatcher: NameMatcher {
     }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
+        name.bytes.withUnsafeBytes { match(bytes: $0, labelCount: name.labelCount, into: &depths) }
+    }
+
+    public func match(bytes: UnsafeRawBufferPointer, labelCount: Int, into depths: inout MatchDepths) {
         depths = MatchDepths()
         for (list, names) in lists.enumerated() {
             var start = 0
-            var labels = name.labelCount
+            var labels = labelCount
             while true {
-                if names.contains(String(decoding: name.bytes[start...], as: UTF8.self)) {
+                if names.contains(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start...]), as: UTF8.self)) {
                     depths[list] = labels
                     break
                 }
-                guard let dot = name.bytes[start...].firstIndex(of: UInt8(ascii: ".")) else { break }
+                guard let dot = bytes[start...].firstIndex(of: UInt8(ascii: ".")) else { break }
                 start = dot + 1
                 labels -= 1
             }

@@ -72,29 +72,31 @@ public final class SQLiteMatcher: NameMatcher {
     }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
+        name.bytes.withUnsafeBytes { match(bytes: $0, labelCount: name.labelCount, into: &depths) }
+    }
+
+    public func match(bytes: UnsafeRawBufferPointer, labelCount: Int, into depths: inout MatchDepths) {
         depths = MatchDepths()
         let connection = idle.withLock { $0.popLast() } ?? (try? Connection(path: path))
         guard let connection else { return }
         defer { idle.withLock { $0.append(connection) } }
         let all: Int64 = (1 << Int64(listCount)) - 1
         var found: Int64 = 0
-        name.bytes.withUnsafeBytes { bytes in
-            var start = 0
-            var labels = name.labelCount
-            while true {
-                let mask = connection.lookup(bytes.baseAddress! + start, bytes.count - start)
-                var fresh = mask & ~found
-                found |= mask
-                while fresh != 0 {
-                    depths[fresh.trailingZeroBitCount] = labels
-                    fresh &= fresh - 1
-                }
-                if found == all { return }
-                while start < bytes.count, bytes[start] != UInt8(ascii: ".") { start += 1 }
-                if start == bytes.count { return }
-                start += 1
-                labels -= 1
+        var start = 0
+        var labels = labelCount
+        while true {
+            let mask = connection.lookup(bytes.baseAddress! + start, bytes.count - start)
+            var fresh = mask & ~found
+            found |= mask
+            while fresh != 0 {
+                depths[fresh.trailingZeroBitCount] = labels
+                fresh &= fresh - 1
             }
+            if found == all { return }
+            while start < bytes.count, bytes[start] != UInt8(ascii: ".") { start += 1 }
+            if start == bytes.count { return }
+            start += 1
+            labels -= 1
         }
     }
 

@@ -61,42 +61,44 @@ public struct SortedReversedMatcher: NameMatcher {
     public var entryCount: Int { offsets.count - 1 }
 
     public func match(_ name: DomainName, into depths: inout MatchDepths) {
+        name.bytes.withUnsafeBytes { match(bytes: $0, labelCount: name.labelCount, into: &depths) }
+    }
+
+    public func match(bytes: UnsafeRawBufferPointer, labelCount: Int, into depths: inout MatchDepths) {
         depths = MatchDepths()
         guard entryCount > 0 else { return }
-        let count = name.bytes.count
+        let count = bytes.count
         withUnsafeTemporaryAllocation(byteCount: count + 1, alignment: 8) { key in
             let key = key.baseAddress!
-            name.bytes.withUnsafeBytes { bytes in
-                arena.withUnsafeBytes { arena in
-                    offsets.withUnsafeBufferPointer { offsets in
-                        let entries = Entries(arena: arena.baseAddress!, offsets: offsets.baseAddress!)
-                        var lo = 0
-                        var hi = entryCount
-                        var written = 0
-                        var end = count
-                        var depth = 0
-                        while end > 0 {
-                            var start = end
-                            while start > 0, bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
-                            guard end - start <= 255 else { return }  // one length byte, as listed labels
-                            key.storeBytes(
-                                of: UInt8(truncatingIfNeeded: end - start), toByteOffset: written, as: UInt8.self)
-                            (key + written + 1).copyMemory(from: bytes.baseAddress! + start, byteCount: end - start)
-                            written += 1 + end - start
-                            depth += 1
-                            // The run of entries starting with key[0..<written].
-                            lo = entries.lowerBound(lo, hi, key, written)
-                            guard lo < hi, entries.hasPrefix(lo, key, written) else { return }
-                            if entries.length(lo) == written {
-                                var mask = masks.isEmpty ? 1 : masks[lo]
-                                while mask != 0 {
-                                    depths[mask.trailingZeroBitCount] = depth
-                                    mask &= mask - 1
-                                }
+            arena.withUnsafeBytes { arena in
+                offsets.withUnsafeBufferPointer { offsets in
+                    let entries = Entries(arena: arena.baseAddress!, offsets: offsets.baseAddress!)
+                    var lo = 0
+                    var hi = entryCount
+                    var written = 0
+                    var end = count
+                    var depth = 0
+                    while end > 0 {
+                        var start = end
+                        while start > 0, bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
+                        guard end - start <= 255 else { return }  // one length byte, as listed labels
+                        key.storeBytes(
+                            of: UInt8(truncatingIfNeeded: end - start), toByteOffset: written, as: UInt8.self)
+                        (key + written + 1).copyMemory(from: bytes.baseAddress! + start, byteCount: end - start)
+                        written += 1 + end - start
+                        depth += 1
+                        // The run of entries starting with key[0..<written].
+                        lo = entries.lowerBound(lo, hi, key, written)
+                        guard lo < hi, entries.hasPrefix(lo, key, written) else { return }
+                        if entries.length(lo) == written {
+                            var mask = masks.isEmpty ? 1 : masks[lo]
+                            while mask != 0 {
+                                depths[mask.trailingZeroBitCount] = depth
+                                mask &= mask - 1
                             }
-                            hi = entries.endOfRun(lo, hi, key, written)
-                            end = start - 1
                         }
+                        hi = entries.endOfRun(lo, hi, key, written)
+                        end = start - 1
                     }
                 }
             }

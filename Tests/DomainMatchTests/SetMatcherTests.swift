@@ -20,6 +20,18 @@ import Testing
         #expect(matcher.entry(in: 0, covering: try QueryName.parse("com")) == nil)
     }
 
+    /// The lookup of bytes in place, which the set matcher answers through a `DomainName`
+    /// made of them (the protocol's default), answers as the lookup of the name.
+    @Test func bytesInPlaceAnswerAsTheName() throws {
+        let matcher = SetMatcher(lists: [names(["example.com"]), names(["b.example.com", "org"])])
+        for text in ["x.b.example.com", "example.com", "example.org", "com", "badexample.com"] {
+            let name = try QueryName.parse(text)
+            var depths = MatchDepths()
+            name.bytes.withUnsafeBytes { matcher.match(bytes: $0, labelCount: name.labelCount, into: &depths) }
+            #expect(depths == matcher.match(name), "\(text)")
+        }
+    }
+
     @Test func emptyMatcherMatchesNothing() throws {
         let matcher = SetMatcher(lists: [[], []])
         #expect(matcher.match(try QueryName.parse("example.com")) == MatchDepths())

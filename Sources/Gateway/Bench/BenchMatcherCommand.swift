@@ -145,6 +145,7 @@ enum BenchMatcherCommand {
             let mixes = options.mixes.map {
                 ($0, $0.queries(listed: flat, popular: workload.popular, count: options.queryCount))
             }
+            let arenas = mixes.map { QueryArena($0.1) }
             let queryFile = "\(scratch)/queries\(size).txt"
             do {
                 try Files.writeAtomically(queryFile, Array(mixes[0].1.map(\.description).joined(separator: "\n").utf8))
@@ -157,9 +158,9 @@ enum BenchMatcherCommand {
                 let matcher =
                     strategy.hasFile
                     ? try MatcherChild.open(strategy, file, listCount: lists.count) : strategy.buildInMemory(lists)!
-                for (mix, queries) in mixes {
+                for ((mix, queries), arena) in zip(mixes, arenas) {
                     let measured = Measure.all(
-                        matcher, queries, seconds: options.seconds, threads: options.threads, now: now)
+                        matcher, arena, seconds: options.seconds, threads: options.threads, now: now)
                     results.append(
                         BenchResult(
                             strategy: strategy.rawValue, names: flat.count, mix: mix.rawValue, queries: queries.count,

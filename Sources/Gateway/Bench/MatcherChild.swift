@@ -99,6 +99,7 @@ enum MatcherChild {
         if !strategy.hasFile {
             do { inputs = try BenchWorkload.read(lists) } catch { throw .usage("\(error)") }
         }
+        let arena = QueryArena(names)
         let baseline = ProcessMemory.resident()
         let start = clock.now()
         let matcher =
@@ -108,7 +109,7 @@ enum MatcherChild {
         // What building in memory freed goes back to the system, so only what the
         // strategy keeps is counted.
         _ = malloc_trim(0)
-        let hits = Measure.hits(of: matcher, names)
+        let hits = Measure.hits(of: matcher, arena)
         if strategy.hasFile { console.out("load_seconds=\(loadSeconds)") }
         console.out("resident_growth=\(ProcessMemory.resident() - baseline)")
         console.out("hits=\(hits)")
