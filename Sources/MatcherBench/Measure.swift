@@ -50,10 +50,11 @@ public enum Measure {
         }
     }
 
-    /// Lookups per second over `seconds` on `threads` threads, each starting elsewhere in
-    /// the queries.
+    /// Lookups per second over `seconds` on `threads` threads, thread `t` starting at
+    /// query `offset + t × 7919`.
     public static func rate<M: NameMatcher>(
-        _ matcher: M, _ queries: QueryArena, seconds: Double, threads: Int, now: @escaping @Sendable () -> Double
+        _ matcher: M, _ queries: QueryArena, seconds: Double, threads: Int, offset: Int = 0,
+        now: @escaping @Sendable () -> Double
     ) -> Double {
         let batch = 2_000
         let totals = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
@@ -63,7 +64,7 @@ public enum Measure {
         let start = now()
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             var done = 0
-            var offset = thread * 7919
+            var offset = offset + thread * 7919
             while now() - start < seconds {
                 _ = lookups(matcher, queries, from: offset, count: batch)
                 done += batch
@@ -74,23 +75,29 @@ public enum Measure {
         return Double(totals.reduce(0, +)) / (now() - start)
     }
 
-    /// Per-lookup nanoseconds at the median, p99 and p99.9: batches of `batch` lookups
-    /// timed one by one, each batch's mean a sample.
-    public static func latency<M: NameMatcher>(
-        _ matcher: M, _ queries: QueryArena, seconds: Double, batch: Int = 8, now: () -> Double
-    ) -> (p50: Double, p99: Double, p999: Double) {
+    /// Per-lookup nanoseconds over `seconds`, from query `offset` on: batches of `batch`
+    /// lookups timed one by one, each batch's mean a sample (at least 1,000 samples).
+    public static func latencySamples<M: NameMatcher>(
+        _ matcher: M, _ queries: QueryArena, seconds: Double, offset: Int = 0, batch: Int = 8, now: () -> Double
+    ) -> [Double] {
         var samples: [Double] = []
         samples.reserveCapacity(1 << 16)
         let start = now()
-        var offset = 0
+        var offset = offset
         while now() - start < seconds || samples.count < 1000 {
             let before = now()
             _ = lookups(matcher, queries, from: offset, count: batch)
             samples.append((now() - before) / Double(batch) * 1e9)
             offset += batch
         }
-        samples.sort()
-        func at(_ fraction: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * fraction))] }
+        return samples
+    }
+
+    /// The median, p99 and p99.9 of latency samples.
+    public static func percentiles(_ samples: [Double]) -> (p50: Double, p99: Double, p999: Double) {
+        let sorted = samples.sorted()
+        guard !sorted.isEmpty else { return (.nan, .nan, .nan) }
+        func at(_ fraction: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))] }
         return (at(0.5), at(0.99), at(0.999))
     }
 }
@@ -103,27 +110,61 @@ extension Measure {
         public var latency: (p50: Double, p99: Double, p999: Double)
     }
 
-    /// A warm pass (which counts the hits), then the rate on one thread and on `threads`,
-    /// then the latencies; each strategy's own type, so the loop is specialised for it.
-    public static func all(
-        _ matcher: any NameMatcher, _ queries: QueryArena, seconds: Double, threads: Int,
+    /// The figures of several matchers on the same queries, measured in turns: `rounds`
+    /// rounds, each giving every matcher a turn of `seconds / rounds` on one thread, as
+    /// much on `threads`, and half as much taking latency samples. A rate is the median of
+    /// its turns, the percentiles are those of all its samples. Taken one after another,
+    /// two strategies' rates were minutes apart, and a host that slowed between them moved
+    /// their ratio by half; in turns, both see the same host.
+    ///
+    /// Each matcher first runs every query once, which counts its hits and warms it.
+    public static func inTurns(
+        _ matchers: [any NameMatcher], _ queries: QueryArena, seconds: Double, threads: Int, rounds: Int = 5,
         now: @escaping @Sendable () -> Double
-    ) -> Figures {
-        func run<M: NameMatcher>(_ m: M) -> Figures {
-            let hits = hits(m, queries)
-            let single = rate(m, queries, seconds: seconds, threads: 1, now: now)
-            let many = rate(m, queries, seconds: seconds, threads: threads, now: now)
-            let latency = latency(m, queries, seconds: seconds / 2, now: now)
-            return Figures(hits: hits, single: single, threads: many, latency: latency)
+    ) -> [Figures] {
+        let slice = seconds / Double(max(1, rounds))
+        let found = matchers.map { hits(of: $0, queries) }
+        var turns = [[Turn]](repeating: [], count: matchers.count)
+        for round in 0..<max(1, rounds) {
+            // Each round starts elsewhere in the queries, so a slow strategy's short turns
+            // do not all read the same first names.
+            let offset = round * 104_729
+            for (index, matcher) in matchers.enumerated() {
+                func run<M: NameMatcher>(_ m: M) -> Turn {
+                    Turn(
+                        single: rate(m, queries, seconds: slice, threads: 1, offset: offset, now: now),
+                        threads: rate(m, queries, seconds: slice, threads: threads, offset: offset, now: now),
+                        samples: latencySamples(m, queries, seconds: slice / 2, offset: offset, now: now))
+                }
+                // Each strategy's own type, so the loops are specialised for it.
+                switch matcher {
+                case let m as LabelTrie: turns[index].append(run(m))
+                case let m as NaiveMatcher: turns[index].append(run(m))
+                case let m as HashedSuffixMatcher: turns[index].append(run(m))
+                case let m as SortedReversedMatcher: turns[index].append(run(m))
+                case let m as SQLiteMatcher: turns[index].append(run(m))
+                default: turns[index].append(run(matcher))
+                }
+            }
         }
-        switch matcher {
-        case let m as LabelTrie: return run(m)
-        case let m as NaiveMatcher: return run(m)
-        case let m as HashedSuffixMatcher: return run(m)
-        case let m as SortedReversedMatcher: return run(m)
-        case let m as SQLiteMatcher: return run(m)
-        default: return run(matcher)
+        return matchers.indices.map { index in
+            Figures(
+                hits: found[index], single: median(turns[index].map(\.single)),
+                threads: median(turns[index].map(\.threads)), latency: percentiles(turns[index].flatMap(\.samples)))
         }
+    }
+
+    struct Turn {
+        var single: Double
+        var threads: Double
+        var samples: [Double]
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }
 

@@ -150,6 +150,10 @@ enum BenchMatcherCommand {
             do {
                 try Files.writeAtomically(queryFile, Array(mixes[0].1.map(\.description).joined(separator: "\n").utf8))
             } catch { throw .usage("\(error)") }
+            // Every strategy is built and loaded first (each in a child, for its time and
+            // memory), then all are measured in turns on each mix.
+            var prepared:
+                [(strategy: Strategy, matcher: any NameMatcher, built: [String: Double], loaded: [String: Double])] = []
             for strategy in options.strategies {
                 console.err("bench matcher: \(strategy.rawValue), \(size) names")
                 let file = "\(scratch)/size\(size).\(strategy.rawValue)"
@@ -158,20 +162,27 @@ enum BenchMatcherCommand {
                 let matcher =
                     strategy.hasFile
                     ? try MatcherChild.open(strategy, file, listCount: lists.count) : strategy.buildInMemory(lists)!
-                for ((mix, queries), arena) in zip(mixes, arenas) {
-                    let measured = Measure.all(
-                        matcher, arena, seconds: options.seconds, threads: options.threads, now: now)
+                prepared.append((strategy, matcher, built, loaded))
+            }
+            for ((mix, queries), arena) in zip(mixes, arenas) {
+                console.err("bench matcher: \(mix.rawValue) queries, \(size) names, strategies in turns")
+                let measured = Measure.inTurns(
+                    prepared.map(\.matcher), arena, seconds: options.seconds, threads: options.threads, now: now)
+                for (entry, figures) in zip(prepared, measured) {
                     results.append(
                         BenchResult(
-                            strategy: strategy.rawValue, names: flat.count, mix: mix.rawValue, queries: queries.count,
-                            lookupsPerSecond: measured.single, lookupsPerSecondThreads: measured.threads,
-                            p50: measured.latency.p50, p99: measured.latency.p99, p999: measured.latency.p999,
-                            bytesPerName: Double(loaded["resident_growth"] ?? 0) / Double(max(1, flat.count)),
-                            buildSeconds: built["build_seconds"] ?? .nan, loadSeconds: loaded["load_seconds"],
-                            hits: measured.hits))
+                            strategy: entry.strategy.rawValue, names: flat.count, mix: mix.rawValue,
+                            queries: queries.count, lookupsPerSecond: figures.single,
+                            lookupsPerSecondThreads: figures.threads, p50: figures.latency.p50,
+                            p99: figures.latency.p99, p999: figures.latency.p999,
+                            bytesPerName: Double(entry.loaded["resident_growth"] ?? 0) / Double(max(1, flat.count)),
+                            buildSeconds: entry.built["build_seconds"] ?? .nan,
+                            loadSeconds: entry.loaded["load_seconds"], hits: figures.hits))
                 }
-                _ = unlink(file)
             }
+            prepared.removeAll()
+            // After the matchers: SQLite opens the file again for each thread that asks.
+            for strategy in options.strategies { _ = unlink("\(scratch)/size\(size).\(strategy.rawValue)") }
             for strategy in options.strategies.dropFirst() {
                 for (mix, _) in mixes {
                     let hits = { (name: String) in
