@@ -82,7 +82,7 @@ final class Daemon: @unchecked Sendable {
             cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
             hits: hits)
         do {
-            group = try EventLoopGroup(loopCount: options.threads, name: "pg-dns", clock: clock)
+            group = try EventLoopGroup(loopCount: options.loopCount, name: "pg-dns", clock: clock)
             doorbell = try Doorbell()
         } catch {
             throw .usage("cannot start the event loops: \(error)")
@@ -92,16 +92,19 @@ final class Daemon: @unchecked Sendable {
 
     /// Binds every listener on every loop; logs one line per listener when all are up.
     func start(options: RunOptions, upstream: @escaping UpstreamFactory) throws(GatewayError) {
-        for loop in group.loops {
+        for (index, loop) in group.loops.enumerated() {
             let pipeline = self.pipeline
             let log = self.log
             let tcpLimits = TCPLimits(
                 idle: Nanoseconds(max(options.tcpIdle, 1)) * 1_000_000,
                 messageTimeout: Nanoseconds(max(options.tcpReadTimeout, 1)) * 1_000_000)
             let tcpCaps = self.tcpCaps
-            let addresses = options.dnsListen.map { SocketAddress(listen: $0) }
-            let proxyAddresses = options.proxyListen.map { SocketAddress(listen: $0) }
-            let transparentAddresses = options.transparentListen.map { SocketAddress(listen: $0) }
+            // DNS on the first `threads` loops, the proxy on the first `proxyThreads`; a loop
+            // has its resolver either way, which the proxy looks names up through.
+            let addresses = index < options.threads ? options.dnsListen.map { SocketAddress(listen: $0) } : []
+            let proxyLoop = index < options.proxyThreads
+            let proxyAddresses = proxyLoop ? options.proxyListen.map { SocketAddress(listen: $0) } : []
+            let transparentAddresses = proxyLoop ? options.transparentListen.map { SocketAddress(listen: $0) } : []
             let proxySettings = options.proxy
             let caps = proxyCaps
             let authLimiter = proxyAuthFailures

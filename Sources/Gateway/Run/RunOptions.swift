@@ -32,7 +32,10 @@ struct RunOptions {
     var allowClients: AccessList
     var localForward: [LocalForward]
     var logFormat: Logger.Format
+    /// Loop threads serving DNS: the first `threads` of the daemon's loops.
     var threads: Int
+    /// Loop threads taking proxy connections: the first `proxyThreads` loops.
+    var proxyThreads: Int
     /// The HTTP proxy (docs/proxy.md): where it listens (empty: no proxy) and its reloadable keys.
     var proxyListen: [ListenAddress]
     /// Where connections the firewall redirects arrive (docs/network.md#transparent-mode).
@@ -89,6 +92,14 @@ struct RunOptions {
             configuredThreads > 0
             ? min(configuredThreads, 64)
             : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2, 8))
+        // Every core by default: a tunnel's set-up is mostly the kernel's work on behalf of
+        // the thread that asks, and one loop on two cores was the bottleneck of tunnel
+        // set-up while a second core sat partly idle (docs/performance.md#proxy-threads).
+        let configuredProxyThreads = settings[Key.proxyThreads]
+        proxyThreads =
+            configuredProxyThreads > 0
+            ? min(configuredProxyThreads, 64)
+            : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8))
         proxyListen =
             !settings.isSet(Key.proxyListen) && fromCheckout
             ? Self.checkoutProxyListen
@@ -196,5 +207,12 @@ enum OwnPrefixes {
             ranges.append(AddressRange(address: IPAddress(v6Bytes: bytes), prefixLength: 64))
         }
         return ranges
+    }
+}
+
+extension RunOptions {
+    /// The daemon's loops: enough for DNS and, when a proxy listens, for the proxy.
+    var loopCount: Int {
+        proxyListen.isEmpty && transparentListen.isEmpty ? threads : max(threads, proxyThreads)
     }
 }

@@ -91,6 +91,9 @@ enum Key {
         "connect_timeout", .duration, default: "10s", reload: true, "upstream connect timeout")
     static let tunnelIdle = ConfigKey(
         "tunnel_idle", .duration, default: "5m", reload: true, "idle timeout of CONNECT tunnels")
+    static let proxyThreads = ConfigKey(
+        "proxy_threads", .integer, default: "0", reload: false,
+        "loop threads taking proxy connections; 0 = every core (1 to 8)")
     static let proxyMaxConnsPerClient = ConfigKey(
         "proxy_max_conns_per_client", .integer, default: "256", reload: true,
         "connections per device (429 beyond); 0 = no limit")
@@ -173,7 +176,7 @@ enum Key {
         tcpMaxPerClient.erased, tcpMax.erased, dnsThreads.erased,
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
         proxyListen.erased, transparentListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
-        tunnelIdle.erased, proxyMaxConnsPerClient.erased, proxyMaxConns.erased, httpPorts.erased,
+        tunnelIdle.erased, proxyThreads.erased, proxyMaxConnsPerClient.erased, proxyMaxConns.erased, httpPorts.erased,
         allowLocalDestinations.erased, gatewayName.erased, proxyAuth.erased,
         lanInterfaces.erased, dohAddresses.erased, listMaxSize.erased, listTimeout.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
