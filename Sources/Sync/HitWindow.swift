@@ -66,6 +66,9 @@ final class WindowPages: @unchecked Sendable {
         var ruleRoom: UInt16
         /// `Category.rawValue + 1`; 0 for none.
         var category: UInt8
+
+        /// The category `category` stands for.
+        var categoryValue: Category? { category == 0 ? nil : Category(rawValue: Int(category) - 1) }
     }
 
     static let recordSize = MemoryLayout<Record>.stride
@@ -124,8 +127,7 @@ final class WindowPages: @unchecked Sendable {
             ? nil : String(decoding: slice(record.rule, Int(record.ruleLength)), as: UTF8.self)
         return HitAggregator.Event(
             identity: HitAggregator.Identity(bytes: identity), rule: rule,
-            category: record.category == 0 ? nil : Category(rawValue: Int(record.category) - 1),
-            count: record.count, firstSeen: record.firstSeen, lastSeen: record.lastSeen)
+            category: record.categoryValue, count: record.count, firstSeen: record.firstSeen, lastSeen: record.lastSeen)
     }
 
     /// The profile and reason texts of the event at `index` (the first and third fields of
@@ -135,9 +137,7 @@ final class WindowPages: @unchecked Sendable {
     ) {
         let record = record(index)
         let texts = HitAggregator.Identity.texts(slice(record.identity, Int(record.identityLength)))
-        body(
-            texts.profile, texts.reason, record.category == 0 ? nil : Category(rawValue: Int(record.category) - 1),
-            record.count)
+        body(texts.profile, texts.reason, record.categoryValue, record.count)
     }
 
     private func find(_ identity: UnsafeRawBufferPointer, hash: UInt32) -> Int? {

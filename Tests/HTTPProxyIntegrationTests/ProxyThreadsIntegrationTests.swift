@@ -39,26 +39,20 @@ import Testing
         return result.exitCode == 0 && result.connectStatus == 200 && result.status == 200
     }
 
-    @Test func theProxyListensOnMoreLoopsThanDNS() throws {
-        let gate = try fixture.start(ProxyFixture.policy(), ["--dns-threads", "1", "--proxy-threads", "2"])
+    /// More proxy loops than DNS ones, and the other way round: the daemon runs the larger
+    /// number of loops, each kind of listener on its own first ones.
+    @Test(arguments: [(dns: 1, proxy: 2), (dns: 2, proxy: 1)])
+    func eachServiceListensOnItsOwnNumberOfLoops(threads: (dns: Int, proxy: Int)) throws {
+        let gate = try fixture.start(
+            ProxyFixture.policy(), ["--dns-threads", "\(threads.dns)", "--proxy-threads", "\(threads.proxy)"])
         let pid = gate.daemon.process.processIdentifier
-        #expect(Self.loopThreads(of: pid) == 2)
-        #expect(Self.sockets(of: pid, port: fixture.proxyPort, table: "tcp", state: "0A") == 2)
-        #expect(Self.sockets(of: pid, port: gate.port, table: "udp", state: "07") == 1)
-        #expect(Self.sockets(of: pid, port: gate.port, table: "tcp", state: "0A") == 1)
-        // The kernel spreads connections over both listeners by their addresses: a run of
-        // tunnels goes through both loops.
+        #expect(Self.loopThreads(of: pid) == max(threads.dns, threads.proxy))
+        #expect(Self.sockets(of: pid, port: fixture.proxyPort, table: "tcp", state: "0A") == threads.proxy)
+        #expect(Self.sockets(of: pid, port: gate.port, table: "udp", state: "07") == threads.dns)
+        #expect(Self.sockets(of: pid, port: gate.port, table: "tcp", state: "0A") == threads.dns)
+        // The kernel spreads connections over the listeners by their addresses: a run of
+        // tunnels goes through every proxy loop.
         for _ in 0..<8 { #expect(try tunnelWorks(), "\(gate.log)") }
-        gate.daemon.stop()
-    }
-
-    @Test func dnsMayHaveMoreLoopsThanTheProxy() throws {
-        let gate = try fixture.start(ProxyFixture.policy(), ["--dns-threads", "2", "--proxy-threads", "1"])
-        let pid = gate.daemon.process.processIdentifier
-        #expect(Self.loopThreads(of: pid) == 2)
-        #expect(Self.sockets(of: pid, port: fixture.proxyPort, table: "tcp", state: "0A") == 1)
-        #expect(Self.sockets(of: pid, port: gate.port, table: "udp", state: "07") == 2)
-        #expect(try tunnelWorks(), "\(gate.log)")
         gate.daemon.stop()
     }
 

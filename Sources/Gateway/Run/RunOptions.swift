@@ -87,19 +87,12 @@ struct RunOptions {
         logFormat = settings[Key.logFormat]
         // Half the cores by default: the kernel's network processing, the HTTP proxy and
         // the sync need the rest (measured: on 2 cores one loop answers ~15 % more than two).
-        let configuredThreads = settings[Key.dnsThreads]
-        threads =
-            configuredThreads > 0
-            ? min(configuredThreads, 64)
-            : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2, 8))
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        threads = Self.loopThreads(settings[Key.dnsThreads], byDefault: cores / 2)
         // Every core by default: a tunnel's set-up is mostly the kernel's work on behalf of
         // the thread that asks, and one loop on two cores was the bottleneck of tunnel
         // set-up while a second core sat partly idle (docs/performance.md#proxy-threads).
-        let configuredProxyThreads = settings[Key.proxyThreads]
-        proxyThreads =
-            configuredProxyThreads > 0
-            ? min(configuredProxyThreads, 64)
-            : max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8))
+        proxyThreads = Self.loopThreads(settings[Key.proxyThreads], byDefault: cores)
         proxyListen =
             !settings.isSet(Key.proxyListen) && fromCheckout
             ? Self.checkoutProxyListen
@@ -211,6 +204,11 @@ enum OwnPrefixes {
 }
 
 extension RunOptions {
+    /// A configured number of loop threads (at most 64), or for 0 `byDefault` (1 to 8).
+    static func loopThreads(_ configured: Int, byDefault: Int) -> Int {
+        configured > 0 ? min(configured, 64) : max(1, min(byDefault, 8))
+    }
+
     /// The daemon's loops: enough for DNS and, when a proxy listens, for the proxy.
     var loopCount: Int {
         proxyListen.isEmpty && transparentListen.isEmpty ? threads : max(threads, proxyThreads)
