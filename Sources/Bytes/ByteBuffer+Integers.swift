@@ -5,8 +5,11 @@ public enum Endianness: Sendable {
 }
 
 /// Integer verbs, big-endian unless told otherwise. Loads and stores are unaligned-safe, so
-/// a `UInt16` may sit at any offset (DNS fields do).
+/// a `UInt16` may sit at any offset (DNS fields do). Inlinable: specialised where they are
+/// used, they are a load and a byte swap; called generically from another module, each
+/// looked the integer type's metadata up at run time.
 extension ByteBuffer {
+    @inlinable
     public func getInteger<T: FixedWidthInteger>(
         at index: Int, endianness: Endianness = .big, as type: T.Type = T.self
     ) -> T? {
@@ -16,25 +19,28 @@ extension ByteBuffer {
         return endianness == .big ? T(bigEndian: raw) : T(littleEndian: raw)
     }
 
+    @inlinable
     public mutating func readInteger<T: FixedWidthInteger>(
         endianness: Endianness = .big, as type: T.Type = T.self
     ) -> T? {
         guard let value = getInteger(at: readerIndex, endianness: endianness, as: T.self) else { return nil }
-        readerIndex += MemoryLayout<T>.size
+        moveReaderIndex(forwardBy: MemoryLayout<T>.size)
         return value
     }
 
+    @inlinable
     @discardableResult
     public mutating func writeInteger<T: FixedWidthInteger>(_ value: T, endianness: Endianness = .big) -> Int {
         let size = MemoryLayout<T>.size
         prepareForWriting(extra: size)
         storage.bytes.storeBytes(
             of: endianness == .big ? value.bigEndian : value.littleEndian, toByteOffset: writerIndex, as: T.self)
-        writerIndex += size
+        moveWriterIndex(by: size)
         return size
     }
 
     /// Overwrites a readable integer in place, e.g. a length written as a placeholder.
+    @inlinable
     @discardableResult
     public mutating func setInteger<T: FixedWidthInteger>(
         _ value: T, at index: Int, endianness: Endianness = .big

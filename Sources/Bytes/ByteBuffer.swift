@@ -78,6 +78,7 @@ public struct ByteBuffer: Sendable {
     }
 
     /// True when `index..<index+length` lies inside the readable bytes (overflow-safe).
+    @usableFromInline
     func isReadable(at index: Int, length: Int) -> Bool {
         length >= 0 && index >= readerIndex && index <= writerIndex - length
     }

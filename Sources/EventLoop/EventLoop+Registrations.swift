@@ -60,12 +60,28 @@ extension EventLoop {
         try control("epoll_ctl(DEL)", CS_EPOLL_CTL_DEL, descriptor, 0, 0)
     }
 
+    /// Stops watching `descriptor` without a system call, for a caller that closes it next
+    /// (a connection's teardown: two `epoll_ctl(DEL)` a tunnel saved). Closing removes it
+    /// from the epoll set, as no other descriptor refers to its socket; should one do so for
+    /// a moment (a child forked and not yet exec'd), what epoll still reports for it carries
+    /// the ended registration's generation and is dropped, as after `deregister`. Releases the
+    /// handler; a descriptor not registered is ignored. Loop thread.
+    public func forget(_ descriptor: Int32) {
+        assertInLoop()
+        let index = Int(descriptor)
+        guard descriptor >= 0, index < registrations.count, registrations[index] != nil else { return }
+        let released = registrations[index]
+        registrations[index] = nil
+        withExtendedLifetime(released) {}
+    }
+
     private func control(
         _ call: String, _ operation: Int32, _ descriptor: Int32, _ mask: UInt32, _ data: UInt64
     )
         throws(SystemError)
     {
         // epoll_ctl never fails with EINTR or EAGAIN; the subject is formatted only on failure.
+        controlCalls &+= 1
         if cs_epoll_ctl(epoll, operation, descriptor, mask, data) < 0 {
             throw SystemError(call, errno: errno, subject: "fd \(descriptor)")
         }

@@ -29,6 +29,9 @@ public final class EventLoop: @unchecked Sendable {
     // Loop-confined state (see the type's contract).
     var registrations: [Registration?] = []
     var generation: UInt32 = 0
+    /// `epoll_ctl` calls made so far: what a connection costs in them is checked by tests
+    /// (every one is a system call on the connection's path). Loop thread.
+    public internal(set) var controlCalls = 0
     private let events: UnsafeMutablePointer<cs_epoll_result>
     private let eventCapacity: Int32
     var timers = TimerHeap<TimerAction>()

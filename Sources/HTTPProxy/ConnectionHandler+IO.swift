@@ -21,7 +21,7 @@ extension ConnectionHandler {
     func dropUpstream() {
         guard let upstream else { return }
         self.upstream = nil
-        try? owner.loop.deregister(upstream.socket.descriptor)
+        owner.loop.forget(upstream.socket.descriptor)  // closed next: no epoll_ctl needed
         upstream.socket.close()
     }
 
@@ -85,7 +85,7 @@ extension ConnectionHandler {
             owner.metrics.tunnelsOpen.add(-1)
         }
         dropUpstream()
-        try? owner.loop.deregister(socket.descriptor)
+        owner.loop.forget(socket.descriptor)
         socket.close()
         owner.connectionClosed(self)
     }

@@ -37,7 +37,7 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
         self.socket = socket
         self.machine = machine
         self.slot = slot
-        try? socket.setNoDelay()
+        // TCP_NODELAY is the listener's (`ProxyServer`): an accepted socket inherits it.
         try owner.loop.register(socket.descriptor, interest: .read, handler: self)
     }
 
@@ -149,8 +149,11 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
         for action in actions where !closed {
             switch action {
             case .lookup(let query):
-                owner.resolver.lookup(query, client: machine.client) { [weak self] result in
-                    self?.deliver { $0.lookupFinished(result, $1) }
+                // Held strongly: the resolver calls back exactly once, and `deliver` ignores
+                // a connection closed meanwhile. A weak capture would give every connection
+                // that looks a name up a side table, which each retain then goes through.
+                owner.resolver.lookup(query, client: machine.client) { result in
+                    self.deliver { $0.lookupFinished(result, $1) }
                 }
             case .checkLogin(let login): owner.checkLogin(login, for: self)
             case .connect(let address): openUpstream(address)

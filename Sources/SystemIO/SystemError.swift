@@ -23,15 +23,17 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Runs a system call, retrying on EINTR; a negative result becomes a `SystemError`.
+/// `subject` is only evaluated on failure: formatting a socket's address for it (an
+/// `inet_ntop`, which is a `sprintf`) cost every tunnel four of them on success.
 @inline(__always)
 public func systemCall<T: BinaryInteger>(
-    _ name: String, subject: String? = nil, _ body: () -> T
+    _ name: String, subject: @autoclosure () -> String? = nil, _ body: () -> T
 ) throws(SystemError) -> T {
     while true {
         let result = body()
         if result >= 0 { return result }
         let code = Glibc.errno
         if code == EINTR { continue }
-        throw SystemError(name, errno: code, subject: subject)
+        throw SystemError(name, errno: code, subject: subject())
     }
 }

@@ -18,6 +18,24 @@ private final class Held: Sheddable, @unchecked Sendable {
     }
 }
 
+/// A connection that says when it is shed and when freed: the slot holds it strongly from
+/// `attach`, and must let go when released or when a shed takes it, or the two would keep
+/// each other alive.
+private final class Tracked: Sheddable, @unchecked Sendable {
+    // Sendable: only the `Shared` counters are touched, from any thread.
+    let freed: Shared<Int>
+    let sheds: Shared<Int>
+
+    init(freed: Shared<Int>, sheds: Shared<Int>) {
+        self.freed = freed
+        self.sheds = sheds
+    }
+
+    func shed() { sheds.update { $0 += 1 } }
+
+    deinit { freed.update { $0 += 1 } }
+}
+
 @Suite struct ConnectionCapsTests {
     typealias Caps = ConnectionCaps<String>
 
@@ -110,6 +128,46 @@ private final class Held: Sheddable, @unchecked Sendable {
             #expect(caps.count() == 0)
             #expect(try admit(caps, "a", on: loop, at: 30) != nil)
             #expect(first.1.shedCount.load(ordering: .relaxed) == 0)
+        }
+    }
+
+    @Test func aSlotHoldsItsConnectionUntilReleasedOrShed() throws {
+        try withLoops { group in
+            let loop = group.loops[0]
+            let caps = Caps(.init(perClient: 1, total: 0, shedAtClientCap: true))
+            let (freed, sheds) = (Shared(0), Shared(0))
+            /// Admits `key` with a `Tracked` attached, held by the slot alone.
+            func admitTracked(_ key: String, at now: UInt64) throws -> CapSlot<String> {
+                try #require(
+                    try loop.sync { () -> CapSlot<String>? in
+                        guard case .success(let slot) = caps.admit(key, on: loop, now: now) else { return nil }
+                        slot.attach(Tracked(freed: freed, sheds: sheds))
+                        return slot
+                    })
+            }
+            // Released: the slot lets go of its connection.
+            let kept = try admitTracked("a", at: 1)
+            #expect(freed.value == 0, "held by the slot")
+            caps.release(kept)
+            #expect(freed.value == 1)
+            caps.release(kept)
+            // Shed: the shed takes the connection, sheds it and lets go of it, though its slot
+            // is still referenced here and was never released.
+            let victim = try admitTracked("b", at: 2)
+            let newcomer = try admitTracked("b", at: 3)
+            #expect(waitUntil { freed.value == 2 })
+            #expect(sheds.value == 1 && caps.count(of: "b") == 1)
+            // Released before the shed asked for runs (it is queued behind this task): the
+            // connection is let go of, and the shed finds nothing to shed.
+            try loop.sync {
+                guard case .success(let third) = caps.admit("b", on: loop, now: 4) else { return }
+                caps.release(newcomer)
+                caps.release(third)
+            }
+            #expect(freed.value == 3 && caps.count() == 0 && caps.shedCount == 2)
+            try loop.sync {}
+            #expect(sheds.value == 1, "the newcomer, released, was not shed")
+            _ = victim
         }
     }
 

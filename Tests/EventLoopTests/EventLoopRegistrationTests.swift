@@ -109,4 +109,41 @@ private func makePipe() -> (read: Int32, write: Int32) {
             }
         }
     }
+
+    /// `forget` drops a registration without a system call, for a descriptor closed next.
+    /// Even when its socket stays open elsewhere (a `dup`, as a forked child holds until it
+    /// execs) and epoll keeps reporting it, those reports reach neither the forgotten
+    /// handler nor the fresh registration that reuses the descriptor number.
+    @Test func aForgottenDescriptorIsClosedWithoutAnEpollCallAndItsReportsAreDropped() throws {
+        try withLoops { group in
+            let loop = group.loops[0]
+            let old = makePipe()
+            let forgotten = Recorder()
+            let fresh = Recorder()
+            let (held, reused, freshWrite, calls) = try loop.sync { () -> (Int32, Int32, Int32, Int) in
+                try loop.register(old.read, interest: .read, handler: forgotten)
+                _ = write(old.write, "x", 1)  // readable until read: reported on every wait
+                let before = loop.controlCalls
+                loop.forget(old.read)
+                loop.forget(old.read)  // not registered any more: ignored
+                let held = dup(old.read)
+                close(old.read)
+                let new = makePipe()
+                try loop.register(new.read, interest: .read, handler: fresh)
+                return (held, new.read, new.write, loop.controlCalls - before)
+            }
+            #expect(calls == 1, "only the fresh registration's epoll_ctl(ADD)")
+            #expect(reused == old.read, "the lowest free number: the forgotten one")
+            // Several turns in which epoll reports the old socket, still open through `held`.
+            for _ in 0..<5 { try loop.sync {} }
+            #expect(try loop.sync { (forgotten.calls, fresh.calls) } == ([], []))
+            _ = write(freshWrite, "y", 1)
+            #expect(waitUntil { (try? loop.sync { fresh.calls.contains("readable") }) == true })
+            #expect(try loop.sync { forgotten.calls }.isEmpty)
+            try loop.sync {
+                try loop.deregister(reused)
+                for descriptor in [reused, freshWrite, held, old.write] { close(descriptor) }
+            }
+        }
+    }
 }

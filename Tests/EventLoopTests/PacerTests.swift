@@ -89,7 +89,7 @@ import Testing
                 switches.withLock { $0.append(before < 0 || after < 0 ? -1 : after - before) }
             }
         }
-        for thread in threads { try thread.join() }
+        for thread in threads { thread.join() }
         let seen = switches.withLock { $0 }
         #expect(seen.count == 2 && !seen.contains(-1), "\(seen)")
         if priority == .background {

@@ -89,6 +89,40 @@ import Testing
         #expect(buffer.readString(length: 2) == "hi")
     }
 
+    /// The proxy sets TCP_NODELAY on its listener only, counting on the kernel to give
+    /// it to each accepted socket; a kernel that did not would put Nagle's delay back on
+    /// every tunnel's client side.
+    @Test func acceptedSocketsInheritTheListenersNoDelay() throws {
+        for noDelay in [true, false] {
+            let listener = try Socket.listen(on: loopback())
+            defer { listener.close() }
+            if noDelay { try listener.setNoDelay() }
+            let client = try Socket.connect(to: listener.address!)
+            defer { client.close() }
+            #expect(waitReady(listener.descriptor, POLLIN))
+            let accepted = try #require(try listener.accept())
+            defer { accepted.close() }
+            #expect(try accepted.option(level: Int32(IPPROTO_TCP), name: TCP_NODELAY) == (noDelay ? 1 : 0))
+        }
+    }
+
+    /// A system call's error subject (an address, formatted with `inet_ntop`, a `sprintf`)
+    /// is made only when the call fails: a tunnel's `socket`, `shutdown` and `setsockopt`
+    /// succeed, and used to format it every time.
+    @Test func aSystemCallsSubjectIsFormattedOnlyOnFailure() throws {
+        let formatted = Shared(0)
+        func subject() -> String {
+            formatted.update { $0 += 1 }
+            return "the subject"
+        }
+        #expect(try systemCall("getpid", subject: subject()) { getpid() } > 0)
+        #expect(formatted.value == 0)
+        #expect(throws: SystemError("close", errno: EBADF, subject: "the subject")) {
+            try systemCall("close", subject: subject()) { close(-1) }
+        }
+        #expect(formatted.value == 1)
+    }
+
     @Test func connectToAClosedPortIsRefused() throws {
         let closed = try Socket.listen(on: loopback())
         let address = closed.address!
