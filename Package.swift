@@ -173,7 +173,11 @@ let package = Package(
             dependencies: ["Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Locks", "Store", "SystemIO", "TestSupport"]),
         .testTarget(
-            name: "HTTPProxyTests", dependencies: ["Locks", "HTTPProxy", "ProxyCore", "EventLoop", "TestFixtures"]),
+            name: "HTTPProxyTests",
+            dependencies: [
+                "Locks", "HTTPProxy", "ProxyCore", "EventLoop", "TestFixtures", "TestSupport", "DNSProxy", "DNSWire",
+                "DomainMatch", "Policy", "SystemIO", "DNSUpstream",
+            ]),
         .testTarget(name: "LocksTests", dependencies: ["Locks", "EventLoop"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(

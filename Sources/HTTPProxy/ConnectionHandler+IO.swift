@@ -46,14 +46,14 @@ extension ConnectionHandler {
                 }
                 if machine.upstreamOut.readableBytes == 0 { machine.upstreamOut.clear() }
             }
-            var interest: Interest = machine.wantsUpstreamBytes ? .read : .none
+            var interest: Interest = machine.wantsUpstreamBytes || upstream.eagerRead ? .read : .none
             if machine.upstreamOut.readableBytes > 0 { interest.insert(.write) }
             if interest != upstream.interest {
                 upstream.interest = interest
                 try? owner.loop.setInterest(interest, for: upstream.socket.descriptor)
             }
         }
-        var interest: Interest = machine.wantsClientBytes ? .read : .none
+        var interest: Interest = machine.wantsClientBytes || clientEagerRead ? .read : .none
         if machine.clientOut.readableBytes > 0 { interest.insert(.write) }
         if interest != clientInterest {
             clientInterest = interest

@@ -11,7 +11,9 @@ import SystemIO
 final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
     typealias Event = (inout ProxyConnection, ProxyEnvironment) -> [ProxyAction]
 
-    unowned let owner: ProxyLoop
+    /// Strong, not `unowned`: an unowned reference is a checked retain at every use (a few
+    /// dozen a tunnel). The loop lets go of the handler in `connectionClosed`.
+    let owner: ProxyLoop
     let socket: Socket
     var machine: ProxyConnection
     /// This connection's place in the caps.
@@ -21,6 +23,11 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
     var timer: TimerHandle?
     var timerDeadline: Nanoseconds?
     var clientInterest: Interest = .read
+    /// Read interest is kept on the client while the machine wants no bytes (it connects,
+    /// it waits on the origin), until bytes it did not want arrive: a client that waits for
+    /// the `200` then costs no epoll_ctl to stop and start watching it. A client that sends
+    /// early is reported once, and from then on watched only when the machine wants bytes.
+    var clientEagerRead = true
     var clientWriteShut = false
     var closed = false
     /// Events that arrive while one is being handled (a cached lookup answers at once)
@@ -51,7 +58,10 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
 
     func readable() {
         if relay != nil { return relayStep(.readable(.client)) }
-        guard machine.wantsClientBytes else { return sync() }
+        guard machine.wantsClientBytes else {
+            clientEagerRead = false
+            return sync()
+        }
         switch readSocket(socket, into: &machine.clientIn) {
         case .processed: deliver { $0.clientInput($1) }
         case .eof: deliver { $0.clientClosed($1) }
@@ -75,7 +85,10 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
     func upstreamReadable() {
         if relay != nil { return relayStep(.readable(.upstream)) }
         guard let upstream else { return }
-        guard machine.wantsUpstreamBytes else { return sync() }
+        guard machine.wantsUpstreamBytes else {
+            upstream.eagerRead = false
+            return sync()
+        }
         switch readSocket(upstream.socket, into: &machine.upstreamIn) {
         case .processed: deliver { $0.upstreamInput($1) }
         case .eof, nil:

@@ -13,7 +13,8 @@ final class ProxyServer: Selectable {
     /// The transparent listener: connections the firewall redirected here
     /// (docs/network.md#transparent-mode), not proxy clients.
     let transparent: Bool
-    unowned let owner: ProxyLoop
+    /// Strong (see `ConnectionHandler.owner`); the loop drops its servers in `stopAccepting`.
+    let owner: ProxyLoop
 
     init(address: SocketAddress, transparent: Bool = false, owner: ProxyLoop) throws(SystemError) {
         self.transparent = transparent

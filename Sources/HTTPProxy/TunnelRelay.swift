@@ -217,7 +217,9 @@ final class TunnelRelay {
     }
 
     /// Each socket's interest: reading for the direction it feeds, writing for the one it drains.
+    /// None once both directions have finished: the connection closes both sockets next.
     private func watch() throws(SystemError) {
+        guard !isFinished else { return }
         if !up.detached {
             var interest: Interest = up.wantsRead ? .read : .none
             if down.wantsWrite { interest.insert(.write) }

@@ -1,0 +1,186 @@
+import DNSProxy
+import DNSUpstream
+import DNSWire
+import Dispatch
+import DomainMatch
+import EventLoop
+import Glibc
+import Policy
+import ProxyCore
+import SystemIO
+import TestSupport
+import Testing
+
+@testable import HTTPProxy
+
+/// The epoll_ctl budget of a short tunnel (docs/performance.md#tunnel-set-up): a
+/// `ProxyLoop` on a running loop, a real origin on loopback and a blocking client, as the
+/// harness's `ip-small` scenario does it (`CONNECT 127.0.0.1:PORT`, one request, the
+/// client closes). Every epoll_ctl is a system call on the tunnel's path; the loop counts
+/// them. Before the count was held, a tunnel cost ten: two registrations, four changes of
+/// interest around the connect and the SNI wait, two after the ends' EOFs and two removals.
+@Suite struct TunnelSetupCallsTests {
+    /// Never asked: the tunnels go to an IP literal.
+    final class NoUpstream: UpstreamResolving {
+        func resolve(
+            _ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool, upstreams: [UpstreamSpec]?,
+            completion: @escaping ([UInt8]?) -> Void
+        ) { completion(nil) }
+    }
+
+    /// A `ProxyLoop` on the running `loop`, tunnelling to 127.0.0.1:`port`, and its port.
+    static func startProxy(on loop: EventLoop, to port: UInt16) throws -> (ProxyLoop, UInt16) {
+        try loop.runSync(timeout: 10_000_000_000) { () -> (ProxyLoop, UInt16) in
+            let engine = DecisionEngine(
+                system: SystemRules(DecisionOptions()),
+                categories: CategorySet(matcher: LabelTrie(lists: [[]], listNames: ["adult"]), present: []),
+                zone: .utc, profiles: ProfileTable(single: PolicyRules.unfiltered))
+            let snapshot = ProxySnapshot(
+                engine: engine, answers: AnswerBuilder(mode: .nxdomain, blockTTL: 10), localZones: LocalZones(),
+                rateLimiter: RateLimiter(rate: 0))
+            let pipeline = QueryPipeline(
+                snapshot: snapshot, cache: ResponseCache(capacity: 10, serveStaleMax: 0), hits: DiscardingHitRecorder())
+            var settings = ProxySettings(connectPorts: [port], allowIPConnect: true)
+            settings.allowLocalDestinations = true
+            let proxy = ProxyLoop(
+                loop: loop, driver: QueryDriver(loop: loop, pipeline: pipeline, upstream: NoUpstream()),
+                snapshot: snapshot, settings: settings, hits: DiscardingHitRecorder(),
+                caps: ProxyCaps(settings.capLimits), log: Logger())
+            return (proxy, try proxy.listen(on: SocketAddress(ipv4: 0x7F00_0001, port: 0)).port)
+        }
+    }
+
+    @Test func aShortTunnelCostsFourEpollControls() throws {
+        let origin = try TestHTTPServer { _ in .respond(.init(status: 200, text: "ok")) }
+        let group = try EventLoopGroup(loopCount: 1, name: "test-proxy", clock: SystemClock())
+        defer { group.shutdownGracefully() }
+        let loop = group.loops[0]
+        let port = origin.port
+        let (proxy, proxyPort) = try Self.startProxy(on: loop, to: port)
+        defer { try? loop.runSync(timeout: 10_000_000_000) { proxy.stopAccepting() } }
+        func tunnel() throws {
+            let socket = try Self.connect(port: proxyPort)
+            defer { close(socket) }
+            try Self.exchange(
+                socket, "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n", until: "\r\n\r\n",
+                expecting: "HTTP/1.1 200")
+            try Self.exchange(
+                socket, "GET /small HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", until: "ok", expecting: "HTTP/1.1 200 OK")
+            shutdown(socket, Int32(SHUT_WR))
+            var byte: UInt8 = 0
+            #expect(recv(socket, &byte, 1, 0) == 0, "the origin's close reaches the client")
+        }
+        try tunnel()  // the first one also sets up what the loop keeps (timers, the pipe pool)
+        let before = try loop.runSync(timeout: 10_000_000_000) { loop.controlCalls }
+        let count = 20
+        for _ in 0..<count { try tunnel() }
+        // The last tunnel's teardown runs when the origin's close reaches the proxy, before
+        // the client sees it: by now every tunnel is closed.
+        #expect(
+            waitUntil { proxy.openConnections.load(ordering: .relaxed) == 0 })
+        let calls = try loop.runSync(timeout: 10_000_000_000) { loop.controlCalls } - before
+        // Adding the client and the origin, the origin from connecting to reading, and the
+        // client's read side off after its EOF while the origin's answer may still come.
+        #expect(calls == 4 * count, "\(Double(calls) / Double(count)) epoll_ctl a tunnel")
+    }
+
+    /// The read interest kept while the machine wants no bytes must be dropped when bytes
+    /// it did not want arrive, or the loop would be told of them in every turn: a client
+    /// that sends its first bytes with the CONNECT, and an origin that speaks first, each
+    /// get through with a handful of loop turns.
+    @Test func bytesNobodyWantedYetAreReportedOnce() throws {
+        let origin = try BannerOrigin()
+        let group = try EventLoopGroup(loopCount: 1, name: "test-proxy", clock: SystemClock())
+        defer { group.shutdownGracefully() }
+        let loop = group.loops[0]
+        let (proxy, proxyPort) = try Self.startProxy(on: loop, to: origin.port)
+        defer { try? loop.runSync(timeout: 10_000_000_000) { proxy.stopAccepting() } }
+        let turnsBefore = loop.turns.snapshot.count
+        for early in [true, false] {
+            let socket = try Self.connect(port: proxyPort)
+            defer { close(socket) }
+            let connect = "CONNECT 127.0.0.1:\(origin.port) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            // Early: the client's first bytes come with the CONNECT, before the 200.
+            try Self.exchange(
+                socket, connect + (early ? "hi" : ""), until: "\r\n\r\n", expecting: "HTTP/1.1 200")
+            // The origin's banner waits behind the tunnel's first client bytes (the SNI
+            // check reads them first), which arrived early or go now.
+            try Self.exchange(socket, early ? "" : "hi", until: "HELLO", expecting: "")
+        }
+        let turns = loop.turns.snapshot.count - turnsBefore
+        #expect(turns < 100, "\(turns) loop turns for two tunnels")
+    }
+
+    static func connect(port: UInt16) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(result == 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return socket
+    }
+
+    /// Sends `text`, reads until `marker` has arrived; the reply must start with `expecting`.
+    static func exchange(_ socket: Int32, _ text: String, until marker: String, expecting: String) throws {
+        let bytes = Array(text.utf8)
+        if !bytes.isEmpty { try #require(send(socket, bytes, bytes.count, 0) == bytes.count) }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: received, as: UTF8.self).contains(marker) {
+            let count = recv(socket, &chunk, chunk.count, 0)
+            try #require(count > 0, "the connection ended before \(marker.debugDescription)")
+            received += chunk[0..<count]
+        }
+        #expect(String(decoding: received, as: UTF8.self).hasPrefix(expecting))
+    }
+}
+
+/// An origin that speaks first: "HELLO" on every connection it accepts, then it reads
+/// until the client closes. One thread per connection; closed with the object.
+final class BannerOrigin: @unchecked Sendable {
+    // Sendable: `listener` and `port` are immutable; the threads only use their own sockets.
+    let listener: Int32
+    let port: UInt16
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 16) == 0
+                    && getsockname(listener, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        port = UInt16(bigEndian: address.sin_port)
+        DispatchQueue.global().async {
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return }
+                DispatchQueue.global().async {
+                    _ = send(connection, "HELLO", 5, Int32(MSG_NOSIGNAL))
+                    var buffer = [UInt8](repeating: 0, count: 256)
+                    while recv(connection, &buffer, buffer.count, 0) > 0 {}
+                    close(connection)
+                }
+            }
+        }
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
