@@ -107,15 +107,36 @@ extension QueryPipeline {
         case .nxDomain: return .notFound
         default: return .failed
         }
-        guard let message = try? DNSMessage.parse(entry.response) else { return .failed }
+        return Self.addresses(in: entry.response).map { $0.isEmpty ? .noAddress : .addresses($0) } ?? .failed
+    }
+
+    /// The A and AAAA records of a response's answer section, in order, read in place with
+    /// the record cursor (every proxy lookup of a cached name reads them: a full parse made
+    /// every record and name of the message first); nil when the message cannot be read.
+    static func addresses(in response: [UInt8]) -> [IPAddress]? {
+        guard var cursor = try? DNSRecordCursor(response) else { return nil }
         var addresses: [IPAddress] = []
-        for record in message.answers {
-            switch record.rdata {
-            case .a(let address): addresses.append(.v4(address.value))
-            case .aaaa(let address): addresses.append(.v6(high: address.high, low: address.low))
+        while true {
+            let next: DNSRecordLocation?
+            do { next = try cursor.next(in: response) } catch { return nil }
+            guard let record = next else { return addresses }
+            // A and AAAA mean addresses in class IN only (RFC 1035 §3.4.1, RFC 3596).
+            guard record.section == .answer, record.dnsClass == .in else { continue }
+            let start = record.rdataRange.lowerBound
+            func word(_ at: Int, _ count: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for index in at..<(at + count) { value = value << 8 | UInt64(response[index]) }
+                return value
+            }
+            switch record.type {
+            case .a:
+                guard record.rdataRange.count == 4 else { return nil }
+                addresses.append(.v4(UInt32(word(start, 4))))
+            case .aaaa:
+                guard record.rdataRange.count == 16 else { return nil }
+                addresses.append(.v6(high: word(start, 8), low: word(start + 8, 8)))
             default: continue
             }
         }
-        return addresses.isEmpty ? .noAddress : .addresses(addresses)
     }
 }

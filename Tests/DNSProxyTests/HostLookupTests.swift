@@ -111,4 +111,71 @@ import Testing
             fixture.pipeline.finishHost(
                 resolution, reply: nil, now: PipelineFixture.noon, snapshot: fixture.pipeline.snapshot) == .failed)
     }
+
+    /// The addresses a cached answer gives the proxy are read in place with the record
+    /// cursor; they must be what a full parse of the message finds, and a message the parse
+    /// refuses must be refused (nil: `.failed`). Checked on an answer with a CNAME chain,
+    /// both address types and an authority record, on every truncation of it, and on it with
+    /// each byte changed.
+    @Test func addressesReadInPlaceAgreeWithAFullParse() {
+        var header = DNSHeader(id: 7)
+        header.isResponse = true
+        var writer = DNSMessageWriter(header: header, edns: EDNS(udpPayloadSize: 1232))
+        writer.addQuestion(DNSQuestion(name: try! DNSName("www.example.org"), type: .a))
+        writer.addRecord(
+            ResourceRecord(
+                name: try! DNSName("www.example.org"), ttl: 60, rdata: .cname(try! DNSName("edge.example.net"))),
+            to: .answer)
+        writer.addRecord(PipelineFixture.a("edge.example.net", 0xC000_0207), to: .answer)
+        writer.addRecord(
+            ResourceRecord(
+                name: try! DNSName("edge.example.net"), ttl: 60,
+                rdata: .aaaa(RData.IPv6(high: 0x2001_0DB8_0000_0000, low: 0x0000_0000_0000_0001))),
+            to: .answer)
+        writer.addRecord(PipelineFixture.a("edge.example.net", 0xC000_0208), to: .answer)
+        writer.addRecord(PipelineFixture.a("ns.example.net", 0xC000_0209), to: .authority)
+        let message = writer.finish()
+        func parsed(_ bytes: [UInt8]) -> [IPAddress]? {
+            guard let message = try? DNSMessage.parse(bytes) else { return nil }
+            return message.answers.compactMap { record -> IPAddress? in
+                switch record.rdata {
+                case .a(let address): .v4(address.value)
+                case .aaaa(let address): .v6(high: address.high, low: address.low)
+                default: nil
+                }
+            }
+        }
+        #expect(
+            QueryPipeline.addresses(in: message)
+                == [IPAddress("192.0.2.7")!, IPAddress("2001:db8::1")!, IPAddress("192.0.2.8")!])
+        var variants = (0..<message.count).map { Array(message[..<$0]) }
+        for index in message.indices {
+            for value: UInt8 in [0x00, 0x05, 0x1C, 0xC0, 0xFF] where message[index] != value {
+                var changed = message
+                changed[index] = value
+                variants.append(changed)
+            }
+        }
+        let original = [IPAddress("192.0.2.7")!, IPAddress("2001:db8::1")!, IPAddress("192.0.2.8")!]
+        var disagreements: [Int] = []
+        for (number, bytes) in variants.enumerated() {
+            let found = QueryPipeline.addresses(in: bytes)
+            if let expected = parsed(bytes) {
+                if found != expected { disagreements.append(number) }
+            } else if let found {
+                // The parse refused the message for a record whose RDATA the cursor does not
+                // read (a type changed to CNAME, a name in an authority record): the
+                // addresses found must be ones the message holds, in order, never made up.
+                var rest = original[...]
+                for address in found {
+                    guard let at = rest.firstIndex(of: address) else {
+                        disagreements.append(number)
+                        break
+                    }
+                    rest = rest[(at + 1)...]
+                }
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count) of \(variants.count) variants")
+    }
 }
