@@ -120,22 +120,18 @@ extension QueryPipeline {
             let next: DNSRecordLocation?
             do { next = try cursor.next(in: response) } catch { return nil }
             guard let record = next else { return addresses }
-            // A and AAAA mean addresses in class IN only (RFC 1035 §3.4.1, RFC 3596).
-            guard record.section == .answer, record.dnsClass == .in else { continue }
-            let start = record.rdataRange.lowerBound
-            func word(_ at: Int, _ count: Int) -> UInt64 {
-                var value: UInt64 = 0
-                for index in at..<(at + count) { value = value << 8 | UInt64(response[index]) }
-                return value
-            }
-            switch record.type {
-            case .a:
-                guard record.rdataRange.count == 4 else { return nil }
-                addresses.append(.v4(UInt32(word(start, 4))))
-            case .aaaa:
-                guard record.rdataRange.count == 16 else { return nil }
-                addresses.append(.v6(high: word(start, 8), low: word(start + 8, 8)))
-            default: continue
+            guard record.section == .answer, record.type == .a || record.type == .aaaa else { continue }
+            // Decoded as the full parse decodes it: addresses in class IN only, a length
+            // that is not an address's refused.
+            var reader = DNSReader(response, readerIndex: record.rdataRange.lowerBound)
+            guard
+                let rdata = try? reader.readRData(
+                    type: record.type, dnsClass: record.dnsClass, length: record.rdataRange.count)
+            else { return nil }
+            if let address = rdata.ipv4 {
+                addresses.append(.v4(address.value))
+            } else if let address = rdata.ipv6 {
+                addresses.append(.v6(high: address.high, low: address.low))
             }
         }
     }

@@ -148,25 +148,36 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
         return best
     }
 
+    // The client's array is reached through the dictionary's accessor as one `inout`
+    // argument: one hash of the key, and the array is changed in place, not copied.
+
     @inlinable
     static func insert(_ slot: CapSlot<Key>, into book: inout Book) {
-        slot.allIndex = book.all.count
-        book.all.append(slot)
-        // Appended through the dictionary's accessor, in place: the client's array is not copied.
-        book.byKey[slot.key, default: []].append(slot)
-        slot.keyIndex = book.byKey[slot.key]!.count - 1
+        slot.allIndex = append(slot, to: &book.all)
+        slot.keyIndex = append(slot, to: &book.byKey[slot.key, default: []])
     }
 
     @inlinable
     static func remove(_ slot: CapSlot<Key>, from book: inout Book) {
         swapRemove(slot.allIndex, from: &book.all) { $0.allIndex = $1 }
         slot.allIndex = -1
-        var emptied = false
-        if book.byKey[slot.key] != nil {
-            swapRemove(slot.keyIndex, from: &book.byKey[slot.key]!) { $0.keyIndex = $1 }
-            emptied = book.byKey[slot.key]!.isEmpty
-        }
-        if emptied { book.byKey[slot.key] = nil }
+        removeFromClient(slot, &book.byKey[slot.key])
+    }
+
+    /// Appends `slot`; returns its place.
+    @inlinable
+    static func append(_ slot: CapSlot<Key>, to slots: inout [CapSlot<Key>]) -> Int {
+        slots.append(slot)
+        return slots.count - 1
+    }
+
+    /// Takes `slot` out of its client's slots; a client left with none loses its entry
+    /// (nil, through the same accessor).
+    @inlinable
+    static func removeFromClient(_ slot: CapSlot<Key>, _ slots: inout [CapSlot<Key>]?) {
+        guard slots != nil else { return }
+        swapRemove(slot.keyIndex, from: &slots!) { $0.keyIndex = $1 }
+        if slots!.isEmpty { slots = nil }
     }
 
     /// Removes `slots[index]` by moving the last slot into its place and telling it so.

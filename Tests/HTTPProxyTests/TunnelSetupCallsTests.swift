@@ -111,21 +111,9 @@ import Testing
         #expect(turns < 100, "\(turns) loop turns for two tunnels")
     }
 
+    /// A blocking client socket to the proxy, each read and write bounded by 10 s.
     static func connect(port: UInt16) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(result == 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return socket
+        try #require(LoopbackSocketFactory.connect(tcp: true, from: "127.0.0.1", to: port, timeout: 10))
     }
 
     /// Sends `text`, reads until `marker` has arrived; the reply must start with `expecting`.
