@@ -5,14 +5,21 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     case v4(UInt32)
     case v6(high: UInt64, low: UInt64)
 
+    /// Parsed in place from the text's bytes: the proxy tries every CONNECT target as an
+    /// address before it tries it as a name, so a name must be refused without a copy.
     public init?(_ text: some StringProtocol) {
-        if let v4 = IPAddress.parseV4(Array(text.utf8)) {
-            self = .v4(v4)
-        } else if let v6 = IPAddress.parseV6(Array(text.utf8)) {
-            self = .v6(high: v6.0, low: v6.1)
-        } else {
-            return nil
-        }
+        let parsed =
+            text.utf8.withContiguousStorageIfAvailable { IPAddress.parse($0) }
+            ?? Array(text.utf8).withUnsafeBufferPointer { IPAddress.parse($0) }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> IPAddress? {
+        if let v4 = parseV4(bytes) { return .v4(v4) }
+        // Every IPv6 form has a colon; names and IPv4 attempts stop here.
+        guard bytes.contains(UInt8(ascii: ":")), let v6 = parseV6(bytes) else { return nil }
+        return .v6(high: v6.0, low: v6.1)
     }
 
     public init(v6Bytes bytes: [UInt8]) {
@@ -38,7 +45,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func parseV4(_ bytes: [UInt8]) -> UInt32? {
+    static func parseV4(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
         var value: UInt32 = 0
         var parts = 0
         var index = 0
@@ -63,51 +70,105 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         return parts == 4 ? value : nil
     }
 
-    static func parseV6(_ bytes: [UInt8]) -> (UInt64, UInt64)? {
+    static func parseV6(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
         guard bytes.count >= 2, bytes.count <= 45 else { return nil }
-        var head: [UInt16] = []
-        var tail: [UInt16] = []
-        var sawGap = false
+        var groups = V6Groups()
         var index = 0
-        if bytes.starts(with: [UInt8(ascii: ":"), UInt8(ascii: ":")]) {
-            sawGap = true
+        if bytes[0] == UInt8(ascii: ":") {
+            guard bytes[1] == UInt8(ascii: ":") else { return nil }
+            groups.sawGap = true
             index = 2
-        } else if bytes.first == UInt8(ascii: ":") {
-            return nil
         }
         while index < bytes.count {
             let start = index
-            while index < bytes.count, bytes[index] != UInt8(ascii: ":") { index += 1 }
-            let piece = bytes[start..<index]
-            if piece.contains(UInt8(ascii: ".")) {
+            var dotted = false
+            while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
+                if bytes[index] == UInt8(ascii: ".") { dotted = true }
+                index += 1
+            }
+            if dotted {
                 // Embedded IPv4 must be the last piece.
-                guard index == bytes.count, let v4 = parseV4(Array(piece)) else { return nil }
-                let pair = [UInt16(v4 >> 16), UInt16(v4 & 0xFFFF)]
-                if sawGap { tail += pair } else { head += pair }
+                guard index == bytes.count,
+                    let v4 = parseV4(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                else { return nil }
+                groups.append(UInt16(v4 >> 16))
+                groups.append(UInt16(v4 & 0xFFFF))
                 break
             }
-            guard !piece.isEmpty, piece.count <= 4,
-                let group = UInt16(String(decoding: piece, as: UTF8.self), radix: 16)
-            else { return nil }
-            if sawGap { tail.append(group) } else { head.append(group) }
+            guard index > start, index - start <= 4, let group = hexGroup(bytes, start..<index) else { return nil }
+            groups.append(group)
             if index == bytes.count { break }
             index += 1  // the ':'
             if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
-                guard !sawGap else { return nil }
-                sawGap = true
+                guard !groups.sawGap else { return nil }
+                groups.sawGap = true
                 index += 1
             } else if index == bytes.count {
                 return nil  // a single trailing ':'
             }
+            guard groups.count <= 8 else { return nil }
         }
-        let count = head.count + tail.count
-        guard sawGap ? count <= 7 : count == 8 else { return nil }
-        let groups = head + Array(repeating: 0, count: 8 - count) + tail
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for index in 0..<4 { high = high << 16 | UInt64(groups[index]) }
-        for index in 4..<8 { low = low << 16 | UInt64(groups[index]) }
-        return (high, low)
+        return groups.address
+    }
+
+    /// The groups of an IPv6 text as they are read: those before the gap (`::`) fill from
+    /// the front, those after it are shifted in from the back, and the gap is the zeros
+    /// between.
+    private struct V6Groups {
+        var head: (high: UInt64, low: UInt64) = (0, 0)
+        var tail: (high: UInt64, low: UInt64) = (0, 0)
+        var headCount = 0
+        var tailCount = 0
+        var sawGap = false
+
+        var count: Int { headCount + tailCount }
+
+        mutating func append(_ group: UInt16) {
+            if sawGap {
+                tail = (tail.high << 16 | tail.low >> 48, tail.low << 16 | UInt64(group))
+                tailCount += 1
+            } else {
+                head = (head.high << 16 | head.low >> 48, head.low << 16 | UInt64(group))
+                headCount += 1
+            }
+        }
+
+        /// The address, or nil when the groups and the gap do not make eight.
+        var address: (UInt64, UInt64)? {
+            guard sawGap ? count <= 7 : count == 8 else { return nil }
+            // The head's groups move up past the gap and the tail's: 16 bits a group.
+            let front = IPAddress.shifted(head, by: 8 - headCount)
+            return (front.high | tail.high, front.low | tail.low)
+        }
+    }
+
+    /// A 128-bit value (two halves) shifted left by `groups` 16-bit groups (0...8).
+    private static func shifted(_ value: (high: UInt64, low: UInt64), by groups: Int) -> (high: UInt64, low: UInt64) {
+        switch groups {
+        case 0: return value
+        case 8...: return (0, 0)
+        case 4...: return (value.low << UInt64(16 * (groups - 4)), 0)
+        default:
+            let bits = UInt64(16 * groups)
+            return (value.high << bits | value.low >> (64 - bits), value.low << bits)
+        }
+    }
+
+    /// One to four hexadecimal digits.
+    private static func hexGroup(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt16? {
+        var value: UInt16 = 0
+        for index in range {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
     }
 
     private static func formatV6(_ groups: [UInt16]) -> String {

@@ -41,7 +41,9 @@ public struct ProxyTarget: Equatable, Sendable {
                 character == "/" || character == "?" || character == "#"
             }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
-        guard !authority.contains("@"), let (host, port) = try split(authority: authority, defaultPort: 80) else {
+        guard !authority.utf8.contains(UInt8(ascii: "@")),
+            let (host, port) = try split(authority: authority, defaultPort: 80)
+        else {
             throw .badTarget(target)
         }
         var path = String(rest[authorityEnd...].prefix { $0 != "#" })
@@ -53,27 +55,30 @@ public struct ProxyTarget: Equatable, Sendable {
     /// required, a port that is not 1–65535).
     /// - Throws: `.invalidHost` when the host is neither an IP literal nor a valid name.
     private static func split(authority: Substring, defaultPort: UInt16?) throws(ProxyError) -> (Host, UInt16)? {
+        // Found in the UTF-8 view, byte by byte: the String view would look for grapheme
+        // boundaries in a text that is ASCII whenever it is valid.
+        let bytes = authority.utf8
         var hostText = authority
         var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            hostText = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            hostText = authority[bytes.index(after: bytes.startIndex)..<close]
+            let after = authority[bytes.index(after: close)...]
             if !after.isEmpty {
-                guard after.first == ":" else { return nil }
-                portText = after.dropFirst()
+                guard after.utf8.first == UInt8(ascii: ":") else { return nil }
+                portText = after[after.utf8.index(after: after.utf8.startIndex)...]
             }
             guard let address = IPAddress(hostText), case .v6 = address else { throw .invalidHost("[\(hostText)]") }
             guard let port = port(portText, defaultPort) else { return nil }
             return (.address(address), port)
         }
-        if let colon = authority.lastIndex(of: ":") {
+        if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
             hostText = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
+            portText = authority[bytes.index(after: colon)...]
         }
         guard let port = port(portText, defaultPort), !hostText.isEmpty else { return nil }
         if let address = IPAddress(hostText), case .v4 = address { return (.address(address), port) }
-        guard !hostText.contains(":"), let name = try? QueryName.parse(String(hostText)) else {
+        guard !hostText.utf8.contains(UInt8(ascii: ":")), let name = try? QueryName.parse(String(hostText)) else {
             throw .invalidHost(String(hostText))
         }
         return (.name(name), port)
@@ -81,9 +86,9 @@ public struct ProxyTarget: Equatable, Sendable {
 
     private static func port(_ text: Substring?, _ defaultPort: UInt16?) -> UInt16? {
         guard let text else { return defaultPort }
-        guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-            let value = Int(text), value >= 1, value <= 65535
-        else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        let value = text.utf8.reduce(0) { $0 * 10 + Int($1 &- 48) }
+        guard value >= 1, value <= 65535 else { return nil }
         return UInt16(value)
     }
 }
