@@ -34,7 +34,7 @@ import Testing
             let slice = text[...]
             var parsed = IPAddress(slice)  // the first call instantiates the runtime's metadata
             #expect(Allocations.count { parsed = IPAddress(slice) } == 0, "\(text)")
-            #expect((parsed != nil) == text.first!.isNumber || text.hasPrefix(":"), "\(text)")
+            #expect((parsed != nil) == (text.first!.isNumber || text.hasPrefix(":")), "\(text)")
         }
     }
 
