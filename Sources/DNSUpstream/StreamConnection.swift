@@ -152,7 +152,7 @@ final class StreamConnection: Selectable, TimerTarget {
     func teardown() {
         cancelIdleTimer()
         if let socket {
-            try? loop.deregister(socket.descriptor)
+            loop.forget(socket.descriptor)  // closed next: no epoll_ctl needed
             socket.close()
         }
         socket = nil

@@ -53,7 +53,7 @@ final class UDPAttempt: Selectable {
 
     func close() {
         guard socket.isOpen else { return }
-        try? loop.deregister(socket.descriptor)
+        loop.forget(socket.descriptor)  // closed next: no epoll_ctl needed
         socket.close()
     }
 

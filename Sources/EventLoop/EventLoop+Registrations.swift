@@ -48,15 +48,9 @@ extension EventLoop {
     /// Stops watching `descriptor` and releases its handler; call before closing it.
     /// Events already collected for it in this iteration are dropped. Loop thread.
     public func deregister(_ descriptor: Int32) throws(SystemError) {
-        assertInLoop()
-        let index = Int(descriptor)
-        guard descriptor >= 0, index < registrations.count, registrations[index] != nil else {
+        guard dropRegistration(descriptor) else {
             throw SystemError("epoll_ctl(DEL)", errno: ENOENT, subject: "fd \(descriptor)")
         }
-        let released = registrations[index]
-        registrations[index] = nil
-        // The handler's deinit (if this was the last reference) runs after the store above.
-        withExtendedLifetime(released) {}
         try control("epoll_ctl(DEL)", CS_EPOLL_CTL_DEL, descriptor, 0, 0)
     }
 
@@ -67,12 +61,19 @@ extension EventLoop {
     /// the ended registration's generation and is dropped, as after `deregister`. Releases the
     /// handler; a descriptor not registered is ignored. Loop thread.
     public func forget(_ descriptor: Int32) {
+        _ = dropRegistration(descriptor)
+    }
+
+    /// Drops `descriptor`'s registration and releases its handler; false when it had none.
+    private func dropRegistration(_ descriptor: Int32) -> Bool {
         assertInLoop()
         let index = Int(descriptor)
-        guard descriptor >= 0, index < registrations.count, registrations[index] != nil else { return }
+        guard descriptor >= 0, index < registrations.count, registrations[index] != nil else { return false }
         let released = registrations[index]
         registrations[index] = nil
+        // The handler's deinit (if this was the last reference) runs after the store above.
         withExtendedLifetime(released) {}
+        return true
     }
 
     private func control(

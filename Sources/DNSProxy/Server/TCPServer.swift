@@ -262,7 +262,7 @@ final class TCPConnection: Selectable, TimerTarget, Sheddable {
         closed = true
         if let timer { _ = driver.loop.cancelTimer(timer) }
         timer = nil
-        try? driver.loop.deregister(socket.descriptor)
+        driver.loop.forget(socket.descriptor)  // closed next: no epoll_ctl needed
         socket.close()
         caps.release(slot)
     }
