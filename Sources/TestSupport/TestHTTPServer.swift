@@ -136,7 +136,9 @@ public final class TestHTTPServer: @unchecked Sendable {
         core.startAccepting(listener.descriptor)
     }
 
-    static func listen(port: UInt16, host: String) throws -> (descriptor: Int32, port: UInt16) {
+    /// A listening TCP socket on `host`:`port` (0: a free port) and the port it got; the
+    /// caller closes it.
+    public static func listen(port: UInt16, host: String) throws -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SpawnedServerError(message: "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1

@@ -139,20 +139,9 @@ final class BannerOrigin: @unchecked Sendable {
     let port: UInt16
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try TestHTTPServer.listen(port: 0, host: "127.0.0.1")
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 16) == 0
-                    && getsockname(listener, $0, &length) == 0
-            }
-        }
-        try #require(bound)
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         DispatchQueue.global().async {
             while true {
                 let connection = accept(listener, nil, nil)
