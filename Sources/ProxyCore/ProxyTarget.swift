@@ -34,21 +34,31 @@ public struct ProxyTarget: Equatable, Sendable {
 
     /// `http://authority[/path][?query]`: no user info, port 80 unless given.
     public static func absolute(_ target: String) throws(ProxyError) -> ProxyTarget {
-        guard target.utf8.count > 7, target.prefix(7).lowercased() == "http://" else { throw .badTarget(target) }
-        let rest = target.dropFirst(7)
+        // Read in the UTF-8 view, as `split` is: every delimiter here is ASCII, and a
+        // byte index after one is also a character boundary of the text.
+        let bytes = target.utf8
+        guard bytes.count > 7, bytes.prefix(7).elementsEqual("http://".utf8, by: { lowercased($0) == $1 }) else {
+            throw .badTarget(target)
+        }
+        let rest = bytes.dropFirst(7)
         let authorityEnd =
-            rest.firstIndex(where: { (character: Character) -> Bool in
-                character == "/" || character == "?" || character == "#"
-            }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
+            rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? rest.endIndex
+        let authority = target[rest.startIndex..<authorityEnd]
         guard !authority.utf8.contains(UInt8(ascii: "@")),
             let (host, port) = try split(authority: authority, defaultPort: 80)
         else {
             throw .badTarget(target)
         }
-        var path = String(rest[authorityEnd...].prefix { $0 != "#" })
-        if !path.hasPrefix("/") { path = "/" + path }
+        let pathEnd = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        var path = String(target[authorityEnd..<pathEnd])
+        if path.utf8.first != UInt8(ascii: "/") { path = "/" + path }
         return ProxyTarget(host: host, port: port, path: path, authority: String(authority))
+    }
+
+    /// An ASCII letter in lower case; any other byte as it is.
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     /// `host[:port]` → host and port; nil when the form is wrong (no port where one is

@@ -35,11 +35,23 @@ import Testing
         #expect(bare.path == "/?q")
         #expect(try ProxyTarget.absolute("http://[2001:db8::1]/").host == .address(IPAddress("2001:db8::1")!))
         #expect(try ProxyTarget.absolute("http://bücher.de/").host == .name(try QueryName.parse("xn--bcher-kva.de")))
+        #expect(try ProxyTarget.absolute("hTtP://example.org#top").path == "/")
+    }
+
+    /// The target is bytes (RFC 9112 §3.2): a `/` followed by a combining mark still ends
+    /// the authority, though the two make one `Character`.
+    @Test func theAuthorityEndsAtTheFirstDelimiterByte() throws {
+        let target = try ProxyTarget.absolute("http://example.org/\u{301}x?y#z")
+        #expect(target.host == .name(try QueryName.parse("example.org")))
+        #expect(target.authority == "example.org")
+        #expect(target.path == "/\u{301}x?y")
     }
 
     @Test func otherSchemesAndUserInfoAreRefused() {
         for bad in [
             "https://example.org/", "ftp://example.org/", "http://user:pw@example.org/", "http:/example.org", "http://",
+            // Letters only are compared without case: 0x0F is not "/" in any case.
+            "http:/\u{0F}example.org/",
         ] {
             #expect(throws: ProxyError.self, "\(bad)") { try ProxyTarget.absolute(bad) }
         }
