@@ -72,8 +72,9 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
 }
 
 extension UInt8 {
+    /// An ASCII letter in lower case; any other byte as it is.
     @inline(__always)
-    var asciiLowercased: UInt8 {
+    public var asciiLowercased: UInt8 {
         (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z")) ? self | 0x20 : self
     }
 }

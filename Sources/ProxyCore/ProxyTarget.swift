@@ -37,7 +37,7 @@ public struct ProxyTarget: Equatable, Sendable {
         // Read in the UTF-8 view, as `split` is: every delimiter here is ASCII, and a
         // byte index after one is also a character boundary of the text.
         let bytes = target.utf8
-        guard bytes.count > 7, bytes.prefix(7).elementsEqual("http://".utf8, by: { lowercased($0) == $1 }) else {
+        guard bytes.count > 7, bytes.prefix(7).elementsEqual("http://".utf8, by: { $0.asciiLowercased == $1 }) else {
             throw .badTarget(target)
         }
         let rest = bytes.dropFirst(7)
@@ -54,11 +54,6 @@ public struct ProxyTarget: Equatable, Sendable {
         var path = String(target[authorityEnd..<pathEnd])
         if path.utf8.first != UInt8(ascii: "/") { path = "/" + path }
         return ProxyTarget(host: host, port: port, path: path, authority: String(authority))
-    }
-
-    /// An ASCII letter in lower case; any other byte as it is.
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     /// `host[:port]` → host and port; nil when the form is wrong (no port where one is
