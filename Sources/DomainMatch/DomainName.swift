@@ -77,6 +77,17 @@ extension UInt8 {
     public var asciiLowercased: UInt8 {
         (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z")) ? self | 0x20 : self
     }
+
+    /// The value of a hexadecimal digit in either case (MAC and IPv6 addresses), or nil.
+    @inline(__always)
+    var hexDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }
 
 extension DomainName {

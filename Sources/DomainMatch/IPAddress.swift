@@ -158,14 +158,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     private static func hexGroup(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt16? {
         var value: UInt16 = 0
         for index in range {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = bytes[index].hexDigitValue else { return nil }
             value = value << 4 | UInt16(digit)
         }
         return value

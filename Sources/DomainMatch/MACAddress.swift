@@ -23,7 +23,7 @@ public struct MACAddress: Hashable, Sendable, CustomStringConvertible {
         for group in 0..<6 {
             let start = group * 3
             if group > 0, bytes[start - 1] != separator { return nil }
-            guard let high = Self.hexValue(bytes[start]), let low = Self.hexValue(bytes[start + 1]) else { return nil }
+            guard let high = bytes[start].hexDigitValue, let low = bytes[start + 1].hexDigitValue else { return nil }
             value = value << 8 | UInt64(high << 4 | low)
         }
         self.value = value
@@ -36,14 +36,5 @@ public struct MACAddress: Hashable, Sendable, CustomStringConvertible {
             let digits = String(octet, radix: 16)
             return octet < 16 ? "0" + digits : digits
         }.joined(separator: ":")
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
