@@ -2,6 +2,7 @@ import DNSWire
 import DomainMatch
 import Locks
 import Policy
+import Zoneinfo
 
 /// One query from packet to answer, without I/O (docs/dns.md): the server hands in bytes and
 /// carries out the step that comes back; an upstream reply comes back through `complete`.
@@ -154,7 +155,9 @@ public final class QueryPipeline: Sendable {
         case nil: break
         }
         let engine = snapshot.engine
-        let local = engine.zone.localDateTime(at: now.unixSeconds)
+        let local =
+            scratch?.clock.localDateTime(at: now.unixSeconds, in: engine.zone)
+            ?? engine.zone.localDateTime(at: now.unixSeconds)
         let decision = engine.decide(name, rules: profile.rules, local: local, usage: profile.usage)
         // An answered name spends a minute of its app's budget; a blocked one does not.
         if countsActivity, decision.action != .block {

@@ -1,4 +1,5 @@
 import DNSWire
+import Zoneinfo
 
 /// Storage one loop thread reuses from query to query, so that reading a question in
 /// place allocates nothing (docs/performance.md#allocations-per-query): what a query made
@@ -17,6 +18,8 @@ public final class QueryScratch {
     /// An answer the pipeline wrote itself (a block), until the server copies it into a
     /// send slot: valid until the loop's next query.
     var answer: [UInt8] = []
+    /// The policy zone's wall clock, read from the zone once per offset change.
+    public internal(set) var clock = ZoneClock()
 
     public init() {
         // A name is at most 255 bytes in either form; an answer made here fits a UDP answer.

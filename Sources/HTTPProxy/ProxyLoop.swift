@@ -6,6 +6,7 @@ import Policy
 import ProxyCore
 import Synchronization
 import SystemIO
+import Zoneinfo
 
 /// The HTTP proxy on one event loop (the loops it shares with the DNS proxy): its
 /// listeners, its connections, the registry of open tunnels re-decided every second,
@@ -32,6 +33,9 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     public private(set) var snapshot: ProxySnapshot
     /// What connections decide with, taken from `snapshot` once per snapshot.
     private var decisions: DecisionSnapshot
+    /// The policy zone's wall clock for this loop's events, read from the zone once per
+    /// offset change.
+    private(set) var clock = ZoneClock()
     public private(set) var settings: ProxySettings
     private var connections: [ObjectIdentifier: ConnectionHandler] = [:]
     var tunnels = TunnelRegistry<ConnectionHandler>()
@@ -118,9 +122,10 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
 
     /// What a connection decides with, now.
     func environment() -> ProxyEnvironment {
-        ProxyEnvironment(
-            snapshot: decisions, settings: settings, now: loop.clock.now(),
-            wallClock: loop.clock.wall().unixSeconds, authLimiter: authLimiter)
+        let wallClock = loop.clock.wall().unixSeconds
+        return ProxyEnvironment(
+            snapshot: decisions, settings: settings, now: loop.clock.now(), wallClock: wallClock,
+            local: clock.localDateTime(at: wallClock, in: decisions.engine.zone), authLimiter: authLimiter)
     }
 
     private static func decisions(from snapshot: ProxySnapshot) -> DecisionSnapshot {

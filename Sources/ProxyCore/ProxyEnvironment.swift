@@ -1,5 +1,6 @@
 import DomainMatch
 import Policy
+import Zoneinfo
 
 /// The part of the gateway's published snapshot a proxy connection decides with: the
 /// decision engine and its profiles (each with the activity counters it adds to). Made
@@ -22,20 +23,27 @@ public struct ProxyEnvironment: Sendable {
     public let now: UInt64
     /// Unix seconds: the policy's clock, the block page, hits.
     public let wallClock: Int64
+    /// `wallClock` on the policy zone's clock, when the loop already has it (its
+    /// `ZoneClock`); nil: read from the zone when a decision needs it.
+    public let local: LocalDateTime?
 
     /// Failed logins per client address, shared by every loop (nil: no limit, in tests).
     public let authLimiter: AuthFailureLimiter?
 
     public init(
         snapshot: DecisionSnapshot, settings: ProxySettings, now: UInt64, wallClock: Int64,
-        authLimiter: AuthFailureLimiter? = nil
+        local: LocalDateTime? = nil, authLimiter: AuthFailureLimiter? = nil
     ) {
         self.snapshot = snapshot
         self.settings = settings
         self.now = now
         self.wallClock = wallClock
+        self.local = local
         self.authLimiter = authLimiter
     }
+
+    /// The policy zone's wall clock at `wallClock`.
+    private var localNow: LocalDateTime { local ?? snapshot.engine.zone.localDateTime(at: wallClock) }
 
     /// The profile that governs `client` (its hits, its activity, its policy); `mac` is the
     /// device's link-layer address when the neighbour table knew it at accept time.
@@ -52,7 +60,7 @@ public struct ProxyEnvironment: Sendable {
     public func policy(of profile: Profile) -> TargetPolicy {
         let engine = snapshot.engine
         return TargetPolicy(
-            engine: engine, rules: profile.rules, local: engine.zone.localDateTime(at: wallClock), settings: settings,
+            engine: engine, rules: profile.rules, local: localNow, settings: settings,
             usage: profile.usage)
     }
 
@@ -60,7 +68,7 @@ public struct ProxyEnvironment: Sendable {
     /// (docs/services.md#budgets).
     public func recordUse(of name: DomainName, by profile: Profile) {
         let engine = snapshot.engine
-        engine.recordUse(of: name, by: profile, at: wallClock, local: engine.zone.localDateTime(at: wallClock))
+        engine.recordUse(of: name, by: profile, at: wallClock, local: localNow)
     }
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.

@@ -57,6 +57,7 @@ public struct LocalDateTime: Equatable, Hashable, Comparable, Sendable, CustomSt
 
     /// The wall clock `seconds` after 1970-01-01T00:00:00 (i.e. UTC plus the offset).
     /// Total for every Int64: the day and the second of day are split before any sum.
+    @usableFromInline
     init(secondsSince1970 seconds: Int64, plus offset: Int32 = 0) {
         var days = Int(floorDiv(seconds, 86_400))
         var secondOfDay = Int(floorMod(seconds, 86_400)) + Int(offset)

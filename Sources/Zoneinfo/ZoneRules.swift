@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How a wall-clock reading maps to instants in a zone.
 public enum LocalResolution: Equatable, Sendable {
     /// Exactly one instant (unix seconds) shows this wall time.
@@ -18,6 +20,9 @@ public enum LocalResolution: Equatable, Sendable {
 public struct ZoneRules: Sendable, Equatable {
     /// The zone's name: the IANA name it was loaded by, "localtime", or the TZ string.
     public let name: String
+    /// This value's own number, never given to another (copies share it): what a
+    /// `ZoneClock` knows the zone it remembers by. Not part of equality.
+    @usableFromInline let identity: UInt64
     /// Strictly ascending instants at which `transitionTypes` change.
     let transitions: [Int64]
     let transitionTypes: [UInt8]
@@ -62,6 +67,7 @@ public struct ZoneRules: Sendable, Equatable {
 
     init(name: String, transitions: [Int64], transitionTypes: [UInt8], types: [LocalTimeType], footer: PosixTZ?) {
         self.name = name
+        identity = Self.identities.add(1, ordering: .relaxed).newValue
         self.transitions = transitions
         self.transitionTypes = transitionTypes
         self.types = types
@@ -76,6 +82,15 @@ public struct ZoneRules: Sendable, Equatable {
                 Int64(footer.daylight?.zone.offset ?? 0).magnitude)
         }
         maxOffsetMagnitude = Int64(magnitude)
+    }
+
+    private static let identities = Atomic<UInt64>(0)
+
+    /// The same rules, whatever their identity.
+    public static func == (a: ZoneRules, b: ZoneRules) -> Bool {
+        a.name == b.name && a.transitions == b.transitions && a.transitionTypes == b.transitionTypes
+            && a.types == b.types && a.initialType == b.initialType && a.footer == b.footer
+            && a.maxOffsetMagnitude == b.maxOffsetMagnitude
     }
 
     /// Seconds east of UTC in force at `unixSeconds`.

@@ -30,6 +30,17 @@ import Testing
         }
     }
 
+    /// The policy zone's wall time is taken for every query; the zone itself is read once
+    /// per offset change (docs/performance.md#where-the-slow-answers-are).
+    @Test func theLoopReadsThePolicyZoneOnceNotPerQuery() throws {
+        let path = try DatagramPath(F(policy: F.strict))
+        path.upstream.answers[try DNSName("example.org")] = [F.a("example.org", 0x0A00_0001)]
+        for _ in 0..<10 {
+            for name in ["www.adult.example", "a.blocked.example", "example.org"] { path.handle(F.query(name)) }
+        }
+        #expect(path.driver.scratch.clock.zoneReads == 1)
+    }
+
     @Test(arguments: [BlockMode.nxdomain, .null, .refused, .address(v4: 0x0A00_0002, v6: (0, 2))])
     func aBlockAnswerInTheSlotIsTheArrayPathsAnswer(mode: BlockMode) throws {
         let path = try DatagramPath(F(policy: F.strict, mode: mode))

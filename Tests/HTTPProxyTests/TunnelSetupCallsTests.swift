@@ -82,6 +82,8 @@ import Testing
         // Adding the client and the origin, the origin from connecting to reading, and the
         // client's read side off after its EOF while the origin's answer may still come.
         #expect(calls == 4 * count, "\(Double(calls) / Double(count)) epoll_ctl a tunnel")
+        // Every event's environment has the policy zone's wall time; the zone was read once.
+        #expect(try loop.runSync(timeout: 10_000_000_000) { proxy.clock.zoneReads } == 1)
     }
 
     /// The read interest kept while the machine wants no bytes must be dropped when bytes
