@@ -78,11 +78,37 @@ final class WindowPages: @unchecked Sendable {
     private let bytes = PageRegion()
     private var slots = PageRegion()
     private(set) var count = 0
-    private var bytesUsed = 0
+    private(set) var bytesUsed = 0
     private var slotCount = 0
+    /// Times the slot table was rebuilt larger (tests count them, with `mappings`).
+    private(set) var rehashes = 0
 
     /// Events the records have room for.
     var capacity: Int { records.capacity / Self.recordSize }
+
+    /// `mmap` and `mremap` calls made for this window's storage so far.
+    var mappings: Int { records.mappings + bytes.mappings + slots.mappings + retiredMappings }
+    /// Those of slot tables replaced since.
+    private var retiredMappings = 0
+
+    /// An empty window; its pages are mapped by the first events.
+    init() {}
+
+    /// An empty window with room for `events` events of `identityBytes` bytes in all, its
+    /// pages mapped and faulted in now, by the caller: a window as big as the one before
+    /// it then costs the threads that record into it no `mmap`, no page fault and no
+    /// rebuilt table. Why: those fell on a loop thread in the middle of answering, a
+    /// blocked query now and then, and made the blocked answers the slow tail
+    /// (docs/performance.md#where-the-slow-answers-are).
+    init(events: Int, identityBytes: Int) {
+        guard events > 0 else { return }
+        records.reserve(events * Self.recordSize, populate: true)
+        bytes.reserve(max(identityBytes, 1), populate: true)
+        var table = 64
+        while events * 4 > table * 3 { table *= 2 }
+        slots.reserve(table * 4, populate: true)
+        slotCount = table
+    }
 
     /// Adds one event's counts to the event with this identity, or makes it. The rule (if
     /// any) replaces the event's when `replacingRule`, else only fills a missing one; the
@@ -168,6 +194,8 @@ final class WindowPages: @unchecked Sendable {
     /// A new table of `count` slots (fresh pages read as zero: all empty), every event
     /// inserted again; the old table's pages go back.
     private func rehash(slots count: Int) {
+        if slotCount > 0 { rehashes += 1 }
+        retiredMappings += slots.mappings
         slots = PageRegion()
         slots.reserve(count * 4)
         slotCount = count

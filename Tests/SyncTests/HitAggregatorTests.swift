@@ -1,4 +1,5 @@
 import DomainMatch
+import Glibc
 import TestSupport
 import Testing
 
@@ -157,8 +158,65 @@ import Testing
         #expect(drained.count == 3_000)
         // In the order they came.
         #expect(drained.map(\.firstSeen) == (0..<3_000).map { 100 + Int64($0) })
-        #expect(aggregator.capacities.allSatisfy { $0 == 0 })
+        // The next window has room for as many, mapped ahead; the one after an empty
+        // window has none.
+        #expect(aggregator.storageCounts.allSatisfy { $0.events == 0 })
+        #expect(aggregator.capacities.max()! >= 3_000)
         #expect(aggregator.drain().isEmpty)
+        #expect(aggregator.capacities.allSatisfy { $0 == 0 })
+    }
+
+    @Test func aBurstIsNotKeptForTheWindowsAfter() {
+        let aggregator = HitAggregator()
+        let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
+        for index in 0..<10_000 {
+            aggregator.record(
+                Hit(
+                    profile: "kid", name: "n\(index).adult.example", decision: decision,
+                    client: IPAddress("192.168.1.20"), source: .dns, time: 100))
+        }
+        #expect(aggregator.drain().count == 10_000)
+        let room = aggregator.capacities.max()!
+        #expect(room >= HitAggregator.presizedEvents && room < 2 * HitAggregator.presizedEvents, "\(room)")
+    }
+
+    /// Counted, not timed: a window as big as the one before it is recorded into without a
+    /// `mmap` or `mremap`, a rebuilt table or a page fault on the recording thread, where
+    /// the first window, growing as it fills, had each (docs/performance.md#where-the-slow-answers-are).
+    @Test func aWindowAsBigAsTheLastCostsTheRecordingThreadNoMappingAndNoFault() {
+        let aggregator = HitAggregator()
+        let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
+        let hits = (0..<2_000).map { index in
+            Hit(
+                profile: "kid", name: "n\(index).adult.example", decision: decision,
+                client: IPAddress("192.168.1.20"), source: .dns, time: 100)
+        }
+        aggregator.record(hits[0])  // the shard's scratch storage, once
+        func window() -> (events: Int, mappings: Int, rehashes: Int, faults: Int) {
+            let before = Self.minorFaults()
+            for hit in hits { aggregator.record(hit) }
+            let faults = Self.minorFaults() - before
+            let shard = aggregator.storageCounts.first { $0.events > 0 }!
+            return (shard.events, shard.mappings, shard.rehashes, faults)
+        }
+        let first = window()
+        #expect(first.events == 2_000)
+        #expect(first.mappings > 3 && first.rehashes > 3, "the first window grew as it filled: \(first)")
+        #expect(first.faults >= 20, "\(first)")
+        _ = aggregator.drain()
+        let second = window()
+        #expect(second.events == 2_000)
+        #expect(second.mappings == 3, "records, identities and slots, mapped by the drain: \(second)")
+        #expect(second.rehashes == 0)
+        #expect(second.faults <= 2, "\(second)")
+    }
+
+    /// Minor page faults of the calling thread so far.
+    static func minorFaults() -> Int {
+        var usage = rusage()
+        // RUSAGE_THREAD (1, Linux): Glibc's Swift overlay does not export the constant.
+        getrusage(__rusage_who_t(1), &usage)
+        return usage.ru_minflt
     }
 
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
