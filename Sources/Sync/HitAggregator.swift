@@ -164,11 +164,11 @@ public final class HitAggregator: HitRecorder {
 
     /// Everything recorded since the last drain, emptied: each shard's window is handed
     /// over whole under its lock (a swap, nothing copied: a loop recording a hit waits on
-    /// that lock). The shard starts the next window in pages the caller maps and faults in
-    /// first, outside the lock, with room for as many events as the window it hands over
-    /// (up to `presizedEvents`): the threads that record hits at a steady rate then map
-    /// nothing and take no page fault. The window's pages go back to the kernel when the
-    /// caller lets go of it, and a shard that had no events starts with no pages.
+    /// that lock). The shard starts the next window in regions the caller maps first,
+    /// outside the lock, with room for as many events as the window it hands over (up to
+    /// `presizedEvents`): the threads that record hits at a steady rate then map nothing
+    /// and rebuild no table. The window's pages go back to the kernel when the caller lets
+    /// go of it, and a shard that had no events starts with no pages.
     public func drain() -> HitWindow {
         var parts: [WindowPages] = []
         for shard in shards {
@@ -181,9 +181,10 @@ public final class HitAggregator: HitRecorder {
         return HitWindow(parts)
     }
 
-    /// The most events a shard's next window is mapped for ahead (about 430 KB): a steady
-    /// household's blocked names per window fit many times over; a burst beyond maps the
-    /// rest as it comes, and its memory is not kept for the windows after.
+    /// The most events a shard's next window is mapped for ahead (about 430 KB of address
+    /// space, resident only as events come): a steady household's blocked names per window
+    /// fit many times over; a burst beyond maps the rest as it comes, and is not mapped
+    /// for the windows after.
     static let presizedEvents = 4096
 
     /// For the tests: each shard's window's events, `mmap` and `mremap` calls and rebuilt

@@ -27,10 +27,8 @@ public final class PageRegion: @unchecked Sendable {
 
     /// Makes room for at least `bytes` bytes, keeping what is stored; at least doubles the
     /// mapping, so a region filled a byte at a time remaps a logarithmic number of times.
-    /// `populate` has the kernel fault a first mapping's pages in at once, on the calling
-    /// thread, instead of one fault at a time on whichever thread first writes each page.
     /// The kernel refusing pages is treated as malloc failing would be: the process stops.
-    public func reserve(_ bytes: Int, populate: Bool = false) {
+    public func reserve(_ bytes: Int) {
         guard bytes > capacity else { return }
         var size = max(capacity * 2, Self.pageSize)
         while size < bytes { size *= 2 }
@@ -38,8 +36,7 @@ public final class PageRegion: @unchecked Sendable {
         if let base {
             mapped = cs_mremap(base, capacity, size)
         } else {
-            let flags = MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0)
-            mapped = mmap(nil, size, PROT_READ | PROT_WRITE, flags, -1, 0)
+            mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         }
         mappings += 1
         guard let mapped, mapped != MAP_FAILED else {
