@@ -141,25 +141,28 @@ import Testing
         #expect(aggregator.drain().first?.rule == nil)
     }
 
+    /// `count` hits of distinct names from one profile and one client (so one shard), the
+    /// hit of name `index` at `100 + index` seconds when `spread`, else all at 100.
+    static func distinctHits(_ count: Int, spread: Bool = false) -> [Hit] {
+        let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
+        return (0..<count).map { index in
+            Hit(
+                profile: "kid", name: "n\(index).adult.example", decision: decision,
+                client: IPAddress("192.168.1.20"), source: .dns, time: 100 + (spread ? Int64(index) : 0))
+        }
+    }
+
     @Test func aDrainTakesEachShardsTableAndLeavesItEmpty() {
         // The drain swaps each shard's table for an empty one under its lock: the events
-        // are handed over (one profile and one client: all in one shard), and after a burst
-        // the shard keeps no storage sized for it.
+        // are handed over (one profile and one client: all in one shard). The shard's next
+        // window is mapped for as many events; after an empty window, for none.
         let aggregator = HitAggregator()
-        let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
-        for index in 0..<3_000 {
-            aggregator.record(
-                Hit(
-                    profile: "kid", name: "n\(index).adult.example", decision: decision,
-                    client: IPAddress("192.168.1.20"), source: .dns, time: 100 + Int64(index)))
-        }
+        for hit in Self.distinctHits(3_000, spread: true) { aggregator.record(hit) }
         #expect(aggregator.capacities.max()! >= 3_000)
         let drained = aggregator.drain()
         #expect(drained.count == 3_000)
         // In the order they came.
         #expect(drained.map(\.firstSeen) == (0..<3_000).map { 100 + Int64($0) })
-        // The next window has room for as many, mapped ahead; the one after an empty
-        // window has none.
         #expect(aggregator.storageCounts.allSatisfy { $0.events == 0 })
         #expect(aggregator.capacities.max()! >= 3_000)
         #expect(aggregator.drain().isEmpty)
@@ -168,13 +171,7 @@ import Testing
 
     @Test func aBurstIsNotKeptForTheWindowsAfter() {
         let aggregator = HitAggregator()
-        let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
-        for index in 0..<10_000 {
-            aggregator.record(
-                Hit(
-                    profile: "kid", name: "n\(index).adult.example", decision: decision,
-                    client: IPAddress("192.168.1.20"), source: .dns, time: 100))
-        }
+        for hit in Self.distinctHits(10_000) { aggregator.record(hit) }
         #expect(aggregator.drain().count == 10_000)
         let room = aggregator.capacities.max()!
         #expect(room >= HitAggregator.presizedEvents && room < 2 * HitAggregator.presizedEvents, "\(room)")
@@ -186,12 +183,7 @@ import Testing
     /// (docs/performance.md#where-the-slow-answers-are).
     @Test func aWindowAsBigAsTheLastCostsTheRecordingThreadNoMapping() {
         let aggregator = HitAggregator()
-        let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
-        let hits = (0..<2_000).map { index in
-            Hit(
-                profile: "kid", name: "n\(index).adult.example", decision: decision,
-                client: IPAddress("192.168.1.20"), source: .dns, time: 100)
-        }
+        let hits = Self.distinctHits(2_000)
         aggregator.record(hits[0])  // the shard's scratch storage, once
         func window() -> (events: Int, mappings: Int, rehashes: Int, faults: Int) {
             let before = Self.minorFaults()
