@@ -19,7 +19,7 @@ public final class QueryScratch {
     /// send slot: valid until the loop's next query.
     var answer: [UInt8] = []
     /// The policy zone's wall clock, read from the zone once per offset change.
-    public internal(set) var clock = ZoneClock()
+    var clock = ZoneClock()
 
     public init() {
         // A name is at most 255 bytes in either form; an answer made here fits a UDP answer.

@@ -106,11 +106,19 @@ final class WindowPages: @unchecked Sendable {
         guard events > 0 else { return }
         records.reserve(events * Self.recordSize)
         bytes.reserve(max(identityBytes, 1))
-        var table = 64
-        while events * 4 > table * 3 { table *= 2 }
+        var table = Self.firstTableSlots
+        while Self.crowded(events: events, slots: table) { table *= 2 }
         slots.reserve(table * 4)
         slotCount = table
     }
+
+    /// The slot table's first size, doubled whenever it gets crowded.
+    static let firstTableSlots = 64
+
+    /// Whether a table of `slots` slots is too full for `events` events (over three
+    /// quarters): one rule for the table a window grows and the one a drain maps ahead.
+    @inline(__always)
+    static func crowded(events: Int, slots: Int) -> Bool { events * 4 > slots * 3 }
 
     /// Adds one event's counts to the event with this identity, or makes it. The rule (if
     /// any) replaces the event's when `replacingRule`, else only fills a missing one; the
@@ -133,7 +141,9 @@ final class WindowPages: @unchecked Sendable {
             store(record, at: index)
             return
         }
-        if (count + 1) * 4 > slotCount * 3 { rehash(slots: max(64, slotCount * 2)) }
+        if Self.crowded(events: count + 1, slots: slotCount) {
+            rehash(slots: max(Self.firstTableSlots, slotCount * 2))
+        }
         let offset = append(identity)
         var record = Record(
             count: added, firstSeen: firstSeen, lastSeen: lastSeen, identity: offset,
