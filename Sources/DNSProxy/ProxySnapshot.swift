@@ -3,13 +3,14 @@ import DomainMatch
 import Policy
 
 /// Everything a query is decided with, immutable: built aside on start, on a policy
-/// change and on SIGHUP, then swapped whole (readers never see half a change).
+/// change and on SIGHUP, then swapped whole (readers never see half a change). Policy and
+/// configuration only: what lives across swaps (the cache, the rate limiter, counters,
+/// neighbour caches) belongs to the pipeline and the loops.
 public final class ProxySnapshot: Sendable {
     public let engine: DecisionEngine<LabelTrie>
     public let answers: AnswerBuilder
     public let localZones: LocalZones
     public let allowClients: AccessList
-    public let rateLimiter: RateLimiter
     /// TTL clamps for cached answers, in seconds (`cache_min_ttl`, `cache_max_ttl`).
     public let minTTL: UInt32, maxTTL: UInt32
     /// Where questions go: `upstream`, and `local_forward`'s servers per zone.
@@ -18,7 +19,7 @@ public final class ProxySnapshot: Sendable {
 
     public init(
         engine: DecisionEngine<LabelTrie>, answers: AnswerBuilder, localZones: LocalZones = LocalZones(),
-        allowClients: AccessList = .defaultClients(), rateLimiter: RateLimiter = RateLimiter(rate: 0),
+        allowClients: AccessList = .defaultClients(),
         minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400, upstreams: [UpstreamSpec] = [],
         localServers: [DomainName: UpstreamSpec] = [:]
     ) {
@@ -26,7 +27,6 @@ public final class ProxySnapshot: Sendable {
         self.answers = answers
         self.localZones = localZones
         self.allowClients = allowClients
-        self.rateLimiter = rateLimiter
         self.minTTL = minTTL
         self.maxTTL = maxTTL
         self.upstreams = upstreams

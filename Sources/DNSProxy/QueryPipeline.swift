@@ -34,6 +34,8 @@ public final class QueryPipeline: Sendable {
     }
 
     public let cache: ResponseCache
+    /// Per-client query budgets for the whole run (`rate_limit`): kept across snapshots.
+    public let rateLimiter: RateLimiter
     public let hits: any HitRecorder
     /// Whether queries and rewrites count in the profile's activity: not for the HTTP
     /// proxy's own lookups, which the proxy counts once per request.
@@ -43,10 +45,11 @@ public final class QueryPipeline: Sendable {
     private let current: Lock<ProxySnapshot>
 
     public init(
-        snapshot: ProxySnapshot, cache: ResponseCache, hits: any HitRecorder, countsActivity: Bool = true,
-        metrics: DNSMetrics = DNSMetrics()
+        snapshot: ProxySnapshot, cache: ResponseCache, rateLimit: Int = 0, hits: any HitRecorder,
+        countsActivity: Bool = true, metrics: DNSMetrics = DNSMetrics()
     ) {
         current = Lock(snapshot)
+        rateLimiter = RateLimiter(rate: rateLimit)
         self.metrics = metrics
         self.cache = cache
         self.hits = hits
@@ -108,7 +111,7 @@ public final class QueryPipeline: Sendable {
                 .reply(
                     answers.refused(query, error: ExtendedDNSError(code: .prohibited, text: "client not allowed"))))
         }
-        guard snapshot.rateLimiter.allow(client, now: now.monotonicMilliseconds) else {
+        guard rateLimiter.allow(client, now: now.monotonicMilliseconds) else {
             return .step(.reply(answers.refused(query, error: ExtendedDNSError(code: .other, text: "rate limit"))))
         }
         if let edns = query.edns, edns.version > 0 {

@@ -72,6 +72,7 @@ public struct PhosraHTTPAPI: PhosraAPIClient {
             + (text.isEmpty ? "" : ": " + String(text.prefix(120)).trimmingWhitespaceAndNewlines())
     }
 
-    /// The user agent: phosra-gate and its version (docs/sync.md, issue 5).
+    /// The user agent: phosra-gate and its version, so the API's operators can tell a
+    /// gateway's requests and its release from an SDK's (docs/sync.md).
     public static func userAgent(version: String) -> String { "phosra-gate/\(version) (Linux)" }
 }

@@ -13,11 +13,13 @@ public final class ProfileSync {
     private var schedule: SyncSchedule
     private var budget = RequestBudget()
     private var state: SyncState
-    /// Publishes a new policy to the proxies (built aside, swapped whole). Nil: go
-    /// unfiltered (`on_no_policy = allow` after a 404).
-    private let apply: (CompiledPolicy?) -> Void
-    /// The enforcement results of a policy (docs/sync.md#enforcement-report), for the report.
-    private let evaluate: (CompiledPolicy) -> [EnforcementResult]
+    /// Publishes a policy's rules to the proxies (built aside, swapped whole);
+    /// `.unfiltered` after a 404 with `on_no_policy = allow`.
+    private let apply: (PolicyRules) -> Void
+    /// The enforcement results of a policy and the rules built from it
+    /// (docs/sync.md#enforcement-report), for the report: judged against the lists in force
+    /// when it is called, not those of the start.
+    private let evaluate: (CompiledPolicy, PolicyRules) -> [EnforcementResult]
     private let keepOnNoPolicy: Bool
     private let log: (String, [(String, String)]) -> Void
     /// A 429 holds every request of this profile (polls, acks, reports) until then
@@ -25,11 +27,15 @@ public final class ProfileSync {
     private var holdUntil: Int64 = 0
     /// Whether this process has said the API has no active policy (said once, not per poll).
     private var announcedNoPolicy = false
+    /// Whether this process has published `.unfiltered` for a 404 since the last policy: a
+    /// 404 poll that changes nothing publishes nothing, so no client's state or open
+    /// tunnel is touched every poll.
+    private var publishedUnfiltered = false
 
     public init(
         profile: String, childID: String, api: any PhosraAPIClient, store: Store, timing: SyncSchedule.Timing,
-        now: SyncTime, keepOnNoPolicy: Bool, apply: @escaping (CompiledPolicy?) -> Void,
-        evaluate: @escaping (CompiledPolicy) -> [EnforcementResult],
+        now: SyncTime, keepOnNoPolicy: Bool, apply: @escaping (PolicyRules) -> Void,
+        evaluate: @escaping (CompiledPolicy, PolicyRules) -> [EnforcementResult],
         log: @escaping (String, [(String, String)]) -> Void
     ) throws(StoreError) {
         self.profile = profile
@@ -92,7 +98,8 @@ public final class ProfileSync {
             let stored = try? store.policy(profile: profile), stored.version == version,
             let policy = try? CompiledPolicy.decode(stored.json),
             sendReport(
-                ReportPayloads.enforcementStatus(version: version, results: evaluate(policy), at: now.wallSeconds),
+                ReportPayloads.enforcementStatus(
+                    version: version, results: evaluate(policy, PolicyRules(policy)), at: now.wallSeconds),
                 now: now)
         {
             state.reportedVersion = version
@@ -123,7 +130,10 @@ public final class ProfileSync {
             announcedNoPolicy = true
             state.noActivePolicy = true
             state.noPolicyUnfiltered = !keepOnNoPolicy
-            if !keepOnNoPolicy { apply(nil) }
+            if !keepOnNoPolicy, !publishedUnfiltered {
+                apply(.unfiltered)
+                publishedUnfiltered = true
+            }
             return .noPolicy
         case .unauthorized:
             failed("401: the API did not accept the device key", now)
@@ -157,8 +167,10 @@ public final class ProfileSync {
                 "the policy is for child \(policy.childID), not \(childID)", version: policy.version, now: now)
         }
         if policy.version == state.appliedVersion && policy.policyID == state.policyID { return .notModified }
-        apply(policy)
-        let results = evaluate(policy)
+        let rules = PolicyRules(policy)
+        apply(rules)
+        publishedUnfiltered = false
+        let results = evaluate(policy, rules)
         state.appliedVersion = policy.version
         state.policyID = policy.policyID
         do {

@@ -107,6 +107,54 @@ import Testing
         #expect(statuses.contains("REFUSED"))
     }
 
+    /// A client's budget is the run's: neither a new policy nor SIGHUP gives it a fresh
+    /// burst. At 1 query/s (burst 2) a client that spent its budget gets at most one more
+    /// answer within the second after a change; a budget reset by the change would give two.
+    @Test func aClientsRateLimitHoldsAcrossAPolicySwapAndAReload() throws {
+        let path = scratch.path("rate-policy.json")
+        try PolicyDocuments.json(blocked: ["blocked.example"]).write(toFile: path, atomically: true, encoding: .utf8)
+        let gate = try GateRun(
+            ["--policy", path, "--lists", lists, "--upstream", "127.0.0.1:9", "--rate-limit", "1"], scratch: scratch)
+        defer { gate.daemon.stop() }
+        let nxdomain = 3
+        let refused = 5
+        func queries(_ count: Int) -> [[UInt8]] {
+            (0..<count).map { RawSockets.query("blocked.example", id: UInt16($0 + 1)) }
+        }
+        func occurrences(_ text: String) -> Int { gate.log.components(separatedBy: text).count - 1 }
+        /// The answers of three queries sent right after `change`, once the budget is spent:
+        /// nil when the change took a second or more (then the bucket refills honestly).
+        func answeredRightAfter(_ change: () throws -> Void) rethrows -> Int? {
+            for _ in 0..<3 {
+                let spent = RawSockets.udpRcodes(queries(6), port: gate.port)
+                #expect(spent.suffix(3).allSatisfy { $0 == refused }, "\(spent)")
+                let start = Date()
+                try change()
+                let probe = RawSockets.udpRcodes(queries(3), port: gate.port)
+                // Slower than that (a loaded machine), the round says nothing: the next
+                // spends the budget again first.
+                if Date().timeIntervalSince(start) < 0.9 { return probe.filter { $0 == nxdomain }.count }
+            }
+            return nil
+        }
+        let swapped = try answeredRightAfter {
+            let before = occurrences("event=policy_loaded")
+            let next = scratch.path("rate-next.json")
+            try PolicyDocuments.json(blocked: ["blocked.example"], version: 2).write(
+                toFile: next, atomically: false, encoding: .utf8)
+            #expect(rename(next, path) == 0)
+            #expect(
+                waitUntil(timeout: 2_000_000_000, interval: 5_000_000) { occurrences("event=policy_loaded") > before })
+        }
+        #expect(swapped != nil && swapped! <= 1, "answers right after a policy swap: \(String(describing: swapped))")
+        let reloaded = answeredRightAfter {
+            let before = occurrences("event=reloaded")
+            gate.daemon.signal(SIGHUP)
+            #expect(waitUntil(timeout: 2_000_000_000, interval: 5_000_000) { occurrences("event=reloaded") > before })
+        }
+        #expect(reloaded != nil && reloaded! <= 1, "answers right after SIGHUP: \(String(describing: reloaded))")
+    }
+
     @Test func aSecondInstanceOnTheSameStateDirectoryIsRefused() throws {
         let gate = try start(PolicyDocuments.json())
         let path = try scratch.write("p2.json", PolicyDocuments.json())

@@ -17,6 +17,28 @@ enum RawSockets {
         }
     }
 
+    /// Sends each query and waits up to a second for its answer, one after the other: the
+    /// answers' rcodes, nil where none came.
+    static func udpRcodes(_ queries: [[UInt8]], port: UInt16) -> [Int?] {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = loopback(port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return queries.map { _ in nil } }
+        var timeoutValue = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeoutValue, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        return queries.map { query in
+            _ = query.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            return count >= 4 ? Int(buffer[3] & 0x0F) : nil
+        }
+    }
+
     /// Sends `queries` back to back on one TCP connection and reads as many answers.
     static func tcpPipeline(_ queries: [[UInt8]], port: UInt16, timeout: TimeInterval = 5) -> [[UInt8]] {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -39,11 +39,10 @@ struct PipelineFixture {
             zone: .utc, profiles: ProfileTable(single: rules))
         let zones = LocalZones(forwarded: Set(localForward.map { try! QueryName.parse($0) }))
         let snapshot = ProxySnapshot(
-            engine: engine, answers: AnswerBuilder(mode: mode, blockTTL: blockTTL), localZones: zones,
-            rateLimiter: RateLimiter(rate: rate))
+            engine: engine, answers: AnswerBuilder(mode: mode, blockTTL: blockTTL), localZones: zones)
         pipeline = QueryPipeline(
             snapshot: snapshot, cache: ResponseCache(capacity: cacheSize, serveStaleMax: 86_400_000),
-            hits: recorder ?? hits)
+            rateLimit: rate, hits: recorder ?? hits)
     }
 
     /// Level strict (the adult category, safe search) with `blocked.example` on the block list.

@@ -45,6 +45,23 @@ import Testing
         #expect(fixture.receive(F.query("example.org"), now: later).pending != nil, "refilled")
     }
 
+    /// The budget belongs to the run, not to the snapshot: a new policy, list set or
+    /// reload (each a new snapshot) gives no client a fresh burst.
+    @Test func theRateLimitHoldsAcrossASnapshotSwap() {
+        let fixture = F(rate: 5)
+        for _ in 0..<10 { _ = fixture.receive(F.query("example.org")) }
+        #expect(fixture.receive(F.query("example.org")).replyMessage?.rcode == .refused)
+        let other = F(policy: F.strict, rate: 5)
+        fixture.pipeline.replace(other.pipeline.snapshot)
+        #expect(fixture.pipeline.snapshot === other.pipeline.snapshot)
+        #expect(fixture.receive(F.query("example.org")).replyMessage?.rcode == .refused, "still spent")
+        // A reload with a new rate keeps the client's bucket: still empty until it refills.
+        fixture.pipeline.rateLimiter.update(rate: 50)
+        #expect(fixture.receive(F.query("example.org")).replyMessage?.rcode == .refused, "still spent")
+        let later = Now(monotonicMilliseconds: F.noon.monotonicMilliseconds + 100, unixSeconds: F.noon.unixSeconds)
+        #expect(fixture.receive(F.query("example.org"), now: later).pending != nil, "refilled at the new rate")
+    }
+
     @Test func localAnswersNeverReachTheUpstream() {
         let fixture = F(localForward: ["corp.lan"])
         #expect(fixture.receive(F.query("use-application-dns.net")).replyMessage?.rcode == .nxDomain)

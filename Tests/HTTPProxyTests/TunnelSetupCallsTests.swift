@@ -36,8 +36,7 @@ import Testing
                 categories: CategorySet(matcher: LabelTrie(lists: [[]], listNames: ["adult"]), present: []),
                 zone: .utc, profiles: ProfileTable(single: PolicyRules.unfiltered))
             let snapshot = ProxySnapshot(
-                engine: engine, answers: AnswerBuilder(mode: .nxdomain, blockTTL: 10), localZones: LocalZones(),
-                rateLimiter: RateLimiter(rate: 0))
+                engine: engine, answers: AnswerBuilder(mode: .nxdomain, blockTTL: 10), localZones: LocalZones())
             let pipeline = QueryPipeline(
                 snapshot: snapshot, cache: ResponseCache(capacity: 10, serveStaleMax: 0), hits: DiscardingHitRecorder())
             var settings = ProxySettings(connectPorts: [port], allowIPConnect: true)

@@ -3,7 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The whole journey of issue 5 with the real binary, a fake API and dig.
+/// The whole sync journey with the real binary, a fake API and dig: register, enforce the
+/// policy, take a change, report and acknowledge it.
 @Suite(.serialized) struct EndToEndSyncTests {
     @Test func registerEnforceChangeReportAndAck() throws {
         let fixture = try SyncFixture()

@@ -35,7 +35,7 @@ import Testing
             profile = try ProfileSync(
                 profile: "default", childID: "c1", api: api, store: store, timing: timing,
                 now: SyncTime(clock), keepOnNoPolicy: true, apply: { _ in },
-                evaluate: { _ in [] }, log: { _, _ in })
+                evaluate: { _, _ in [] }, log: { _, _ in })
             var intervals = SyncService.Intervals()
             intervals.report = report
             let store = self.store

@@ -80,7 +80,7 @@ final class Daemon: @unchecked Sendable {
         pipeline = QueryPipeline(
             snapshot: builder.make(policies: policies),
             cache: ResponseCache(capacity: options.cacheSize, serveStaleMax: options.serveStaleMax),
-            hits: hits)
+            rateLimit: options.rateLimit, hits: hits)
         do {
             group = try EventLoopGroup(loopCount: options.loopCount, name: "pg-dns", clock: clock)
             doorbell = try Doorbell()
@@ -236,6 +236,7 @@ final class Daemon: @unchecked Sendable {
             parts.policies.merge(policies) { _, new in new }
             // A profile new to the configuration starts on its initial policy.
             parts.policies.merge(initial) { old, _ in old }
+            pipeline.rateLimiter.update(rate: builder.options.rateLimit)
             publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
         }
         // Only the control thread touches the watchers, and reloads run on it.

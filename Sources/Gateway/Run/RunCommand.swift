@@ -67,14 +67,19 @@ enum RunCommand {
             let activity = ActivityBook()
             // Before the lists are read: an update that lands meanwhile is still noticed.
             let listsWatcher = ListsWatcher(path: ListsLocator.updateMarker(options.stateDirectory))
-            let builder = try makeBuilder(settings, options: options, roster: plan.roster, activity: activity, log: log)
-            restoreUsage(store, into: activity, zone: builder.zone, now: clock.wall().unixSeconds, log: log)
             let aggregator = HitAggregator()
             let counting = CountingHitRecorder(next: aggregator)
             OpenFileLimit.raise(toCover: OpenFileLimit.needed(options), log: log)
-            let daemon = try Daemon(
-                options: options, builder: builder, policies: setup.policies, watched: setup.watched,
-                listsWatcher: listsWatcher, log: log, hits: counting, clock: clock)
+            // The start's builder is held by the daemon alone: once a list update or a
+            // reload replaces it, nothing else keeps its lists (and their mapping) alive.
+            let daemon = try { () throws(GatewayError) -> Daemon in
+                let builder = try makeBuilder(
+                    settings, options: options, roster: plan.roster, activity: activity, log: log)
+                restoreUsage(store, into: activity, zone: builder.zone, now: clock.wall().unixSeconds, log: log)
+                return try Daemon(
+                    options: options, builder: builder, policies: setup.policies, watched: setup.watched,
+                    listsWatcher: listsWatcher, log: log, hits: counting, clock: clock)
+            }()
             // The loops run from here on: whatever fails before `wait` must stop them.
             do {
                 daemon.reloadRequested = { [weak daemon] in
@@ -89,8 +94,7 @@ enum RunCommand {
                 }
                 let sync = try setup.service(
                     daemon: daemon, settings: settings, options: options, store: store,
-                    aggregator: aggregator, activity: activity, lists: builder.lists, log: log,
-                    clock: clock)
+                    aggregator: aggregator, activity: activity, log: log, clock: clock)
                 daemon.syncRequested = { sync.wake() }
                 let metricsServer = try metricsServer(
                     settings, daemon: daemon, counting: counting, activity: activity, store: store,

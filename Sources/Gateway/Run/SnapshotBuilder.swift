@@ -53,7 +53,7 @@ struct SnapshotBuilder {
         return ProxySnapshot(
             engine: engine, answers: AnswerBuilder(mode: options.blockMode, blockTTL: options.blockTTL),
             localZones: LocalZones(forwarded: Set(servers.keys)), allowClients: options.allowClients,
-            rateLimiter: RateLimiter(rate: options.rateLimit), minTTL: options.cacheMinTTL,
+            minTTL: options.cacheMinTTL,
             maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers)
     }
 }

@@ -126,7 +126,7 @@ struct SyncSetup {
     /// The sync thread: hit flushes and heartbeats always; API polls for a registered profile.
     func service(
         daemon: Daemon, settings: Settings, options: RunOptions, store: Store, aggregator: HitAggregator,
-        activity: ActivityBook, lists: CategoryLists, log: Logger, clock: any Clock
+        activity: ActivityBook, log: Logger, clock: any Clock
     )
         throws(GatewayError) -> SyncService
     {
@@ -148,13 +148,14 @@ struct SyncSetup {
                     try ProfileSync(
                         profile: name, childID: identity.childID, api: api, store: store, timing: timing,
                         now: now, keepOnNoPolicy: enforced.source.onNoPolicy == .keep,
-                        apply: { policy in
-                            daemon.replace(profile: name, rules: policy.map { PolicyRules($0) } ?? .unfiltered)
-                        },
-                        evaluate: { policy in
-                            EnforcementReport.results(
-                                for: policy, rules: PolicyRules(policy), listed: lists.present,
-                                services: daemon.builder.services)
+                        apply: { rules in daemon.replace(profile: name, rules: rules) },
+                        evaluate: { [weak daemon] policy, rules in
+                            // The lists and catalogue in force now: a list update or SIGHUP
+                            // since the start is in the report, and the start's trie is not
+                            // kept alive by it.
+                            guard let builder = daemon?.builder else { return [] }
+                            return EnforcementReport.results(
+                                for: policy, rules: rules, listed: builder.lists.present, services: builder.services)
                         },
                         log: storeHealth.filtering { event, fields in log.info(event, fields) }))
             } catch {

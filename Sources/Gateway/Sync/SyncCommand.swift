@@ -67,9 +67,8 @@ enum SyncCommand {
                     timing: SyncSchedule.Timing(), now: SyncTime(clock),
                     keepOnNoPolicy: settings[Key.onNoPolicy] == .keep,
                     apply: { _ in },
-                    evaluate: { policy in
-                        EnforcementReport.results(
-                            for: policy, rules: PolicyRules(policy), listed: listed, services: services)
+                    evaluate: { policy, rules in
+                        EnforcementReport.results(for: policy, rules: rules, listed: listed, services: services)
                     },
                     log: { event, fields in log.info(event, fields) })
             } catch { throw GatewayError.usage("\(error)") }

@@ -1,0 +1,75 @@
+import EventLoop
+import Locks
+import Policy
+import Store
+import TestSupport
+import Testing
+
+@testable import Sync
+
+/// What a poll publishes to the proxies: only a change. A 404 with `on_no_policy = allow`
+/// publishes `unfiltered` once, not at every poll (each publish re-decides every open
+/// tunnel); a policy builds its rules once, for the proxies and the report alike.
+@Suite struct ProfileSyncPublishTests {
+    final class Published: Sendable {
+        let rules = Lock<[PolicyRules]>([])
+        let evaluated = Lock<[Int]>([])
+        var count: Int { rules.withLock { $0.count } }
+    }
+
+    static func policy(version: Int) -> [UInt8] {
+        Array(#"{"version": \#(version), "child_id": "c1", "policy_id": "p1"}"#.utf8)
+    }
+
+    @Test func a404PublishesUnfilteredOnceAndAPolicyAfterItAgain() throws {
+        let scratch = try ScratchDirectory("pg-sync-publish")
+        let clock = ManualClock(start: 1_000_000_000_000)
+        let store = try Store.open(directory: scratch.path, now: clock.wall().unixSeconds)
+        defer { store.close() }
+        let api = RecordingAPI()
+        let published = Published()
+        let sync = try ProfileSync(
+            profile: "default", childID: "c1", api: api, store: store, timing: SyncSchedule.Timing(),
+            now: SyncTime(clock), keepOnNoPolicy: false,
+            apply: { rules in published.rules.withLock { $0.append(rules) } },
+            evaluate: { policy, _ in
+                published.evaluated.withLock { $0.append(policy.version) }
+                return []
+            }, log: { _, _ in })
+
+        api.fetchResult = .noPolicy
+        for _ in 0..<5 { sync.step(now: SyncTime(clock), force: true) }
+        #expect(api.fetches == 5)
+        #expect(published.count == 1, "five 404 polls publish once")
+        #expect(published.rules.withLock { $0.first?.filtered } == false)
+
+        api.fetchResult = .policy(Self.policy(version: 3))
+        sync.step(now: SyncTime(clock), force: true)
+        #expect(published.count == 2)
+        #expect(published.evaluated.withLock { $0 } == [3], "the report's results, from the rules published")
+        api.fetchResult = .notModified
+        sync.step(now: SyncTime(clock), force: true)
+        #expect(published.count == 2, "a 304 publishes nothing")
+
+        api.fetchResult = .noPolicy
+        for _ in 0..<3 { sync.step(now: SyncTime(clock), force: true) }
+        #expect(published.count == 3, "the policy withdrawn: unfiltered again, once")
+    }
+
+    @Test func a404KeepingThePolicyPublishesNothing() throws {
+        let scratch = try ScratchDirectory("pg-sync-publish")
+        let clock = ManualClock(start: 1_000_000_000_000)
+        let store = try Store.open(directory: scratch.path, now: clock.wall().unixSeconds)
+        defer { store.close() }
+        let api = RecordingAPI()
+        let published = Published()
+        let sync = try ProfileSync(
+            profile: "default", childID: "c1", api: api, store: store, timing: SyncSchedule.Timing(),
+            now: SyncTime(clock), keepOnNoPolicy: true,
+            apply: { rules in published.rules.withLock { $0.append(rules) } }, evaluate: { _, _ in [] },
+            log: { _, _ in })
+        api.fetchResult = .noPolicy
+        for _ in 0..<3 { sync.step(now: SyncTime(clock), force: true) }
+        #expect(published.count == 0)
+    }
+}
