@@ -40,6 +40,8 @@ public final class SyncService: @unchecked Sendable {
     private var thread: SystemThread?
     /// The policy version each profile enforces when it is not synced (a local file).
     private let localVersions: [String: Int]
+    /// Whether the store takes writes, shared with the profiles' syncs (for `/metrics`).
+    public let storeHealth: StoreHealth
 
     public init(
         store: Store, flusher: HitFlusher, profiles: [ProfileSync], activity: [String: ActivityCounters],
@@ -56,6 +58,7 @@ public final class SyncService: @unchecked Sendable {
         self.intervals = intervals
         self.heartbeat = heartbeat
         self.clock = clock
+        self.storeHealth = storeHealth
         // The profiles' syncs share `storeHealth` (their log goes through it too), so a
         // full disk is said once for all of them.
         self.log = storeHealth.filtering(log)

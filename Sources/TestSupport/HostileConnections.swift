@@ -64,6 +64,18 @@ public final class HostileConnections {
         open = kept
     }
 
+    /// Waits until the gateway answers or closes any connection of `groups`, at most
+    /// `milliseconds`: the pace of a device that trickles a byte a second and reacts at once
+    /// to a connection shed. True when one did.
+    @discardableResult
+    public static func waitForPeer(_ groups: [HostileConnections], milliseconds: Int32) -> Bool {
+        var entries = groups.flatMap { group in
+            group.open.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+        }
+        guard !entries.isEmpty else { return false }
+        return poll(&entries, nfds_t(entries.count), milliseconds) > 0
+    }
+
     public func closeAll() {
         for entry in open { Glibc.close(entry.descriptor) }
         open.removeAll()

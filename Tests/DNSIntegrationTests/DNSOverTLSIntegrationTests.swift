@@ -14,20 +14,22 @@ import Testing
         unbound = try UnboundDoT()
     }
 
-    /// The daemon with `strace` attached to all its threads once it is ready (when strace
-    /// is installed and may attach; otherwise the trace checks are skipped), so a test can list every address it connected to and every file it
-    /// opened while answering. strace detaches when stopped; the daemon is stopped by GateRun.
+    /// The daemon with `strace` attached to all its threads once it is ready, so a test can
+    /// list every address it connected to and every file it opened while answering. Without
+    /// strace (`scripts/install-deps --test` installs it), or where it may not attach, the
+    /// test fails: a loopback check that passes unchecked proves nothing. strace detaches
+    /// when stopped; the daemon is stopped by GateRun.
     private struct TracedGate {
         let gate: GateRun
-        let tracer: ChildDaemon?
+        let tracer: ChildDaemon
         let traceFile: String
 
         func dig(_ name: String, _ type: String = "A") throws -> DigAnswer { try gate.dig(name, type) }
         var log: String { gate.log }
 
         /// `connect(2)` calls to IPv4/IPv6 addresses, and files opened, as strace printed them.
-        var trace: (connects: [String], opened: [String])? {
-            guard tracer != nil, let text = try? String(contentsOfFile: traceFile, encoding: .utf8) else { return nil }
+        var trace: (connects: [String], opened: [String]) {
+            let text = (try? String(contentsOfFile: traceFile, encoding: .utf8)) ?? ""
             let lines = text.split(separator: "\n").map(String.init)
             return (
                 lines.filter { $0.contains("connect(") && $0.contains("AF_INET") },
@@ -36,33 +38,36 @@ import Testing
         }
     }
 
+    private struct TraceUnavailable: Error, CustomStringConvertible {
+        let description: String
+    }
+
     private func startTraced(upstream: String, _ extra: [String]) throws -> TracedGate {
-        let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream, extra)
-        let traceFile = fixture.scratch.path("trace-\(gate.port).txt")
         let strace = "/usr/bin/strace"
         guard FileManager.default.isExecutableFile(atPath: strace) else {
-            return TracedGate(gate: gate, tracer: nil, traceFile: traceFile)
+            throw TraceUnavailable(description: "\(strace) is missing: scripts/install-deps --test installs it")
         }
+        let gate = try fixture.start(PolicyDocuments.json(), upstream: upstream, extra)
+        let traceFile = fixture.scratch.path("trace-\(gate.port).txt")
         let tracer = try ChildDaemon(
             strace,
             [
                 "-f", "-e", "trace=connect,open,openat", "-o", traceFile,
                 "-p", "\(gate.daemon.pid)",
             ])
-        guard tracer.waitFor("Process \(gate.daemon.pid) attached", timeout: 5) else {
-            // ptrace not permitted here (yama, a container's seccomp): test without the trace.
-            tracer.stop()
-            return TracedGate(gate: gate, tracer: nil, traceFile: traceFile)
-        }
         // strace says "Process N attached with K threads" once it has seized every thread,
         // so from here on every system call of the daemon is in the trace.
+        guard tracer.waitFor("Process \(gate.daemon.pid) attached", timeout: 5) else {
+            tracer.stop()
+            throw TraceUnavailable(description: "strace could not attach (ptrace not permitted?): \(tracer.stderr)")
+        }
         return TracedGate(gate: gate, tracer: tracer, traceFile: traceFile)
     }
 
     /// Asserts that, while answering, the daemon reached nothing but loopback and never
     /// looked at the system resolver configuration.
     private func expectLoopbackOnly(_ gate: TracedGate) {
-        guard let trace = gate.trace else { return }
+        let trace = gate.trace
         #expect(!trace.connects.isEmpty, "the trace shows the upstream connections")
         for line in trace.connects {
             #expect(line.contains("inet_addr(\"127.0.0.1\")") || line.contains("\"::1\""), "only loopback: \(line)")

@@ -126,17 +126,20 @@ import Testing
 
     @Test func aClientAtItsCapLosesItsOldestIdleConnection() throws {
         let gate = try start(["--tcp-max-per-client", "2"])
+        let query = RawSockets.query("y.blocked.example", id: 11)
+        /// One answered query: the daemon has taken the connection, and it is idle again.
+        func answered(_ connection: StreamClient) -> Bool {
+            connection.send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
+            return connection.readFrame(timeout: 5).map { $0[3] & 0x0F } == 3
+        }
+        // Each taken before the next opens, so which is oldest is not left to the scheduler.
         let first = try StreamClient(port: gate.port)
-        Thread.sleep(forTimeInterval: 0.05)
+        #expect(answered(first), "NXDOMAIN")
         let second = try StreamClient(port: gate.port)
-        Thread.sleep(forTimeInterval: 0.05)
+        #expect(answered(second), "NXDOMAIN")
         let third = try StreamClient(port: gate.port)
         #expect(first.readUntilClosed(timeout: 3) == [], "the oldest idle connection was shed")
-        let query = RawSockets.query("y.blocked.example", id: 11)
-        for connection in [second, third] {
-            connection.send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
-            #expect(connection.readFrame(timeout: 5).map { $0[3] & 0x0F } == 3, "NXDOMAIN")
-        }
+        for connection in [second, third] { #expect(answered(connection), "NXDOMAIN") }
     }
 }
 

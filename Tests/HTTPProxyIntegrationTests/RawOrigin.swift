@@ -59,9 +59,8 @@ final class RawOrigin: @unchecked Sendable {
             lock.unlock()
         }
         guard replyAfterEOF else { return }
-        // The reply comes a moment after the client's half-close (the scenario: the proxy
-        // must keep the other direction open for it).
-        usleep(100_000)
+        // The reply comes only after the client's half-close has arrived here (the
+        // scenario: the proxy must keep the other direction open for it).
         let reply = Array("got \(total) bytes\n".utf8)
         _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }

@@ -27,9 +27,17 @@ extension SyncFaultSuite {
             try #require(mounted.status == 0, "mount: \(mounted.stderr)")
             defer { _ = try? Program.run("/bin/umount", ["-l", h.state]) }
             try h.registered()
-            let gate = try h.run()
+            let metricsPort = FreePort.tcpAndUDP()
+            let gate = try h.run(["--metrics-listen": "127.0.0.1:\(metricsPort)"])
             defer { gate.daemon.stop() }
+            /// Store writes that failed so far, as `/metrics` counts them.
+            func failedWrites() -> Int? {
+                let page = (try? Curl.run(["http://127.0.0.1:\(metricsPort)/metrics"]).output) ?? ""
+                let line = page.split(separator: "\n").first { $0.hasPrefix("phosra_gate_store_write_failures_total ") }
+                return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+            }
             #expect(h.waitApplied(gate), "\(gate.log)")
+            #expect(failedWrites() == 0)
             let blocks = Blocks()
             try blocks.block(gate, "www.reddit.com")
             #expect(h.eventually(10) { h.deliveredCounts() == blocks.expected }, "\(h.deliveredCounts())")
@@ -51,9 +59,11 @@ extension SyncFaultSuite {
             for _ in 0..<4 { try blocks.block(gate, "www.reddit.com") }
             for _ in 0..<3 { try blocks.block(gate, "old.reddit.com", from: "127.0.0.2") }
             #expect(try gate.dig("homework.example.test").isForwarded, "allowed names still answered")
-            // Two flushes fail (every 5 s); the log says so once.
+            // Writes keep failing (a flush every 5 s); the log says so once.
             #expect(gate.daemon.waitFor("event=store_failed", timeout: 8), "\(gate.log)")
-            Thread.sleep(forTimeInterval: 6)
+            let failures = failedWrites() ?? 0
+            #expect(failures >= 1)
+            #expect(h.eventually(12) { (failedWrites() ?? 0) > failures }, "another write failed: \(gate.log)")
             #expect(gate.log.components(separatedBy: "event=store_failed").count - 1 == 1, "\(gate.log)")
             #expect(try gate.dig("www.reddit.com", "A", from: "127.0.0.3").isBlocked)
             blocks.expected["www.reddit.com 127.0.0.3", default: 0] += 1
@@ -81,7 +91,7 @@ extension SyncFaultSuite {
             // Flushed within 5 s, then reported within 1 s: the report is in flight.
             let inFlight = h.eventually(10) { h.api.pendingFaults(on: .report).isEmpty }
             #expect(inFlight, "a report reached the slow API")
-            Thread.sleep(forTimeInterval: 1)
+            // Killed while the API holds the report (4 s): its reply never comes back.
             first.killHard()
             #expect(!first.daemon.isRunning)
 
@@ -104,30 +114,55 @@ extension SyncFaultSuite {
             try h.registered()
             var gate = try h.run()
             #expect(h.waitApplied(gate), "\(gate.log)")
-            // Version 43 also blocks games.example.test. The gateway is killed at a
-            // different moment of its fetch-store-apply-acknowledge each round.
-            h.api.updatePolicy(h.policyID) { $0.webFilter.blockedDomains = ["reddit.com", "games.example.test"] }
-            for delay in [0, 40, 80, 120, 200, 300, 500, 800, 1200, 2000] {
-                Thread.sleep(forTimeInterval: Double(delay) / 1000)
+            // Each round the parent publishes a version that also blocks a name of its own,
+            // and the gateway is killed at a later moment of its fetch, store, apply,
+            // acknowledge and report of it; restarted with the API down, only the store
+            // speaks, and it must hold the new version or the one before, whole.
+            typealias Moment = (name: String, reached: (_ version: Int, _ asked: Int) -> Bool)
+            let moments: [Moment] = [
+                ("at once", { _, _ in true }),
+                ("once the API was asked for the policy", { _, asked in h.policyRequests.count > asked }),
+                (
+                    "once the policy was applied",
+                    { version, _ in gate.log.contains("event=policy_applied profile=default version=\(version) ") }
+                ),
+                (
+                    "once the API had the acknowledgement",
+                    { version, _ in h.api.acks.contains { $0.version == version } }
+                ),
+                (
+                    "once the API had the enforcement report",
+                    { version, _ in h.enforcementReports.contains { $0["policy_version"]?.int == version } }
+                ),
+            ]
+            var blocked = ["reddit.com"]
+            for (round, moment) in moments.enumerated() {
+                let version = 43 + round
+                let name = "v\(version).example.test"
+                let asked = h.policyRequests.count
+                blocked.append(name)
+                h.api.updatePolicy(h.policyID) { [blocked] in $0.webFilter.blockedDomains = blocked }
+                #expect(h.eventually(10) { moment.reached(version, asked) }, "\(moment.name): \(gate.log)")
                 gate.killHard()
-                // Restarted with the API down: only the store speaks.
                 h.api.stop()
                 gate = try h.run(port: gate.port)
                 let enforced = gate.log.components(
                     separatedBy: "event=enforcing profile=default source=cached version="
                 )
-                .dropFirst().first.map { String($0.prefix { $0.isNumber }) }
-                #expect(enforced == "42" || enforced == "43", "killed after \(delay) ms: \(gate.log)")
-                let games = try gate.dig("games.example.test")
+                .dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
+                #expect(enforced == version - 1 || enforced == version, "killed \(moment.name): \(gate.log)")
+                let answer = try gate.dig(name)
                 #expect(
-                    enforced == "43" ? games.isBlocked : games.isForwarded,
-                    "killed after \(delay) ms, enforcing \(enforced ?? "nothing"): \(games)")
-                #expect(try gate.dig("www.reddit.com").isBlocked, "killed after \(delay) ms")
+                    enforced == version ? answer.isBlocked : answer.isForwarded,
+                    "killed \(moment.name), enforcing \(enforced.map(String.init) ?? "nothing"): \(answer)")
+                #expect(try gate.dig("www.reddit.com").isBlocked, "killed \(moment.name)")
                 try h.api.start()
             }
-            // With the API back, version 43 is enforced and acknowledged in the end.
+            // With the API back, the last version is enforced and acknowledged in the end.
+            let last = 43 + moments.count - 1
             let settled = h.eventually(15) {
-                h.api.acks.contains { $0.version == 43 } && ((try? gate.dig("games.example.test").isBlocked) ?? false)
+                h.api.acks.contains { $0.version == last }
+                    && ((try? gate.dig("v\(last).example.test").isBlocked) ?? false)
             }
             #expect(settled, "\(gate.log)")
             gate.daemon.stop()
@@ -148,15 +183,21 @@ extension SyncFaultSuite {
             h.api.injectFault(.serverError, on: .policy)
             h.api.injectFault(.truncatedBody, on: .policy)
             h.api.updatePolicy(h.policyID) { $0.webFilter.blockedDomains = ["reddit.com", "games.example.test"] }
+            // A block and an allowed name per request the API sees, until every fault has
+            // been met (bounded in time all the same).
             let clock = ContinuousClock()
-            let end = clock.now + .seconds(6)
+            let end = clock.now + .seconds(20)
             var round = 0
-            while clock.now < end {
+            while clock.now < end,
+                !(h.api.pendingFaults(on: .report).isEmpty && h.api.pendingFaults(on: .policy).isEmpty)
+            {
                 try blocks.block(gate, "www.reddit.com", from: "127.0.0.\(1 + round % 3)")
                 #expect(try gate.dig("homework.example.test").isForwarded || round > 0, "answering")
                 round += 1
-                Thread.sleep(forTimeInterval: 0.2)
+                let seen = h.api.requests.count
+                h.eventually(1) { h.api.requests.count > seen }
             }
+            #expect(h.api.pendingFaults(on: .report).isEmpty && h.api.pendingFaults(on: .policy).isEmpty)
             #expect(h.waitApplied(gate, version: 43, timeout: 15), "\(gate.log)")
             #expect(h.policyRequests.count >= 3, "a 500, the cut JSON, then the whole policy")
             let drained = h.eventually(20) {

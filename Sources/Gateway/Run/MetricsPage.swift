@@ -8,6 +8,7 @@ import Locks
 import Metrics
 import Policy
 import Store
+import Sync
 import SystemIO
 
 /// Counts blocks for `/metrics` on their way to the hit aggregator: by reason kind (not
@@ -65,6 +66,8 @@ struct MetricsPage {
     let tcp: ConnectionCaps<IPAddress>
     /// The loop threads, for how long their turns take.
     let loops: [EventLoop]
+    /// Failed writes to the store (a full disk), counted by the sync thread.
+    let storeHealth: StoreHealth
 
     func render(now: Int64) -> String {
         var page = Exposition()
@@ -165,6 +168,9 @@ struct MetricsPage {
         for (name, count) in counts {
             page.sample("phosra_gate_hits_dead_lettered", [("profile", name)], count.deadLettered)
         }
+        page.family(
+            "phosra_gate_store_write_failures_total", .counter, "writes to the store that failed (a full disk)")
+        page.sample("phosra_gate_store_write_failures_total", storeHealth.failedWrites)
         let states = (try? store.allSyncStates()) ?? []
         page.family("phosra_gate_policy_version", .gauge, "policy version each profile enforces")
         for state in states {

@@ -98,7 +98,7 @@ enum RunCommand {
                 daemon.syncRequested = { sync.wake() }
                 let metricsServer = try metricsServer(
                     settings, daemon: daemon, counting: counting, activity: activity, store: store,
-                    profiles: plan.flushedProfiles, clock: clock)
+                    storeHealth: sync.storeHealth, profiles: plan.flushedProfiles, clock: clock)
                 daemon.beforeStop = {
                     metricsServer?.stop()
                     sync.stop()
@@ -135,7 +135,7 @@ enum RunCommand {
     /// profiles and upstreams: not for the LAN); nil when the key is not set.
     static func metricsServer(
         _ settings: Settings, daemon: Daemon, counting: CountingHitRecorder, activity: ActivityBook, store: Store,
-        profiles: [String], clock: any Clock
+        storeHealth: StoreHealth, profiles: [String], clock: any Clock
     ) throws(GatewayError) -> MetricsServer? {
         guard let listen = settings[Key.metricsListen] else { return nil }
         guard listen.address.isLoopback else {
@@ -148,7 +148,7 @@ enum RunCommand {
             lists: { [weak daemon] in daemon.map { ($0.builder.listInputs, $0.builder.lists.trie.nameCount) } },
             startedAt: clock.wall().unixSeconds,
             openConnections: { [weak daemon] in daemon?.openProxyConnections() ?? 0 }, tcp: daemon.tcpCaps,
-            loops: daemon.group.loops)
+            loops: daemon.group.loops, storeHealth: storeHealth)
         do {
             return try MetricsServer(address: SocketAddress(listen: listen)) {
                 page.render(now: clock.wall().unixSeconds)
