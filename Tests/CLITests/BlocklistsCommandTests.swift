@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `blocklists compile` / `list`, `check` using the compiled cache, and `bench matcher`.
-@Suite(.serialized) struct BlocklistsCommandTests {
+@Suite(.serialized, .blocking) struct BlocklistsCommandTests {
     let dir: ScratchDirectory
 
     init() throws {

@@ -5,7 +5,7 @@ import Testing
 /// `blocklists update` against a local HTTPS server with a test CA: what a first download
 /// writes, an unchanged source costing one 304, and every way a download can fail keeping
 /// the previous good copy and saying why.
-@Suite(.serialized) struct BlocklistsUpdateTests {
+@Suite(.serialized, .blocking) struct BlocklistsUpdateTests {
     let dir: ScratchDirectory
     let server: TestListServer
 

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `phosra-gate check` as a user runs it: the real binary, real files.
-@Suite(.serialized) struct CheckCommandTests {
+@Suite(.serialized, .blocking) struct CheckCommandTests {
     let dir: ScratchDirectory
     let lists: String
 

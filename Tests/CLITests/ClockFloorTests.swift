@@ -9,7 +9,7 @@ import Testing
 /// on a `ManualClock`: started behind the persisted floor, the wall clock reads as the
 /// floor plus the time since the start, and certificate validity goes unchecked, until
 /// the real clock passes the floor.
-@Suite struct ClockFloorTests {
+@Suite(.blocking) struct ClockFloorTests {
     static let second: Int64 = 1_000_000_000
     static let floorTime = WallTime(unixSeconds: 1_796_040_000)  // 2026-11-30 12:00 UTC
 

@@ -2,13 +2,14 @@ import Config
 import DNSProxy
 import DNSUpstream
 import DomainMatch
+import TestSupport
 import Testing
 
 @testable import Gateway
 
 /// The gateway's own key table: every key unique, its default valid, and the forms of
 /// addresses, upstreams and block modes checked when the file is read.
-@Suite struct ConfigKeyTests {
+@Suite(.blocking) struct ConfigKeyTests {
     func parse(_ text: String) throws(ConfigError) -> Settings {
         try ConfigFile.parse(text, path: "x.conf", schema: Key.schema)
     }

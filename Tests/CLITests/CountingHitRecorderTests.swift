@@ -6,7 +6,7 @@ import Testing
 @testable import Gateway
 
 /// `/metrics`' block counter on a loop thread: counted, not timed.
-@Suite struct CountingHitRecorderTests {
+@Suite(.blocking) struct CountingHitRecorderTests {
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func aBlockWhoseLabelsWereSeenAllocatesNothing() throws {
         let recorder = CountingHitRecorder(next: DiscardingHitRecorder())

@@ -5,7 +5,7 @@ import Testing
 
 /// `phosra-gate doctor` against the real `run` on loopback (docs/doctor.md): a healthy
 /// gateway passes, and each broken part fails with its own line and exit status 1.
-@Suite(.serialized) struct DoctorIntegrationTests {
+@Suite(.serialized, .blocking) struct DoctorIntegrationTests {
     /// A gateway as a parent has it: DNS and proxy listeners, dnsmasq as the upstream, a
     /// fresh lists folder, and either a local policy file or a registration with the fake
     /// Phosra API. `flags` are what `run` gets, and `doctor` gets the same.

@@ -2,13 +2,14 @@ import DNSProxy
 import DNSWire
 import Store
 import Sync
+import TestSupport
 import Testing
 
 @testable import Gateway
 
 /// What `doctor` makes of each finding (docs/doctor.md): the outcome, and a fix for every
 /// failure. The probes behind them are tested against the real binary (DoctorIntegrationTests).
-@Suite struct DoctorVerdictTests {
+@Suite(.blocking) struct DoctorVerdictTests {
     typealias V = DoctorVerdict
     static let now: Int64 = 1_796_040_000
 

@@ -6,7 +6,7 @@ import Testing
 /// configuration's interfaces, listeners, profiles and DoH addresses in the table, and
 /// the errors that name what is missing. `apply` and `remove` change the kernel's tables
 /// and are tested in a network namespace (FirewallLANTests).
-@Suite struct FirewallCommandTests {
+@Suite(.blocking) struct FirewallCommandTests {
     let dir: ScratchDirectory
     let lists = GateRun.checkout.appendingPathComponent("blocklists").path
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `phosra-gate passwd`, the real binary: what it prints verifies with the library, each
 /// run draws its own salt, bad input fails with one line, and the password never shows.
-@Suite struct PasswdCommandTests {
+@Suite(.blocking) struct PasswdCommandTests {
     /// Everything a run printed, for the check that the password is not in it.
     static func printed(_ output: ProgramOutput) -> String { output.stdout + output.stderr }
 

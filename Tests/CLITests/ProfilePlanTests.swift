@@ -1,12 +1,13 @@
 import Config
 import Policy
+import TestSupport
 import Testing
 
 @testable import Gateway
 
 /// `[profile NAME]` sections: what a configuration must say and the errors that name
 /// file, line and key when it does not.
-@Suite struct ProfilePlanTests {
+@Suite(.blocking) struct ProfilePlanTests {
     func plan(_ text: String, registered: [String] = []) throws -> ProfilePlan {
         try ProfilePlan.from(ConfigFile.parse(text, path: "x.conf", schema: Key.schema), registered: registered)
     }

@@ -7,7 +7,7 @@ import Testing
 
 /// What the README promises is what ships: its commands run, the key table of
 /// docs/configuration.md is complete, the example configuration parses.
-@Suite struct ReadmeTests {
+@Suite(.blocking) struct ReadmeTests {
     static let readme =
         (try? String(contentsOf: GateProcess.checkout.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
 

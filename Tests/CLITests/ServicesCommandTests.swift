@@ -4,7 +4,7 @@ import Testing
 
 /// `phosra-gate services` and `services check` on a lists folder with a catalogue, and
 /// `check` explaining a blocked app (docs/services.md).
-@Suite struct ServicesCommandTests {
+@Suite(.blocking) struct ServicesCommandTests {
     static let catalogue = """
         {"format": 1, "services": [
           {"id": "tiktok", "name": "TikTok", "kind": "social",

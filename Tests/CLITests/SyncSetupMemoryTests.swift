@@ -11,7 +11,7 @@ import Testing
 /// malloc (docs/performance.md#the-heap-by-owner): the rules built from it, not the decoded
 /// document. A decoded policy holds a string per listed name; kept for every profile until
 /// the daemon was up, they were the start's peak and stayed behind as free heap.
-@Suite struct SyncSetupMemoryTests {
+@Suite(.blocking) struct SyncSetupMemoryTests {
     static let profiles = 4
     static let names = 3_000
 

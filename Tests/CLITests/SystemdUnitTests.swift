@@ -4,7 +4,7 @@ import Testing
 
 /// The units in `systemd/` (docs/configuration.md#systemd), checked by systemd's own tools:
 /// `systemd-analyze verify` clean, and the daemon's sandbox at an exposure of at most 1.5.
-@Suite struct SystemdUnitTests {
+@Suite(.blocking) struct SystemdUnitTests {
     static let units = [
         "phosra-gate.service", "phosra-gate-firewall.service", "phosra-gate-update.service",
         "phosra-gate-update.timer",

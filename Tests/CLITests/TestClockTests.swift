@@ -6,7 +6,7 @@ import Testing
 
 /// `PHOSRA_GATE_TEST_CLOCK`, as Gateway.main reads it: the wall clock starts at the
 /// instant given and moves with the monotonic clock; without it, the system's clocks.
-@Suite struct TestClockTests {
+@Suite(.blocking) struct TestClockTests {
     @Test func theWallClockStartsAtTheInstantAndMovesOn() throws {
         let clock = try Gateway.makeClock(testClock: "2026-12-01T12:00:00Z")
         let first = clock.wall()

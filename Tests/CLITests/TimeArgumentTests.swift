@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 import Zoneinfo
 
 @testable import Gateway
 
-@Suite struct TimeArgumentTests {
+@Suite(.blocking) struct TimeArgumentTests {
     static let berlin = try! ZoneRules.load(named: "Europe/Berlin")
     static let newYork = try! ZoneRules.load(named: "America/New_York")
 

@@ -5,7 +5,7 @@ import Testing
 /// What the policy does to forwarded answers, against a real dnsmasq upstream: safe-search
 /// rewrites (docs/dns.md#safe-search-rewrites), CNAME inspection (docs/dns.md#answer-inspection) and cutoff windows with the TTL cap at the
 /// next boundary (docs/decisions.md#time-rules).
-@Suite(.serialized) struct AnswerPolicyIntegrationTests {
+@Suite(.serialized, .blocking) struct AnswerPolicyIntegrationTests {
     let fixture: UpstreamFixture
 
     init() throws { fixture = try UpstreamFixture() }

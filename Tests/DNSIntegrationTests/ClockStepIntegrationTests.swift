@@ -6,7 +6,7 @@ import Testing
 /// reading its offset from a file; the monotonic clock is left alone): decisions follow
 /// the new wall clock at once, the daemon keeps answering, and each blocked query is
 /// counted once (docs/decisions.md#time-rules).
-@Suite(.serialized) struct ClockStepIntegrationTests {
+@Suite(.serialized, .blocking) struct ClockStepIntegrationTests {
     @Test func stepsOfADayForwardAndBackAreFollowedAtOnce() throws {
         try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
         let scratch = try ScratchDirectory("pg-clock-step")

@@ -5,7 +5,7 @@ import Testing
 /// DNS-over-TLS upstreams (docs/dns.md#forwarding): unbound on loopback with a certificate from a test
 /// CA. The right CA and name answer; a wrong name or an untrusted CA fail (SERVFAIL, and
 /// the daemon logs why) — and nothing falls back to the system resolver.
-@Suite(.serialized) struct DNSOverTLSIntegrationTests {
+@Suite(.serialized, .blocking) struct DNSOverTLSIntegrationTests {
     let fixture: UpstreamFixture
     let unbound: UnboundDoT
 

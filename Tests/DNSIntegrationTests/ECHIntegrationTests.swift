@@ -4,7 +4,7 @@ import Testing
 
 /// docs/dns.md#answer-inspection: for filtered clients the `ech` parameter is removed from HTTPS answers, so
 /// the real site name stays visible to the proxy's SNI check.
-@Suite(.serialized) struct ECHIntegrationTests {
+@Suite(.serialized, .blocking) struct ECHIntegrationTests {
     /// HTTPS RDATA: priority 1, target ".", alpn=h2, ipv4hint=192.0.2.1, ech=01020304 (keys in order).
     static let rdata =
         "0001" + "00" + "0001" + "0003" + "026832" + "0004" + "0004" + "c0000201" + "0005" + "0004" + "01020304"

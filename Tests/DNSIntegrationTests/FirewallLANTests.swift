@@ -14,7 +14,7 @@ import Testing
 /// reaches everything. With `transparent_listen`, a filtered device's HTTPS is decided by
 /// its server name. `firewall remove` leaves the gateway's ruleset as it found it.
 /// Addresses are from the documentation ranges and exist only inside these namespaces.
-@Suite(.serialized) struct FirewallLANTests {
+@Suite(.serialized, .blocking) struct FirewallLANTests {
     static let kidMAC = "02:00:5e:10:00:0a"
     /// kid (by MAC), teen (by address), adult (no entry: `none`).
     static let devices = [

@@ -5,7 +5,7 @@ import Testing
 
 /// The real daemon forwarding to real upstreams on loopback (docs/dns.md#forwarding): dnsmasq
 /// started by each test, whose query log shows what reached it.
-@Suite(.serialized) struct ForwardingIntegrationTests {
+@Suite(.serialized, .blocking) struct ForwardingIntegrationTests {
     let fixture: UpstreamFixture
 
     init() throws { fixture = try UpstreamFixture() }

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// What a client can send cannot crash the daemon or grow its memory without bound.
-@Suite(.serialized) struct HostileInputIntegrationTests {
+@Suite(.serialized, .blocking) struct HostileInputIntegrationTests {
     @Test func randomAndMalformedPacketsLeaveItAnswering() throws {
         let scratch = try ScratchDirectory()
         let policy = try scratch.write("p.json", PolicyDocuments.json(blocked: ["blocked.example"]))

@@ -5,7 +5,7 @@ import Testing
 /// `blocklists update` while `run` answers a steady DNS load (dnsperf): the new list is
 /// swapped into the running daemon without a restart and without one lost or failed
 /// query, and the names it adds are blocked from then on.
-@Suite(.serialized) struct ListUpdateIntegrationTests {
+@Suite(.serialized, .blocking) struct ListUpdateIntegrationTests {
     static let dnsperf = "/usr/bin/dnsperf"
 
     /// A service catalogue downloaded by `blocklists update` reaches the running daemon: an

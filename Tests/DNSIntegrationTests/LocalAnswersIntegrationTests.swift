@@ -4,7 +4,7 @@ import Testing
 
 /// The real daemon answering what it answers itself: blocks, local zones, refusals. The
 /// upstream is a closed port, so any forwarding would show as SERVFAIL.
-@Suite(.serialized) struct LocalAnswersIntegrationTests {
+@Suite(.serialized, .blocking) struct LocalAnswersIntegrationTests {
     let scratch: ScratchDirectory
     let lists: String
 

@@ -10,7 +10,7 @@ import Testing
 /// The same name asked from each device gets each profile's answer, also over IPv6 from a
 /// second, rotated address of the same device; an unknown MAC gets `default_profile`; a
 /// MAC moved to another profile and SIGHUP move the device without a restart.
-@Suite(.serialized) struct ProfileLANTests {
+@Suite(.serialized, .blocking) struct ProfileLANTests {
     static let macs = ["02:00:5e:10:00:0a", "02:00:5e:10:00:0b", "02:00:5e:10:00:0c"]
     static let deviceV4 = ["198.51.100.10", "198.51.100.11", "198.51.100.12"]
     static let deviceV6 = ["2001:db8::a", "2001:db8::b", "2001:db8::c"]

@@ -7,7 +7,7 @@ import Testing
 /// client's address: the real daemon, real `dig` from different loopback source
 /// addresses, a real dnsmasq upstream. (By MAC and over IPv6 privacy addresses: the
 /// namespace test.)
-@Suite(.serialized) struct ProfilesIntegrationTests {
+@Suite(.serialized, .blocking) struct ProfilesIntegrationTests {
     let fixture: UpstreamFixture
     let upstream: DnsmasqUpstream
 

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// SIGHUP re-reads configuration and lists; a bad configuration keeps the running one.
-@Suite(.serialized) struct ReloadIntegrationTests {
+@Suite(.serialized, .blocking) struct ReloadIntegrationTests {
     @Test func sighupReloadsConfigurationAndLists() throws {
         let scratch = try ScratchDirectory()
         let policy = try scratch.write("p.json", PolicyDocuments.json(level: "light"))

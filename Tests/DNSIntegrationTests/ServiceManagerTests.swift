@@ -8,7 +8,7 @@ import Testing
 /// `$NOTIFY_SOCKET` the test binds: READY=1 once the listeners answer, WATCHDOG=1 while
 /// every loop thread answers, and no more once a loop is wedged (the test-only
 /// `PHOSRA_GATE_TEST_WEDGE` makes SIGUSR2 wedge loop 0).
-@Suite(.serialized) struct ServiceManagerTests {
+@Suite(.serialized, .blocking) struct ServiceManagerTests {
     /// A bound `AF_UNIX` datagram socket collecting what the daemon sends.
     final class NotifySocket: @unchecked Sendable {
         // Sendable: the path and descriptor are immutable; the test reads it from one thread.

@@ -4,7 +4,7 @@ import Testing
 
 /// Blocked apps through the real daemon (docs/services.md#blocked-apps): the DNS answer
 /// says `service:<id>` in its Extended DNS Error and the hit carries it.
-@Suite(.serialized) struct ServicesIntegrationTests {
+@Suite(.serialized, .blocking) struct ServicesIntegrationTests {
     @Test func aBlockedAppIsBlockedByDNSWithItsServiceAsTheReason() throws {
         let scratch = try ScratchDirectory("pg-services-dns")
         try scratch.write("lists/adult/list.txt", "adult.example\n")

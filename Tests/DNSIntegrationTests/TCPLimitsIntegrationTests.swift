@@ -7,7 +7,7 @@ import Testing
 /// may be from its length prefix), a message trickled a
 /// byte at a time is closed at its deadline, and a client at its cap loses its own
 /// oldest idle connection.
-@Suite(.serialized) struct TCPLimitsIntegrationTests {
+@Suite(.serialized, .blocking) struct TCPLimitsIntegrationTests {
     let scratch: ScratchDirectory
     let policy: String
 

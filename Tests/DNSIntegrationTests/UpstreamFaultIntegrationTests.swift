@@ -6,7 +6,7 @@ import Testing
 /// silence, garbage, a reply with the wrong id and a right answer; a policy file replaced
 /// by a half-written one. The daemon answers every query, never with what the upstream got
 /// wrong, and blocks are counted exactly.
-@Suite(.serialized) struct UpstreamFaultIntegrationTests {
+@Suite(.serialized, .blocking) struct UpstreamFaultIntegrationTests {
     let fixture: UpstreamFixture
 
     init() throws { fixture = try UpstreamFixture() }

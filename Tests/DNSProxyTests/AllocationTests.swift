@@ -11,7 +11,7 @@ import Testing
 /// answer, and the whole path the UDP server takes, from a datagram in its receive slot to
 /// the answer in a send slot. Counted in the debug build, which allocates at least what
 /// the release build does: a path at zero here is at zero in the daemon.
-@Suite struct AllocationTests {
+@Suite(.blocking) struct AllocationTests {
     typealias F = PipelineFixture
 
     /// Each stage twice first (first use builds tables), then counted.

@@ -7,7 +7,7 @@ import Testing
 /// What a cached answer keeps on the heap, counted by the test executable's malloc (the
 /// bytes of every chunk made and not freed), not read from the resident set: the answer
 /// cache is most of what a gateway's heap grows by (docs/performance.md#memory-after-load).
-@Suite struct CacheMemoryTests {
+@Suite(.blocking) struct CacheMemoryTests {
     /// An upstream's reply for `name`: one A record, or a CNAME to a CDN's name and its A.
     static func reply(_ name: String, viaCNAME: Bool) -> [UInt8] {
         var header = DNSHeader(id: 7)

@@ -1,11 +1,12 @@
 import DNSWire
+import TestSupport
 import Testing
 
 @testable import DNSProxy
 
 /// A datagram answered in place says exactly what the same packet answered through
 /// `receive` (an array) says.
-@Suite struct DatagramPathTests {
+@Suite(.blocking) struct DatagramPathTests {
     typealias F = PipelineFixture
 
     /// The answer the array path gives now, for comparison.

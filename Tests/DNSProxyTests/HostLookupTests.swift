@@ -1,6 +1,7 @@
 import DNSWire
 import DomainMatch
 import Policy
+import TestSupport
 import Testing
 
 @testable import DNSProxy
@@ -8,7 +9,7 @@ import Testing
 /// The HTTP proxy's typed door into the resolver: a host decided once by the proxy is
 /// resolved, not decided again; a block found in the CNAME chain comes back as a
 /// `Decision` (never as text) and is recorded as the proxy's hit, under the profile given.
-@Suite struct HostLookupTests {
+@Suite(.blocking) struct HostLookupTests {
     let fixture = PipelineFixture(policy: Self.policy())
     var profile: Profile { fixture.pipeline.snapshot.engine.profiles.profiles[0] }
 

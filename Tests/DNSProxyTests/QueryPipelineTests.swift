@@ -2,11 +2,12 @@ import DNSUpstream
 import DNSWire
 import DomainMatch
 import Policy
+import TestSupport
 import Testing
 
 @testable import DNSProxy
 
-@Suite struct QueryPipelineTests {
+@Suite(.blocking) struct QueryPipelineTests {
     typealias F = PipelineFixture
 
     @Test func hostileInputIsRejectedInLayers() {

@@ -1,12 +1,13 @@
 import DNSWire
 import DomainMatch
 import Policy
+import TestSupport
 import Testing
 
 @testable import DNSProxy
 
 /// What happens after the upstream: caching, inspection, rewrites, serve-stale.
-@Suite struct ResolutionTests {
+@Suite(.blocking) struct ResolutionTests {
     typealias F = PipelineFixture
 
     static func later(_ seconds: Int64) -> Now {

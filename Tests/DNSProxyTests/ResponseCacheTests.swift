@@ -1,4 +1,5 @@
 import DNSWire
+import TestSupport
 import Testing
 
 @testable import DNSProxy
@@ -6,7 +7,7 @@ import Testing
 /// The answer cache's map: least recently used out first, found by question whatever the
 /// upstream's letter case, and the same as a plain model through any run of stores,
 /// lookups and removals.
-@Suite struct ResponseCacheTests {
+@Suite(.blocking) struct ResponseCacheTests {
     static func key(_ name: String, _ type: DNSType = .a, dnssecOK: Bool = false) -> CacheKey {
         CacheKey(DNSQuestion(name: try! DNSName(name), type: type), dnssecOK: dnssecOK, checkingDisabled: false)
     }

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// DNS-over-TLS against a real unbound with a certificate from a test CA (RFC 7858).
-@Suite(.serialized) struct DNSOverTLSTests {
+@Suite(.serialized, .blocking) struct DNSOverTLSTests {
     private func spec(_ server: UnboundDoT, name: String = TestCertificates.serverName) -> UpstreamSpec {
         upstream("tls://127.0.0.1:\(server.port)#\(name)")
     }

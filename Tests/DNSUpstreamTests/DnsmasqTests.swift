@@ -8,7 +8,7 @@ import Testing
 private let dnsmasqAnswer = "192.0.2.1"
 
 /// Forwarding to a real resolver, dnsmasq, over UDP and TCP.
-@Suite(.serialized) struct DnsmasqTests {
+@Suite(.serialized, .blocking) struct DnsmasqTests {
     @Test func answersOverUDP() throws {
         let dnsmasq = try DnsmasqUpstream(["--address=/example.test/\(dnsmasqAnswer)"])
         try withHarness(upstreams: [upstream("127.0.0.1:\(dnsmasq.port)")]) { harness throws in

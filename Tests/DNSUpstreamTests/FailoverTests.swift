@@ -9,7 +9,7 @@ import Testing
 
 /// Ordered failover, timeouts, the total budget, truncation and forged replies, against
 /// fake upstreams on loopback (docs/dns.md#forwarding).
-@Suite(.serialized) struct FailoverTests {
+@Suite(.serialized, .blocking) struct FailoverTests {
     @Test func truncatedUDPReplyIsRetriedOverTCP() throws {
         try withHarness { harness throws in
             let fake = try FakeUpstream(on: harness.serverLoop, behavior: .truncateOverUDP)

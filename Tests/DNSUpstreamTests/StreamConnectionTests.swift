@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The pooled TCP connection's life: reuse, the server closing it, retry on a new one.
-@Suite(.serialized) struct StreamConnectionTests {
+@Suite(.serialized, .blocking) struct StreamConnectionTests {
     @Test func aQueryCaughtByTheServersCloseIsSentAgainOnANewConnection() throws {
         try withHarness { harness throws in
             let fake = try FakeUpstream(on: harness.serverLoop, behavior: .closeTCP(after: 1))

@@ -1,10 +1,11 @@
 import DNSWire
+import TestSupport
 import Testing
 
 @testable import DNSUpstream
 
 /// The query sent upstream and the checks a reply must pass before it is used.
-@Suite struct UpstreamQueryTests {
+@Suite(.blocking) struct UpstreamQueryTests {
     let question = DNSQuestion(name: try! DNSName("www.Example.test"), type: .a)
 
     private func reply(

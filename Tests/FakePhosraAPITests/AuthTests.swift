@@ -6,7 +6,7 @@ import Testing
 
 /// docs/sync.md: the device key, exactly as sent, looked up by its SHA-256 among
 /// active devices; every failure a 401; revocation; last_seen_at.
-@Suite struct AuthTests {
+@Suite(.blocking) struct AuthTests {
     @Test func fact4_aMissingKeyAndAnUnknownKeyGetTheirOwn401() throws {
         let harness = try Harness()
         let missing = try harness.policy(key: .some(nil))

@@ -7,7 +7,7 @@ import Testing
 /// docs/sync.md#compiledpolicy-documents: the CompiledPolicy exactly as the server emits it: Go key order, omitempty keys
 /// absent, web arrays always present, a fresh `generated_at` with 0–9 fractional digits,
 /// `status` active, versions that jump.
-@Suite struct CompiledPolicyTests {
+@Suite(.blocking) struct CompiledPolicyTests {
     static let fixtures = [
         "policy-age07-quicksetup-recommended.json", "policy-age10-quicksetup-plus-parent-web-rules.json",
         "policy-age15-quicksetup-relaxed.json", "policy-edge-emergency-lockdown-age12.json",

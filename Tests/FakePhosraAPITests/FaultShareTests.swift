@@ -2,7 +2,7 @@ import TestSupport
 import Testing
 
 /// The random share of failing device requests the soak runs against.
-@Suite struct FaultShareTests {
+@Suite(.blocking) struct FaultShareTests {
     @Test func everyDeviceRequestFailsAtAShareOfOne() throws {
         let harness = try Harness()
         harness.fake.faultShare = .init(share: 1, faults: [.serverError], seed: 7)

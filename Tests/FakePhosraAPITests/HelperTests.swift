@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The fake's building blocks: JSON as Go reads and writes it, RFC 3339 as Go accepts it.
-@Suite struct HelperTests {
+@Suite(.blocking) struct HelperTests {
     @Test func jsonKeepsOrderAndNumberTextAndWritesLikeGo() throws {
         let value = try TestJSON.parse(#" {"b":1,"a":[true,null,-0.5e3,"x\u00e9\ud83d\ude00\n"],"b":2} "#)
         #expect(value.keys == ["b", "a", "b"])

@@ -5,7 +5,7 @@ import Testing
 
 /// docs/sync.md: `since_version`, 304 with no body, 404 for no active policy, and the policy
 /// modelled apart from its active state: pause, a switch to a lower version, a birthday.
-@Suite struct PolicyEndpointTests {
+@Suite(.blocking) struct PolicyEndpointTests {
     @Test func fact7_sinceVersionAtOrAboveTheCurrentVersionIs304WithoutBodyOrContentType() throws {
         let harness = try Harness()
         for since in ["42", "43", "+42", "1000000"] {

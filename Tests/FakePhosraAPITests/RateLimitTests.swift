@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// docs/sync.md: rate-limit headers on every response; 429 is plain text with Retry-After.
-@Suite struct RateLimitTests {
+@Suite(.blocking) struct RateLimitTests {
     @Test func fact3_everyResponseCarriesTheRateLimitHeaders() throws {
         let harness = try Harness()
         let responses = [

@@ -4,7 +4,7 @@ import Testing
 
 /// docs/sync.md: registration with a parent token: the exact 201, the key format, and the
 /// errors — including the 500 for fields longer than their columns.
-@Suite struct RegistrationTests {
+@Suite(.blocking) struct RegistrationTests {
     @Test func fact5_registrationAnswers201WithTheServersExactShape() throws {
         let harness = try Harness()
         let response = try harness.register(

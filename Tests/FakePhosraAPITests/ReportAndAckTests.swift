@@ -4,7 +4,7 @@ import Testing
 
 /// docs/sync.md: reports (any type up to 50 characters, a payload, an RFC 3339 time)
 /// and acks, with the server's status codes and side effects, and the fault switches.
-@Suite struct ReportAndAckTests {
+@Suite(.blocking) struct ReportAndAckTests {
     @Test func fact9_aReportIsAcceptedWith202AndKept() throws {
         let harness = try Harness()
         let body =

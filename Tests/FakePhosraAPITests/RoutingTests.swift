@@ -4,7 +4,7 @@ import Testing
 
 /// docs/sync.md: routes under a configurable base path, JSON with a trailing
 /// newline, one error shape, 404 in plain text and 405 empty — neither authenticated.
-@Suite struct RoutingTests {
+@Suite(.blocking) struct RoutingTests {
     @Test func fact1_theDeviceAndRegistrationRoutesAreServedUnderTheBasePath() throws {
         let harness = try Harness()
         #expect(try harness.policy().status == 200)

@@ -8,7 +8,7 @@ import Testing
 
 /// The fake as a server: HTTPS with the test CA, keep-alive, going down and coming back
 /// on the same port, a cold start.
-@Suite struct TransportTests {
+@Suite(.blocking) struct TransportTests {
     @Test func httpsWithTheTestCAUnderTheCertificatesNameAndAddress() throws {
         let certificates = try TestCertificates()
         let harness = try Harness(certificates: certificates)

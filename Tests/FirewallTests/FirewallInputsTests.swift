@@ -8,7 +8,7 @@ import Testing
 
 /// What the table is made from: the listener ports a redirect can reach, and the
 /// DNS-over-HTTPS address list (docs/network.md#the-doh-address-list).
-@Suite struct FirewallInputsTests {
+@Suite(.blocking) struct FirewallInputsTests {
     static func listen(_ texts: [String]) -> [ListenAddress] { texts.map { ListenAddress($0)! } }
 
     @Test func redirectsGoToAListenerOffLoopback() throws {

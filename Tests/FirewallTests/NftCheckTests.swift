@@ -8,7 +8,7 @@ import Testing
 /// The text is what the real `nft` accepts: `nft -c -f -` parses it and has the kernel
 /// check the whole transaction without committing it (nothing is changed). nftables comes
 /// with `scripts/install-deps --test`; the check needs root (CAP_NET_ADMIN).
-@Suite struct FirewallNftCheckTests {
+@Suite(.blocking) struct FirewallNftCheckTests {
     static let nft = ["/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }

@@ -1,12 +1,13 @@
 import DomainMatch
 import Policy
+import TestSupport
 import Testing
 
 @testable import Firewall
 
 /// The table's text (docs/network.md#the-firewall): who is caught — MAC, then the longest
 /// address or CIDR, then the default profile — and what is done to them.
-@Suite struct FirewallRulesetTests {
+@Suite(.blocking) struct FirewallRulesetTests {
     static func roster(_ members: [(String, [String])], defaultProfile: String) -> ProfileRoster {
         ProfileRoster(
             members: members.map { name, clients in .init(name: name, clients: clients.map { ClientEntry($0)! }) },

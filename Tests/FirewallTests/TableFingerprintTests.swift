@@ -1,11 +1,12 @@
 import Policy
+import TestSupport
 import Testing
 
 @testable import Firewall
 
 /// The table carries a hash of its own text as a comment (docs/doctor.md#firewall), so
 /// `doctor` can tell the table in the kernel from the one the configuration makes now.
-@Suite struct TableFingerprintTests {
+@Suite(.blocking) struct TableFingerprintTests {
     typealias R = FirewallRulesetTests
     static let family = R.roster([("kid", ["192.168.1.0/24"])], defaultProfile: "none")
 

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Connections: keep-alive reuse, stale connections, refusals and deadlines.
-@Suite struct HTTPClientConnectionTests {
+@Suite(.blocking) struct HTTPClientConnectionTests {
     private static let ok = TestHTTPServer.Reply.respond(.init(status: 200, text: "ok"))
 
     @Test func keepAliveReusesOneConnectionPerOrigin() throws {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Every way a response body can be delimited (RFC 9112 §6.3), against hand-made servers.
-@Suite struct HTTPClientFramingTests {
+@Suite(.blocking) struct HTTPClientFramingTests {
     @Test func contentLengthBody() throws {
         let server = try rawServer(
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"a\":\"bcd\"}\n")

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Hostile or broken responses: too large, malformed; and requests the client refuses.
-@Suite struct HTTPClientLimitsTests {
+@Suite(.blocking) struct HTTPClientLimitsTests {
     @Test func anAnnouncedBodyOverTheLimitFailsBeforeReadingIt() throws {
         let server = try rawServer("HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\n\r\n")
         #expect(throws: HTTPError.responseTooLarge(limit: 4 << 20)) { try client().send(try get(server.origin)) }

@@ -5,7 +5,7 @@ import Testing
 
 /// HTTPS against a test server with the test CA's certificate for `dot.test` and 127.0.0.1:
 /// verification is always on, and every failure names its reason.
-@Suite struct HTTPClientTLSTests {
+@Suite(.blocking) struct HTTPClientTLSTests {
     let certificates: TestCertificates
     let server: TestHTTPServer
 

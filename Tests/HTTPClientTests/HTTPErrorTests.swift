@@ -2,10 +2,11 @@ import Glibc
 import HTTPClient
 import SystemIO
 import TLS
+import TestSupport
 import Testing
 
 /// What an error reads like in a log line.
-@Suite struct HTTPErrorTests {
+@Suite(.blocking) struct HTTPErrorTests {
     @Test func descriptionsNameTheProblem() {
         let cases: [(HTTPError, String)] = [
             (.invalidURL("\"x\": no host"), "invalid URL \"x\": no host"),

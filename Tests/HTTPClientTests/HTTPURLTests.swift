@@ -1,8 +1,9 @@
 import HTTPClient
+import TestSupport
 import Testing
 
 /// Parsing and building URLs: what a configured `api` value may look like.
-@Suite struct HTTPURLTests {
+@Suite(.blocking) struct HTTPURLTests {
     @Test func aBaseURLWithAPathPrefix() throws {
         let url = try HTTPURL("https://Phosra-API.fly.dev/api/v1")
         #expect(url.scheme == .https)

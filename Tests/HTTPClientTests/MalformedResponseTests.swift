@@ -6,7 +6,7 @@ import Testing
 /// answers the request with one malformed response head and keeps the connection open,
 /// and the client fails with a malformed response naming what HTTP1 found (not a timeout,
 /// not a close, not a trap).
-@Suite struct MalformedResponseTests {
+@Suite(.blocking) struct MalformedResponseTests {
     @Test(arguments: MalformedHeads.responses)
     func eachFailsWithItsName(_ head: MalformedHead) throws {
         let bytes = try #require(head.response)

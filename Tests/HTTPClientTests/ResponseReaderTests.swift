@@ -1,10 +1,11 @@
 import EventLoop
+import TestSupport
 import Testing
 
 @testable import HTTPClient
 
 /// The I/O-free response reader, fed the way a slow network would: one byte at a time.
-@Suite struct ResponseReaderTests {
+@Suite(.blocking) struct ResponseReaderTests {
     /// Feeds `text` in pieces of `step` bytes; returns the response and what was left over.
     private func parse(
         _ text: String, method: String = "GET", step: Int, limit: Int = 1 << 20

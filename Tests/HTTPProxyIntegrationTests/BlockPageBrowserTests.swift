@@ -6,7 +6,7 @@ import Testing
 /// (`--proxy-server`), its rendered DOM checked, and a screenshot kept in
 /// `.build/test-artifacts/` as an artefact of the run. `scripts/install-deps --test`
 /// installs Chromium; without it these tests fail rather than skip.
-@Suite(.serialized)
+@Suite(.serialized, .blocking)
 struct BlockPageBrowserTests {
     let fixture: ProxyFixture
 

@@ -8,7 +8,7 @@ import Testing
 /// the app closes within a second, a restart keeps the minutes, the local midnight of a
 /// 23-hour day (New York, the spring change) refills it, and the API receives the
 /// enforcement rows and the day's `screen_time` report.
-@Suite(.serialized) struct BudgetIntegrationTests {
+@Suite(.serialized, .blocking) struct BudgetIntegrationTests {
     static let catalogue = """
         {"format": 1, "services": [
           {"id": "tiktok", "name": "TikTok", "kind": "social",

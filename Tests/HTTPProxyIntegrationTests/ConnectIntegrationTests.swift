@@ -5,7 +5,7 @@ import Testing
 /// CONNECT with real curl against the real binary (docs/proxy.md#connect): the decision, 403 with
 /// `X-Phosra-Block` before any upstream contact, safe-search re-targeting, the port and
 /// IP-literal rules, and hits recorded as the proxy's.
-@Suite(.serialized) struct ConnectIntegrationTests {
+@Suite(.serialized, .blocking) struct ConnectIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

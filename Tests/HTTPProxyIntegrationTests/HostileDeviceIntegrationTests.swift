@@ -6,7 +6,7 @@ import Testing
 /// trickles a byte a second into each, from one address and then from thirty: another
 /// device's `dig +tcp` and `curl -x` are served throughout, and the gateway's descriptors
 /// and memory stay within what the caps allow (docs/configuration.md#limits).
-@Suite(.serialized) struct HostileDeviceIntegrationTests {
+@Suite(.serialized, .blocking) struct HostileDeviceIntegrationTests {
     static let tcpMaxPerClient = 16
     static let tcpMax = 256
     static let proxyMaxPerClient = 32

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Who may use the proxy and what it puts up with (docs/proxy.md#who-is-served).
-@Suite(.serialized) struct LimitsIntegrationTests {
+@Suite(.serialized, .blocking) struct LimitsIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

@@ -7,7 +7,7 @@ import Testing
 /// literals that resolve to loopback or unspecified addresses are refused with `403
 /// local_destination` after resolution, through CONNECT and plain HTTP, and nothing
 /// listening there is contacted. (The gateway's own LAN address: `LocalDestinationLANTests`.)
-@Suite(.serialized) struct LocalDestinationIntegrationTests {
+@Suite(.serialized, .blocking) struct LocalDestinationIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

@@ -7,7 +7,7 @@ import Testing
 /// in network namespaces the test makes: a gateway on 198.51.100.1 (a veth pair to a
 /// device on 198.51.100.10) with a web server of its own on that address, and a device
 /// that asks the proxy for it by address and by a name whose answer is that address.
-@Suite(.serialized) struct LocalDestinationLANTests {
+@Suite(.serialized, .blocking) struct LocalDestinationLANTests {
     @Test func theGatewaysOwnAddressIs403AndNeverContacted() throws {
         let net = try NetworkNamespaces.make(devices: 1)
         var servers: [SpawnedServer] = []

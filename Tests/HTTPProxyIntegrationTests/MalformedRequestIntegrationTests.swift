@@ -5,7 +5,7 @@ import Testing
 /// The shared table of malformed heads through the real proxy: each request, sent raw on
 /// its own connection, is answered 400 (431 for a head too large) naming what HTTP1 found,
 /// then the connection ends; no origin is contacted and the daemon stays up.
-@Suite(.serialized) struct MalformedRequestIntegrationTests {
+@Suite(.serialized, .blocking) struct MalformedRequestIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

@@ -5,7 +5,7 @@ import Testing
 /// `/metrics` (docs/operations.md#metrics) scraped from the real daemon after a known
 /// load through both doors, checked by Prometheus's own `promtool check metrics`, and its
 /// values compared with the load sent.
-@Suite(.serialized) struct MetricsIntegrationTests {
+@Suite(.serialized, .blocking) struct MetricsIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

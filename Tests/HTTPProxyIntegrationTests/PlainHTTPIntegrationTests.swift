@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Plain HTTP through the proxy (docs/proxy.md#plain-http) and the PAC file (docs/proxy.md#the-pac-file), with real curl.
-@Suite(.serialized) struct PlainHTTPIntegrationTests {
+@Suite(.serialized, .blocking) struct PlainHTTPIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

@@ -7,7 +7,7 @@ import Testing
 /// `default_profile = none`; a wrong password is a 407 with the Basic challenge; ten
 /// failures in a minute, then 429 even for the right password; `proxy_auth = required`
 /// sends anonymous clients a 407.
-@Suite(.serialized) struct ProxyAuthIntegrationTests {
+@Suite(.serialized, .blocking) struct ProxyAuthIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

@@ -5,7 +5,7 @@ import Testing
 /// The proxy takes connections on the first `proxy_threads` loops and DNS is answered on the
 /// first `dns_threads` (docs/performance.md#proxy-threads). Counted from the kernel's socket
 /// tables and thread names, not timed.
-@Suite(.serialized) struct ProxyThreadsIntegrationTests {
+@Suite(.serialized, .blocking) struct ProxyThreadsIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

@@ -4,7 +4,7 @@ import Testing
 
 /// The SNI check inside allowed tunnels (docs/proxy.md#the-sni-check), with real openssl and hand-made
 /// ClientHellos written whole or in parts.
-@Suite(.serialized) struct SNIIntegrationTests {
+@Suite(.serialized, .blocking) struct SNIIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

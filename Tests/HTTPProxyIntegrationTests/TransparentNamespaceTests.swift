@@ -10,7 +10,7 @@ import Testing
 /// 203.0.113.10 (2001:db8:2::10) sits on the gateway's loopback with an HTTPS origin
 /// (openssl s_server and the test CA); the gateway's own connections to it are not
 /// redirected.
-@Suite(.serialized) struct TransparentNamespaceTests {
+@Suite(.serialized, .blocking) struct TransparentNamespaceTests {
     static let ruleset = """
         table inet pg_transparent_test {
             chain prerouting {

@@ -6,7 +6,7 @@ import Testing
 /// How long a tunnel lives (docs/proxy.md#connect): half-close both ways, `tunnel_idle`, and
 /// open tunnels closed within a second when a cutoff begins or a new policy blocks their
 /// host — recorded as hits of the proxy.
-@Suite(.serialized) struct TunnelLifetimeIntegrationTests {
+@Suite(.serialized, .blocking) struct TunnelLifetimeIntegrationTests {
     let fixture: ProxyFixture
 
     init() throws { fixture = try ProxyFixture() }

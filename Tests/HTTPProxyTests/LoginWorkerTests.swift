@@ -1,6 +1,7 @@
 import EventLoop
 import Locks
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPProxy
@@ -8,7 +9,7 @@ import Testing
 
 /// The proxy's login checks run on their own queue, never on a loop thread, one at a
 /// time, with the outcome handed back on the loop (docs/proxy.md#proxy-authentication).
-@Suite struct LoginWorkerTests {
+@Suite(.blocking) struct LoginWorkerTests {
     final class Record: Sendable {
         let outcomes = Lock<[(user: String, outcome: LoginOutcome, onLoop: Bool)]>([])
         let checkedOnLoop = Atomic<Bool>(false)

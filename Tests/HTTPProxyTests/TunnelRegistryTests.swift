@@ -1,4 +1,5 @@
 import TestFixtures
+import TestSupport
 import Testing
 
 @testable import HTTPProxy
@@ -6,7 +7,7 @@ import Testing
 /// Open tunnels are re-decided in rounds of bounded batches: however many are open, one
 /// batch is all a loop does between two of its answers, and a round still visits each
 /// tunnel exactly once, whatever opens and closes meanwhile (counted, not timed).
-@Suite struct TunnelRegistryTests {
+@Suite(.blocking) struct TunnelRegistryTests {
     final class Tunnel {
         let id: Int
         init(_ id: Int) { self.id = id }

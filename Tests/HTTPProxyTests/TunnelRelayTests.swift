@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import TestSupport
 import Testing
 
 @testable import HTTPProxy
@@ -9,7 +10,7 @@ import Testing
 /// that ends in EAGAIN, no epoll_ctl, no splice — and a read that fills the copy buffer
 /// moves the rest of that direction by splice. The relay is driven by hand on a loop that
 /// is not running, as the loop would drive it, over Unix stream socket pairs.
-@Suite struct TunnelRelayTests {
+@Suite(.blocking) struct TunnelRelayTests {
     /// Holds a registration so that the relay can change its interest; the test itself
     /// tells the relay when a socket is readable.
     final class Quiet: Selectable {

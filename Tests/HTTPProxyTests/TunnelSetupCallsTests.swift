@@ -19,7 +19,7 @@ import Testing
 /// client closes). Every epoll_ctl is a system call on the tunnel's path; the loop counts
 /// them. Before the count was held, a tunnel cost ten: two registrations, four changes of
 /// interest around the connect and the SNI wait, two after the ends' EOFs and two removals.
-@Suite struct TunnelSetupCallsTests {
+@Suite(.blocking) struct TunnelSetupCallsTests {
     /// Never asked: the tunnels go to an IP literal.
     final class NoUpstream: UpstreamResolving {
         func resolve(

@@ -2,6 +2,7 @@ import DomainMatch
 import EventLoop
 import Neighbours
 import SystemIO
+import TestSupport
 import Testing
 
 /// A neighbour table the test edits, counting the dumps asked of it.
@@ -17,7 +18,7 @@ final class FakeNeighbourTable: NeighbourTableSource {
     }
 }
 
-@Suite struct NeighbourCacheTests {
+@Suite(.blocking) struct NeighbourCacheTests {
     let second: Nanoseconds = 1_000_000_000
     let phone = MACAddress("02:00:5e:10:00:01")!
     let laptop = MACAddress("aa:bb:cc:dd:ee:ff")!

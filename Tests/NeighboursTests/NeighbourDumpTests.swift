@@ -6,7 +6,7 @@ import Testing
 
 typealias NL = NetlinkBytes
 
-@Suite struct NeighbourDumpTests {
+@Suite(.blocking) struct NeighbourDumpTests {
     let phone = [UInt8]([0x02, 0x00, 0x5E, 0x10, 0x00, 0x01])
     let laptop = [UInt8]([0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF])
     let v4: [UInt8] = [198, 51, 100, 7]

@@ -9,7 +9,7 @@ import Testing
 /// exist only inside those namespaces. The device talks to the gateway over IPv4 and from
 /// two IPv6 addresses, as a phone with privacy addresses does; the gateway's cache must
 /// put all three on the device's MAC address.
-@Suite struct NeighbourNamespaceTests {
+@Suite(.blocking) struct NeighbourNamespaceTests {
     static let deviceMAC = "02:00:5e:10:00:01"
 
     @Test func theKernelTableNamesTheDeviceBehindEachAddress() throws {

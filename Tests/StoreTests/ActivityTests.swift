@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import Store
 
-@Suite struct ActivityTests {
+@Suite(.blocking) struct ActivityTests {
     @Test func countsAccumulatePerProfileAndHour() throws {
         let fixture = try StoreFixture()
         let store = fixture.store

@@ -1,11 +1,12 @@
 import Dispatch
 import Locks
+import TestSupport
 import Testing
 
 @testable import Store
 
 /// One store shared by the DNS threads (hits), the sync loop (batches) and `status`.
-@Suite struct ConcurrencyTests {
+@Suite(.blocking) struct ConcurrencyTests {
     @Test func manyThreadsShareOneStore() throws {
         let fixture = try StoreFixture()
         let store = fixture.store

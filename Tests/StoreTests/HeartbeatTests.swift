@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import Store
 
-@Suite struct HeartbeatTests {
+@Suite(.blocking) struct HeartbeatTests {
     @Test func heartbeatIsOneRowReplacedAndCleared() throws {
         let fixture = try StoreFixture()
         let store = fixture.store

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import Store
 
-@Suite struct HistoryTests {
+@Suite(.blocking) struct HistoryTests {
     @Test func groupsByProfileAndDomainNewestFirst() throws {
         let fixture = try StoreFixture()
         let store = fixture.store

@@ -1,9 +1,10 @@
 import SystemIO
+import TestSupport
 import Testing
 
 @testable import Store
 
-@Suite struct HitQueueTests {
+@Suite(.blocking) struct HitQueueTests {
     @Test func identicalKeysAreUpsertedNotInserted() throws {
         let fixture = try StoreFixture()
         let store = fixture.store

@@ -7,7 +7,7 @@ import Testing
 /// Every statement on a connection goes through its `Pacer` (SQLite's progress handler),
 /// so a long flush on the idle-class sync thread rests between slices
 /// (docs/performance.md#background-threads). Counted, not timed.
-@Suite struct PacingTests {
+@Suite(.blocking) struct PacingTests {
     @Test func sqliteCallsThePacerWhileAStatementRuns() throws {
         let scratch = try ScratchDirectory("phosra-gate-pacing")
         // Each clock read is 20 µs later: a 200 µs slice ends every few handler calls.

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import Store
 
-@Suite struct PolicyAndSyncStateTests {
+@Suite(.blocking) struct PolicyAndSyncStateTests {
     @Test func cachedPolicyRoundTripsAndIsReplaced() throws {
         let fixture = try StoreFixture()
         #expect(try fixture.store.policy(profile: "alice") == nil)

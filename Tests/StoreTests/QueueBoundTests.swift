@@ -5,7 +5,7 @@ import Testing
 
 /// The queue bound (`hit_queue_max`): oldest rows merged per (profile, domain, reason)
 /// with client `*`, counts kept, rows folded away reported once as `merged_events`.
-@Suite struct QueueBoundTests {
+@Suite(.blocking) struct QueueBoundTests {
     @Test func oldestRowsMergeWithClientStar() throws {
         let fixture = try StoreFixture()
         let store = fixture.store

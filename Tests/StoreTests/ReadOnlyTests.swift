@@ -6,7 +6,7 @@ import Testing
 @testable import Store
 
 /// `status` and `hits` read beside a running `run` (WAL readers).
-@Suite struct ReadOnlyTests {
+@Suite(.blocking) struct ReadOnlyTests {
     @Test func noDatabaseYetIsMissing() throws {
         let scratch = try ScratchDirectory("phosra-gate-store")
         let path = scratch.path + "/" + Store.fileName

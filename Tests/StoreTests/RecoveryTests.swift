@@ -4,7 +4,7 @@ import Testing
 @testable import Store
 
 /// A damaged database is moved aside and replaced, with a note — never a crash loop.
-@Suite struct RecoveryTests {
+@Suite(.blocking) struct RecoveryTests {
     /// A state directory holding `bytes` as the database file.
     private func directory(holding bytes: [UInt8]) throws -> ScratchDirectory {
         let scratch = try ScratchDirectory("phosra-gate-store")

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Store
@@ -5,7 +6,7 @@ import Testing
 /// App minutes in the store (docs/services.md#budgets): merged as sets, so a minute saved
 /// before a restart is never counted twice; served days for the daily report; the budgets
 /// `status` shows.
-@Suite struct ServiceMinutesTests {
+@Suite(.blocking) struct ServiceMinutesTests {
     /// A bit set's bytes with `bits` set (192 bytes, as `MinuteSet` writes them).
     static func bits(_ bits: [Int]) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 192)

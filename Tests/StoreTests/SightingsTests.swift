@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import Store
 
-@Suite struct SightingsTests {
+@Suite(.blocking) struct SightingsTests {
     func sighting(
         _ profile: String, _ client: String, address: String?, mac: String? = nil, at time: Int64, queries: Int
     ) -> ClientSighting {

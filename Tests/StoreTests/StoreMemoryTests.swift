@@ -8,7 +8,7 @@ import Testing
 /// (docs/performance.md#the-heap-by-owner): SQLite's page cache is held to
 /// `Store.pageCacheKiB` however big the file is, though the integrity check at open reads
 /// every page of it.
-@Suite struct StoreMemoryTests {
+@Suite(.blocking) struct StoreMemoryTests {
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func openingABigDatabaseKeepsASmallPageCache() throws {
         let fixture = try StoreFixture()

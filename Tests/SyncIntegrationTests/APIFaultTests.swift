@@ -6,7 +6,7 @@ import Testing
 extension SyncFaultSuite {
     /// The API misbehaving as docs/sync.md#when-the-api-misbehaves says it can: the gateway keeps
     /// enforcing, says what is wrong in `status` and the log, and recovers.
-    @Suite struct APIFaultTests {
+    @Suite(.blocking) struct APIFaultTests {
         /// HTTPS against the system store fails verification: the initial (then the cached)
         /// policy stays enforced; with `--ca-file` of the test CA it works.
         @Test func untrustedServerCertificateFails() throws {

@@ -5,7 +5,7 @@ import Testing
 
 extension SyncFaultSuite {
     /// `register`, `sync`, `status`, `hits` and the store around `run` (docs/sync.md#registration).
-    @Suite(.serialized) struct CommandAndStoreTests {
+    @Suite(.serialized, .blocking) struct CommandAndStoreTests {
         /// Garbage where the database should be: `run` moves it aside, starts on a fresh
         /// one, logs `store_recovered`, `status` shows the note, and the sync heals the policy.
         @Test func corruptDatabaseMovedAside() throws {

@@ -5,7 +5,7 @@ import Testing
 extension SyncFaultSuite {
     /// Hits and policy through an API outage and a crash (docs/sync.md#polling): nothing blocked
     /// is lost, nothing is counted twice once the receiver drops duplicate `batch_id`s.
-    @Suite(.serialized) struct DurabilityJourneyTests {
+    @Suite(.serialized, .blocking) struct DurabilityJourneyTests {
         @Test func apiDownCrashRestartAndDrain() throws {
             let h = try SyncHarness()
             try h.registered()

@@ -5,7 +5,7 @@ import Testing
 
 /// The whole sync journey with the real binary, a fake API and dig: register, enforce the
 /// policy, take a change, report and acknowledge it.
-@Suite(.serialized) struct EndToEndSyncTests {
+@Suite(.serialized, .blocking) struct EndToEndSyncTests {
     @Test func registerEnforceChangeReportAndAck() throws {
         let fixture = try SyncFixture()
         let registered = try fixture.register()

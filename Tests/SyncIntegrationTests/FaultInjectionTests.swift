@@ -8,7 +8,7 @@ extension SyncFaultSuite {
     /// fails and cuts its JSON short. Each asserts that the gateway kept answering and that
     /// every blocked query reached the API exactly once (`deliveredCounts` de-duplicates
     /// resent batches by `batch_id`, as the real receiver does).
-    @Suite(.serialized) struct FaultInjectionTests {
+    @Suite(.serialized, .blocking) struct FaultInjectionTests {
         /// Blocked queries made, by "domain client", to compare with what the API received.
         final class Blocks {
             var expected: [String: Int] = [:]

@@ -6,7 +6,7 @@ import Testing
 /// after `blocklists update` adds a category, the next policy's report no longer says it
 /// has no list, and the start's compiled file is no longer mapped by the daemon (nothing
 /// of the sync keeps the old lists alive).
-@Suite(.serialized) struct ListsInForceTests {
+@Suite(.serialized, .blocking) struct ListsInForceTests {
     @Test func theNextReportNamesTheUpdatedListsAndTheOldTrieIsUnmapped() throws {
         let fixture = try SyncFixture()
         #expect(try fixture.register().status == 0)

@@ -6,7 +6,7 @@ extension SyncFaultSuite {
     /// Two children, two profiles, two registrations (docs/configuration.md#profiles): each
     /// profile is synced with its own device key, gets its own policy, acks and enforcement
     /// report, and its hits are reported under its key only.
-    @Suite(.serialized) struct ProfileSyncTests {
+    @Suite(.serialized, .blocking) struct ProfileSyncTests {
         @Test func twoProfilesSyncWithTheirOwnKeys() throws {
             let h = try SyncHarness { policy in policy.webFilter.blockedDomains = ["reddit.com"] }
             var teenPolicy = FakePolicy.quickSetup(age: 14)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// The sync's end-to-end and fault tests beyond the happy path (EndToEndSyncTests):
@@ -7,4 +8,4 @@ import Testing
 /// one another and the rest of the suite. Every wait is for an event the test names (a log
 /// line, a request the fake API recorded), bounded in time, never a fixed sleep, so a busy
 /// machine makes a test slower, not wrong.
-@Suite struct SyncFaultSuite {}
+@Suite(.blocking) struct SyncFaultSuite {}

@@ -8,7 +8,7 @@ import Testing
 
 /// The devices each profile served (docs/sync.md#hits): counted per query by the proxies,
 /// written by the flush, one row per device.
-@Suite struct ClientSightingsTests {
+@Suite(.blocking) struct ClientSightingsTests {
     let phone = MACAddress("02:00:00:00:00:0a")
     let tablet = IPAddress("192.168.1.30")
 

@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import Policy
 @testable import Sync
 
-@Suite struct EnforcementReportTests {
+@Suite(.blocking) struct EnforcementReportTests {
     private func report(
         _ edit: (inout CompiledPolicy) -> Void, listed: Set<Category> = Set(Category.allCases)
     )

@@ -6,7 +6,7 @@ import Testing
 @testable import Policy
 @testable import Sync
 
-@Suite struct HitAggregatorTests {
+@Suite(.blocking) struct HitAggregatorTests {
     @Test func aPageLoadIsOneEventCountingItsQueries() {
         let aggregator = HitAggregator()
         let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
@@ -259,7 +259,7 @@ import Testing
     }
 }
 
-@Suite struct StoreFailureTests {
+@Suite(.blocking) struct StoreFailureTests {
     @Test func restoredEventsMergeWithWhatCameSinceAndCountOnce() {
         let aggregator = HitAggregator()
         let decision = Decision(.block, .blockedDomain, rule: "x.example")

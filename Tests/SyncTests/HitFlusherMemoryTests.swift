@@ -9,7 +9,7 @@ import Testing
 /// What a flush after a burst holds at once, counted by the test executable's malloc: each
 /// event becomes its row only as the store reaches it, so no allocation is as big as the
 /// rows of the whole burst (docs/performance.md#the-heap-by-owner).
-@Suite struct HitFlusherMemoryTests {
+@Suite(.blocking) struct HitFlusherMemoryTests {
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func aBurstsRowsAreNeverAllInMemoryAtOnce() throws {
         let scratch = try ScratchDirectory("pg-flush-memory")

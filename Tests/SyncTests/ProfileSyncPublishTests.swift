@@ -10,7 +10,7 @@ import Testing
 /// What a poll publishes to the proxies: only a change. A 404 with `on_no_policy = allow`
 /// publishes `unfiltered` once, not at every poll (each publish re-decides every open
 /// tunnel); a policy builds its rules once, for the proxies and the report alike.
-@Suite struct ProfileSyncPublishTests {
+@Suite(.blocking) struct ProfileSyncPublishTests {
     final class Published: Sendable {
         let rules = Lock<[PolicyRules]>([])
         let evaluated = Lock<[Int]>([])

@@ -1,12 +1,13 @@
 import Policy
 import Store
+import TestSupport
 import Testing
 
 @testable import Sync
 
 /// The daily `screen_time` report from stored minutes (docs/sync.md#screen-time): a minute
 /// counts once in the total and once per kind, apps most-used first.
-@Suite struct ScreenTimeReportTests {
+@Suite(.blocking) struct ScreenTimeReportTests {
     static func minutes(_ slots: [Int]) -> [UInt8] {
         var set = MinuteSet()
         for slot in slots { set.insert(slot: slot) }

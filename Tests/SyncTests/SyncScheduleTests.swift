@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import Sync
 
-@Suite struct SyncScheduleTests {
+@Suite(.blocking) struct SyncScheduleTests {
     static var timing: SyncSchedule.Timing {
         var timing = SyncSchedule.Timing()
         timing.pollInterval = 10_000

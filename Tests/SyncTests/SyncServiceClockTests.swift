@@ -11,7 +11,7 @@ import Testing
 /// on the monotonic clock, so stepping the wall clock a day either way (NTP, a board that
 /// booted in 1970) fires no poll or report early and starves none; the wall clock only
 /// stamps what is stored.
-@Suite struct SyncServiceClockTests {
+@Suite(.blocking) struct SyncServiceClockTests {
     static let second: Nanoseconds = 1_000_000_000
     static let day: Int64 = 86_400 * 1_000_000_000
 

@@ -1,10 +1,11 @@
 import EventLoop
 import TLS
+import TestSupport
 import Testing
 
 /// The TLS state machine driven in memory against an OpenSSL server (`MemoryTLSServer`):
 /// verification outcomes, data both ways, close_notify, and each error path.
-@Suite struct TLSConnectionTests {
+@Suite(.blocking) struct TLSConnectionTests {
     let pki: TestPKI
 
     init() throws { pki = try TestPKI() }

@@ -2,11 +2,12 @@ import EventLoop
 import Glibc
 import SystemIO
 import TLS
+import TestSupport
 import Testing
 
 /// The ciphertext pump over a real non-blocking stream socket (a socketpair): bytes reach
 /// the peer, the peer's EOF and a broken pipe become the right outcomes.
-@Suite struct TLSSocketTests {
+@Suite(.blocking) struct TLSSocketTests {
     private func socketPair() throws -> (Socket, Socket) {
         var descriptors: [Int32] = [0, 0]
         _ = try systemCall("socketpair") {
