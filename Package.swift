@@ -16,8 +16,10 @@ let package = Package(
         .target(name: "CPrefetch"),
         // IANA zoneinfo (TZif) and POSIX TZ rules: wall clock of an instant and back.
         .target(name: "Zoneinfo"),
-        // System calls through one wrapper (errno + call in the error) and small file helpers.
-        .target(name: "SystemIO", dependencies: ["CSystem"]),
+        // System calls through one wrapper (errno + call in the error), small file helpers, and
+        // what blocking code needs of time and threads without the event loop: clocks,
+        // threads, a doorbell to wait on.
+        .target(name: "SystemIO", dependencies: ["CSystem", "Locks"]),
         // What Swift's Glibc import lacks: epoll (unpacked), eventfd, signalfd, recvmmsg/sendmmsg, splice, accept4,
         // rtnetlink and setns.
         .target(name: "CSystem"),
@@ -29,7 +31,8 @@ let package = Package(
         // `Lock`: Synchronization.Mutex with its hand-overs told to ThreadSanitizer in the build
         // scripts/tsan makes, used for every lock in the package (docs/ARCHITECTURE.md#threads). Pure.
         .target(name: "Locks", dependencies: ["CThreadSanitizer"]),
-        // epoll event loop, timers and sockets shared by the DNS and HTTP proxies (re-exports Bytes).
+        // epoll event loop, timers and sockets shared by the DNS and HTTP proxies (re-exports Bytes);
+        // clocks and threads are SystemIO's, so blocking code (the sync) need not import it.
         .target(name: "EventLoop", dependencies: ["Locks", "Bytes", "CSystem", "SystemIO", "Metrics"]),
         // CompiledPolicy model, categories, time rules, safe search and decide(). Pure.
         .target(name: "Policy", dependencies: ["Locks", "DomainMatch", "Zoneinfo"]),
@@ -83,7 +86,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Locks", "Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store", "EventLoop", "HTTPClient", "TLS",
+                "Locks", "Policy", "DomainMatch", "SystemIO", "Zoneinfo", "Store", "HTTPClient", "TLS",
             ]),
         // OpenSSL (libssl, libcrypto) from the system (Debian: libssl-dev).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),

@@ -1,6 +1,7 @@
 import DNSWire
 import DomainMatch
 import EventLoop
+import SystemIO
 
 /// Whoever waits for one attempt's outcome. The `token` names the attempt, so an outcome
 /// that arrives after the attempt was given up (timed out, superseded) is ignored.

@@ -1,4 +1,5 @@
 import EventLoop
+import SystemIO
 import TLS
 
 /// A pooled TCP or DNS-over-TLS connection to one upstream that carries many queries at

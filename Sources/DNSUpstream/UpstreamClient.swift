@@ -1,6 +1,7 @@
 import DNSWire
 import DomainMatch
 import EventLoop
+import SystemIO
 import TLS
 
 /// Forwards questions to the configured upstream resolvers, exactly as docs/dns.md#forwarding says:

@@ -1,3 +1,5 @@
+import SystemIO
+
 /// A timer receiver that needs no closure: the loop calls `timerFired(tag:)` on it. For
 /// timers scheduled per query or per connection (upstream timeouts, idle timeouts), where a
 /// capturing closure would cost an allocation each time; the tag tells the target which

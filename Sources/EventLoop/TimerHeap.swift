@@ -1,3 +1,5 @@
+import SystemIO
+
 /// Names a scheduled timer so it can be cancelled. Stale handles (the timer fired or was
 /// cancelled, even if its slot was reused since) are recognised and do nothing.
 public struct TimerHandle: Hashable, Sendable {

@@ -6,6 +6,7 @@ import Glibc
 import Policy
 import Store
 import Sync
+import SystemIO
 import Zoneinfo
 
 /// `phosra-gate check`: explains, for each name, what the gateway would do and why.

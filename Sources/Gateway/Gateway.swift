@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import SystemIO
 import Zoneinfo
 
 /// The composition root: picks the command and wires options to the modules.

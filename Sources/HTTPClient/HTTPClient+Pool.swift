@@ -1,5 +1,6 @@
 import EventLoop
 import Synchronization
+import SystemIO
 
 /// Keep-alive: at most one idle connection per (scheme, host, port), checked before reuse.
 extension HTTPClient {

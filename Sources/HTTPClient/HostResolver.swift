@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import SystemIO
 
 /// Turns a URL's host into addresses to connect to. `.system` asks getaddrinfo (blocking:
 /// the client runs on a thread of its own); IP literals never reach a resolver. Injected,

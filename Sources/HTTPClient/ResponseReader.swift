@@ -1,5 +1,6 @@
 import EventLoop
 import HTTP1
+import SystemIO
 
 /// Reads one HTTP/1.1 response from bytes as they arrive; does no I/O. Feed it the
 /// connection's buffer after each read (`read` consumes what it used and returns the

@@ -2,6 +2,7 @@ import EventLoop
 import Locks
 import ProxyCore
 import Synchronization
+import SystemIO
 
 /// Runs proxy login checks (scrypt: tens of milliseconds and 16 MiB each) on one
 /// background thread shared by every loop, so no loop thread waits on them and at most one

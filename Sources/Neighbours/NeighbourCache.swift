@@ -1,5 +1,6 @@
 import DomainMatch
 import EventLoop
+import SystemIO
 
 /// Where `NeighbourCache` gets the whole table: the kernel (`NetlinkNeighbourTable`) or,
 /// in tests, a fake.

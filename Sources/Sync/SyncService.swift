@@ -1,4 +1,3 @@
-import EventLoop
 import Policy
 import Store
 import Synchronization

@@ -1,4 +1,4 @@
-import EventLoop
+import SystemIO
 
 /// One reading of the daemon's two clocks for the sync thread, in milliseconds.
 /// `monotonic` paces everything that waits — polls and full fetches, backoffs, `Retry-After`

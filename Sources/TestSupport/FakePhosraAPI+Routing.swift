@@ -1,4 +1,5 @@
 import EventLoop
+import SystemIO
 
 /// The request path through the fake, in the real server's middleware order
 /// (docs/sync.md): delay (a cold start) → rate limiter (headers on every response,

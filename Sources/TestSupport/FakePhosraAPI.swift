@@ -1,5 +1,6 @@
 import EventLoop
 import Foundation
+import SystemIO
 
 /// A fake of the Phosra device API (docs/sync.md, every numbered fact), in-process on
 /// 127.0.0.1, over HTTP or HTTPS (the server certificate of `TestCertificates`, for

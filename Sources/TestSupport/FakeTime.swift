@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import SystemIO
 
 /// Timestamps as the Go server reads and writes them: RFC 3339 validation with the rules
 /// of Go's `time.Time.UnmarshalJSON` (its strict RFC 3339 parser), and `RFC3339Nano`-style

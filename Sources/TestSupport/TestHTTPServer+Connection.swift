@@ -1,6 +1,7 @@
 import EventLoop
 import Foundation
 import HTTP1
+import SystemIO
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import Locks
+import SystemIO
 import Testing
 
 /// The threads that tests which block run on. Most integration tests block their thread:

@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import Locks
+import SystemIO
 
 /// Ten seconds: the bound on every wait in the loop-level tests; nothing should come near it.
 public let testTimeout: Nanoseconds = 10_000_000_000

@@ -1,4 +1,5 @@
 import EventLoop
+import SystemIO
 import TestSupport
 import Testing
 

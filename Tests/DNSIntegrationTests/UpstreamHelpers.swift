@@ -1,5 +1,6 @@
 import EventLoop
 import Foundation
+import SystemIO
 import TestSupport
 
 /// A scratch directory with a small category lists folder (adult: `adult.example`), on

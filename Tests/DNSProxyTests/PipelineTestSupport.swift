@@ -4,6 +4,7 @@ import DomainMatch
 import EventLoop
 import Locks
 import Policy
+import SystemIO
 import Zoneinfo
 
 @testable import DNSProxy

@@ -4,6 +4,7 @@ import DomainMatch
 import EventLoop
 import Glibc
 import Synchronization
+import SystemIO
 import TLS
 import TestSupport
 

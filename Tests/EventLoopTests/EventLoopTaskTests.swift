@@ -2,6 +2,7 @@ import EventLoop
 import Foundation
 import Glibc
 import Synchronization
+import SystemIO
 import TestSupport
 import Testing
 

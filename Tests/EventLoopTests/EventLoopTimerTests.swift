@@ -1,3 +1,4 @@
+import SystemIO
 import TestSupport
 import Testing
 

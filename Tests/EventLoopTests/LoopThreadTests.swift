@@ -1,6 +1,7 @@
 import EventLoop
 import Locks
 import Synchronization
+import SystemIO
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import Synchronization
+import SystemIO
 import TestSupport
 
 /// Runs `body` with a started group and always shuts it down.

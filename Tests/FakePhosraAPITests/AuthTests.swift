@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import HTTPClient
+import SystemIO
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import EventLoop
 import Foundation
 import HTTPClient
+import SystemIO
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import EventLoop
 import HTTPClient
+import SystemIO
 import TLS
 import TestSupport
 

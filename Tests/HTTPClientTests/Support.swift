@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import HTTPClient
+import SystemIO
 import TLS
 import TestSupport
 

@@ -1,5 +1,6 @@
 import EventLoop
 import Foundation
+import SystemIO
 import TestSupport
 
 /// The real `phosra-gate run` with its HTTP proxy on a free loopback port, against a

@@ -1,5 +1,6 @@
 import EventLoop
 import Foundation
+import SystemIO
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import SystemIO
 import TestSupport
 import Testing
 

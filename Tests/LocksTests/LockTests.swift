@@ -1,5 +1,6 @@
 import EventLoop
 import Locks
+import SystemIO
 import Testing
 
 /// State guarded by a lock without being its value, like a task handed through a loop's queue.

@@ -1,6 +1,7 @@
 import DomainMatch
 import EventLoop
 import Neighbours
+import SystemIO
 import TestSupport
 import Testing
 

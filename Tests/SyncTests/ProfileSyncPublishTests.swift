@@ -2,6 +2,7 @@ import EventLoop
 import Locks
 import Policy
 import Store
+import SystemIO
 import TestSupport
 import Testing
 

@@ -6,6 +6,7 @@ import Glibc
 import Neighbours
 import Policy
 import Synchronization
+import SystemIO
 
 /// Forwards one question to upstream resolvers and calls back on the loop thread, once,
 /// with the reply or nil when every upstream failed (docs/dns.md#forwarding). `DNSUpstream`'s client

@@ -1,9 +1,8 @@
 import CSystem
 import Glibc
-import SystemIO
 
 /// A POSIX thread running a closure: what `EventLoopGroup` runs its loops on (Foundation's
-/// `Thread` is not used in this module). Also handy for blocking clients in tests.
+/// `Thread` is not used by the daemon). Also handy for blocking clients in tests.
 public struct SystemThread: Sendable {
     private let handle: pthread_t
 

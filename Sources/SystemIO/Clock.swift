@@ -1,6 +1,5 @@
 import Glibc
 import Locks
-import SystemIO
 
 /// Nanoseconds on a monotonic clock (CLOCK_MONOTONIC: since boot, never steps back, not
 /// wall time). Deadlines of timers and every timeout are in this unit.

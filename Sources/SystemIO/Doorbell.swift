@@ -1,0 +1,47 @@
+import CSystem
+import Glibc
+
+/// A one-shot wake-up one thread waits on with a timeout and another rings: an eventfd
+/// waited on with poll(2), because Swift's Glibc import has no timed semaphore or condition
+/// wait on the monotonic clock. For `runSync` and other set-up waits, not the hot path.
+public final class Doorbell: Sendable {
+    private let descriptor: Int32
+
+    public init() throws(SystemError) {
+        descriptor = try systemCall("eventfd") { cs_eventfd() }
+    }
+
+    deinit { _ = Glibc.close(descriptor) }
+
+    /// Any thread; ringing more than once is the same as once.
+    public func ring() {
+        _ = try? nonBlockingCall("write(eventfd)") { cs_eventfd_signal(descriptor) }
+    }
+
+    /// Resets a rung doorbell, so it can be waited on again.
+    public func drain() {
+        _ = try? nonBlockingCall("read(eventfd)") { cs_eventfd_drain(descriptor) }
+    }
+
+    /// Waits until rung (true) or until `timeout` has passed on `clock` (false).
+    public func wait(timeout: Nanoseconds?, clock: any Clock) throws(SystemError) -> Bool {
+        let deadline = timeout.map { clock.now() &+ $0 }
+        while true {
+            var waitMilliseconds: Int32 = -1
+            if let deadline {
+                let now = clock.now()
+                if now >= deadline {
+                    waitMilliseconds = 0
+                } else {
+                    waitMilliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+                }
+            }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            // Not through systemCall: after EINTR the remaining time must be recomputed.
+            let ready = poll(&entry, 1, waitMilliseconds)
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { throw SystemError("poll", errno: errno) }
+            if ready == 0, waitMilliseconds == 0 { return false }
+        }
+    }
+}
