@@ -8,7 +8,10 @@ import SystemIO
 /// `phosra-gate blocklists list|compile|update`: what the lists folder holds, and building
 /// its compiled file into the state directory's cache (where `run` and `check` find it) or
 /// to a file; `update` is `ListUpdateCommand`.
-enum BlocklistsCommand {
+enum BlocklistsCommand: Command {
+    static let name = "blocklists"
+    static let summary = "list | compile | update: the category lists, their compiled file, downloads"
+    static let subcommands: [any Command.Type] = [ListUpdateCommand.self]
     static let usage = """
         usage: phosra-gate blocklists list [--lists DIR]
                phosra-gate blocklists compile [--lists DIR] [--state-dir DIR | --out FILE]
@@ -16,16 +19,9 @@ enum BlocklistsCommand {
         """
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
-        if words.first == "update" {
-            return ListUpdateCommand.run(Array(words.dropFirst()), console: console, clock: clock)
-        }
         guard let verb = words.first, ["list", "compile"].contains(verb) else {
             console.err(usage)
             return 1
-        }
-        if words.contains("--help") {
-            console.out(usage)
-            return 0
         }
         do {
             let arguments: Arguments

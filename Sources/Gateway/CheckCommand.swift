@@ -10,7 +10,9 @@ import SystemIO
 import Zoneinfo
 
 /// `phosra-gate check`: explains, for each name, what the gateway would do and why.
-enum CheckCommand {
+enum CheckCommand: Command {
+    static let name = "check"
+    static let summary = "explain what the gateway decides for names"
     static let usage = """
         usage: phosra-gate check --policy FILE [--lists DIR] [--config FILE] [--at TIME] [--timezone TZ] [--json]
                                  [--always-allow A,B] [--downtime-allow A,B] [--block-bypass true|false] [--api URL] NAME...

@@ -11,18 +11,16 @@ import SystemIO
 /// needs no root; `apply` replaces the table in one `nft -f` transaction; `remove`
 /// deletes only that table, and reads no configuration, so a broken file never keeps
 /// the table in place.
-enum FirewallCommand {
+enum FirewallCommand: Command {
+    static let name = "firewall"
+    static let summary = "print | apply | remove: the nftables table that keeps the LAN on the gateway"
     static let usage = """
         usage: phosra-gate firewall print [--config FILE] [--lan-interfaces IF,…] [any other key as --key value]
                phosra-gate firewall apply [--config FILE] [--lan-interfaces IF,…] [any other key as --key value]
                phosra-gate firewall remove
         """
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
-        if words.contains("--help") || words.contains("-h") {
-            console.out(usage)
-            return 0
-        }
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         guard let verb = words.first, ["print", "apply", "remove"].contains(verb) else {
             console.err(usage)
             return 1

@@ -1,10 +1,13 @@
 import Glibc
 import Passwords
+import SystemIO
 
 /// `phosra-gate passwd`: reads one password on standard input and prints the hash that
 /// `proxy_password` takes (docs/proxy.md#proxy-authentication). The password itself is
 /// never printed, not even in an error.
-enum PasswdCommand {
+enum PasswdCommand: Command {
+    static let name = "passwd"
+    static let summary = "read a password on standard input, print its hash for proxy_password"
     static let usage = """
         usage: phosra-gate passwd < FILE
           Reads one password (the first line of standard input; on a terminal it asks twice,
@@ -33,7 +36,7 @@ enum PasswdCommand {
         }
     }
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             guard words.isEmpty else { throw Problem.arguments }
             let password = try isatty(0) != 0 ? TerminalInput.askTwice() : readLine(from: 0)

@@ -2,17 +2,20 @@ import Blocklists
 import Config
 import DomainMatch
 import Policy
+import SystemIO
 
 /// `phosra-gate services`: the service catalogue (docs/services.md) — every app the
 /// gateway knows by bundle id, its kind and domains — and `services check NAME`, which
 /// service a name belongs to.
-enum ServicesCommand {
+enum ServicesCommand: Command {
+    static let name = "services"
+    static let summary = "the apps the gateway knows as network services; check NAME: whose is it"
     static let usage = """
         usage: phosra-gate services [--lists DIR] [--state-dir DIR] [--config FILE] [--json]
                phosra-gate services check [--lists DIR] [--state-dir DIR] [--config FILE] NAME...
         """
 
-    static func run(_ words: [String], console: some Console) -> Int32 {
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
             return try services(words, console: console)
         } catch {

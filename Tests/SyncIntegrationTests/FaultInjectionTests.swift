@@ -70,7 +70,7 @@ extension SyncFaultSuite {
 
             // Space returns: every block is reported, once.
             try FileManager.default.removeItem(atPath: filler)
-            let drained = h.eventually(15) {
+            let drained = h.eventually(30) {
                 h.deliveredCounts() == blocks.expected && h.profileStatus()?["hits_queued"]?.int == 0
             }
             #expect(drained, "delivered \(h.deliveredCounts()), expected \(blocks.expected)\n\(gate.log)")
@@ -99,7 +99,7 @@ extension SyncFaultSuite {
             // never saw the reply and sends the batch again, with the same batch_id.
             let second = try h.run(port: first.port)
             defer { second.daemon.stop() }
-            let drained = h.eventually(15) {
+            let drained = h.eventually(30) {
                 h.deliveredCounts() == blocks.expected && h.profileStatus()?["hits_queued"]?.int == 0
             }
             #expect(drained, "delivered \(h.deliveredCounts()), expected \(blocks.expected)\n\(second.log)")
@@ -160,7 +160,7 @@ extension SyncFaultSuite {
             }
             // With the API back, the last version is enforced and acknowledged in the end.
             let last = 43 + moments.count - 1
-            let settled = h.eventually(15) {
+            let settled = h.eventually(30) {
                 h.api.acks.contains { $0.version == last }
                     && ((try? gate.dig("v\(last).example.test").isBlocked) ?? false)
             }
@@ -200,7 +200,7 @@ extension SyncFaultSuite {
             #expect(h.api.pendingFaults(on: .report).isEmpty && h.api.pendingFaults(on: .policy).isEmpty)
             #expect(h.waitApplied(gate, version: 43, timeout: 15), "\(gate.log)")
             #expect(h.policyRequests.count >= 3, "a 500, the cut JSON, then the whole policy")
-            let drained = h.eventually(20) {
+            let drained = h.eventually(30) {
                 h.deliveredCounts() == blocks.expected && h.profileStatus()?["hits_queued"]?.int == 0
             }
             #expect(drained, "delivered \(h.deliveredCounts()), expected \(blocks.expected)\n\(gate.log)")

@@ -8,7 +8,9 @@ import SystemIO
 
 /// `phosra-gate bench matcher`: the matcher strategies side by side on list sizes and query
 /// mixes (docs/benchmarks.md#bench-matcher), as a table, JSON, CSV or an SVG chart.
-enum BenchMatcherCommand {
+enum BenchMatcherCommand: Command {
+    static let name = "matcher"
+    static let summary = "the matcher's speed and memory beside reference strategies"
     static let usage = """
         usage: phosra-gate bench matcher [--list FILE]... [--queries FILE] [--strategy NAME,...] [--sizes N,...]
                                          [--mix NAME,...] [--query-count N] [--seconds N] [--threads N]

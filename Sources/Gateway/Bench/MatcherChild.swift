@@ -11,7 +11,9 @@ import SystemIO
 /// `bench matcher-child build STRATEGY OUT LIST…` builds from text (and writes the file of
 /// `trie` and `sqlite` to OUT); `bench matcher-child load STRATEGY FILE QUERIES LIST…`
 /// loads the file (or builds in memory) and measures resident growth after a full pass.
-enum MatcherChild {
+enum MatcherChild: Command {
+    static let name = "matcher-child"
+    static let summary = ""
     static let usage =
         "usage: phosra-gate bench matcher-child build STRATEGY OUT LIST... | load STRATEGY FILE QUERIES LIST..."
 

@@ -14,7 +14,9 @@ import TLS
 /// line per check with the fix when it fails (docs/doctor.md). It reads the same
 /// configuration file and flags as `run`, so it looks where `run` listens, forwards and
 /// keeps its state. Exit status 0 when no check failed, else 1.
-enum DoctorCommand {
+enum DoctorCommand: Command {
+    static let name = "doctor"
+    static let summary = "check a running gateway, one line per check with the fix (docs/doctor.md)"
     static let usage = """
         usage: phosra-gate doctor [--json] [--config FILE] [any key of run as --key value]
         """

@@ -11,7 +11,9 @@ import SystemIO
 import Zoneinfo
 
 /// `phosra-gate run`: the daemon (docs/dns.md).
-enum RunCommand {
+enum RunCommand: Command {
+    static let name = "run"
+    static let summary = "the gateway: the DNS proxy, the HTTP proxy and the sync"
     static let usage = """
         usage: phosra-gate run [--config FILE] [--policy FILE] [--lists DIR] [--state-dir DIR] [--dns-listen ADDR:PORT,…]
                                [--proxy-listen ADDR:PORT,…] [--upstream UPSTREAM,…] [--timezone TZ] [--block-mode MODE]
@@ -22,6 +24,12 @@ enum RunCommand {
         """
 
     static func run(_ words: [String], console: some Console, clock systemClock: any Clock) -> Int32 {
+        // Before any thread exists: signals then reach only the loop's signalfd.
+        do { try Signals.block() } catch {
+            console.err("phosra-gate run: \(error)")
+            return 1
+        }
+        Signals.ignoreBrokenPipe()
         do {
             let arguments: Arguments
             do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch {

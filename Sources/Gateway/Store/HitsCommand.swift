@@ -6,7 +6,9 @@ import SystemIO
 
 /// `phosra-gate hits`: recent blocks from the store, newest first, grouped by name with
 /// counts and reasons — the parent's view of what the child ran into.
-enum HitsCommand {
+enum HitsCommand: Command {
+    static let name = "hits"
+    static let summary = "recent blocks, newest first"
     static let usage =
         "usage: phosra-gate hits [--since DURATION] [--profile NAME] [--json] [--state-dir DIR] [--config FILE]"
 

@@ -11,7 +11,9 @@ import Zoneinfo
 /// listens, per profile the policy version and id, last sync and last error, revoked or
 /// not, hits queued and dead-lettered, the devices seen in the last hour — and any note
 /// (a database moved aside). Profiles of the configuration that never ran are listed too.
-enum StatusCommand {
+enum StatusCommand: Command {
+    static let name = "status"
+    static let summary = "what run is doing: policy versions, last sync, queued hits"
     static let usage = "usage: phosra-gate status [--json] [--state-dir DIR] [--config FILE]"
 
     struct Report {

@@ -9,7 +9,9 @@ import TLS
 /// `phosra-gate register`: registers this gateway for a child with the parent's token
 /// (docs/sync.md#registration). The token is read from a file or standard input so it never shows in a
 /// process list; neither it nor the device key is ever printed or logged.
-enum RegisterCommand {
+enum RegisterCommand: Command {
+    static let name = "register"
+    static let summary = "register this gateway with the Phosra API for a child"
     static let usage = """
         usage: phosra-gate register [--api URL] [--child-id UUID] --parent-token-file FILE|- [--name NAME]
                                     [--profile NAME] [--state-dir DIR] [--ca-file FILE] [--config FILE]

@@ -10,7 +10,9 @@ import SystemIO
 /// `phosra-gate sync`: one cycle with the API (an unconditional fetch, apply to the store,
 /// report and ack, queued hits sent) and exit; non-zero with a clear message when the API
 /// could not be reached, or when `run` holds the state directory (ask it with SIGUSR1).
-enum SyncCommand {
+enum SyncCommand: Command {
+    static let name = "sync"
+    static let summary = "one sync cycle with the Phosra API (when run is not running)"
     static let usage =
         "usage: phosra-gate sync [--profile NAME] [--state-dir DIR] [--config FILE] [--api URL] [--ca-file FILE]"
 

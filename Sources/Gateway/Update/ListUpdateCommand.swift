@@ -9,7 +9,9 @@ import TLS
 /// directory (docs/blocklists.md#updating-lists), one report line per source, exit 1
 /// when any failed. A running daemon notices the marker it rewrites and swaps the new
 /// lists in (`ListsWatcher`).
-enum ListUpdateCommand {
+enum ListUpdateCommand: Command {
+    static let name = "update"
+    static let summary = "download the category lists of the manifest"
     static let usage = """
         usage: phosra-gate blocklists update [--config FILE] [--lists DIR] [--manifest FILE] [--state-dir DIR]
                                              [--ca-file FILE] [--list-max-size BYTES] [--list-timeout DURATION]
