@@ -184,7 +184,7 @@ public final class QueryPipeline: Sendable {
                 query, client, name: name, target: decision.target ?? "", profile: profile, snapshot, overUDP, now,
                 scratch: scratch)
         case .allow:
-            let inspect = profile.rules.filtered && decision.reason != .allowedDomain && decision.reason != .system
+            let inspect = profile.rules.inspectsAnswer(after: decision)
             return resolveOrAnswer(
                 query, client, name: name, profile: profile, purpose: .forward(inspect: inspect), snapshot,
                 overUDP, now, scratch: scratch)

@@ -33,7 +33,7 @@ extension Gateway {
     /// The overview, from the table.
     static var usage: String {
         let shown = commands.filter { !$0.summary.isEmpty }
-        let width = shown.map(\.name.count).max() ?? 0
+        let width = shown.map { $0.name.count }.max() ?? 0
         let lines = shown.map { command in
             "  " + command.name + String(repeating: " ", count: width - command.name.count + 2) + command.summary
         }

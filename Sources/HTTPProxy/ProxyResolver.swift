@@ -16,12 +16,10 @@ final class ProxyResolver {
         self.driver = driver
     }
 
+    /// The profile is the one the connection decided with (chosen by MAC, address or proxy
+    /// user): a chain's block is a hit of that profile, even when a new snapshot came meanwhile.
     func lookup(_ query: HostQuery, client: IPAddress, completion: @escaping (LookupResult) -> Void) {
-        // The profile by name in this loop's snapshot: the one the connection decided with,
-        // unless a new configuration removed it meanwhile (then the client's profile now).
-        let profiles = driver.snapshot.engine.profiles
-        let profile = profiles.named(query.profile) ?? profiles.choose(Client(address: client))
-        ask(query.name, profile: profile, inspect: query.inspect, client: client, completion)
+        ask(query.name, profile: query.profile, inspect: query.inspect, client: client, completion)
     }
 
     private func ask(

@@ -35,6 +35,13 @@ public final class PolicyRules: Sendable {
     /// named twice; 0 is a budget of no minutes). Negative values are left out.
     public let appLimits: [String: Int]
 
+    /// Whether the answer for a name decided `decision` has its CNAME chain inspected
+    /// (docs/dns.md#answer-inspection), for a DNS client and the proxy alike: not for a name
+    /// allowed outright (parent-allowed, system), nor for an unfiltered profile.
+    public func inspectsAnswer(after decision: Decision) -> Bool {
+        filtered && decision.reason != .allowedDomain && decision.reason != .system
+    }
+
     public init(_ policy: CompiledPolicy, filtered: Bool = true) {
         self.filtered = filtered
         var notes = PolicyNotes()

@@ -25,6 +25,12 @@ public final class Profile: Sendable {
     public static let noneName = "none"
 }
 
+/// A profile is the one object its table made: two are equal when they are the same, so a
+/// new policy for a profile of the same name is a different profile.
+extension Profile: Equatable {
+    public static func == (lhs: Profile, rhs: Profile) -> Bool { lhs === rhs }
+}
+
 /// Who belongs to which profile, as the configuration says it: each profile's client
 /// entries (addresses, CIDRs, MACs) and proxy user, and the profile for everyone else.
 /// Checked by whoever builds it (the configuration names file and line); here only used.

@@ -1,6 +1,7 @@
 import Bytes
 import DomainMatch
 import HTTP1
+import Policy
 
 /// The plain-HTTP origin an upstream connection goes to: reused for the next request
 /// only when that one goes to the same place (docs/proxy.md#plain-http keep-alive).
@@ -32,9 +33,11 @@ public struct Pending: Equatable, Sendable {
 
     public var purpose: Purpose
     public let origin: Origin
-    /// The profile the target was decided for, and whether the lookup inspects the
-    /// answer's CNAME chain: what the resolver needs so that it never decides again.
-    public var profile: String = ""
+    /// The profile the target was decided for (the one chosen by the client's MAC,
+    /// address or proxy user, from the snapshot of that moment), and whether the lookup
+    /// inspects the answer's CNAME chain: what the resolver needs so that it never decides
+    /// or chooses again.
+    public let profile: Profile
     public var inspect = true
     /// The addresses to try, in order (filled by the lookup), and the one being tried.
     public var addresses: [Endpoint] = []
@@ -47,10 +50,10 @@ public struct Pending: Equatable, Sendable {
 /// unfiltered profile).
 public struct HostQuery: Equatable, Sendable {
     public let name: DomainName
-    public let profile: String
+    public let profile: Profile
     public let inspect: Bool
 
-    public init(name: DomainName, profile: String, inspect: Bool) {
+    public init(name: DomainName, profile: Profile, inspect: Bool) {
         self.name = name
         self.profile = profile
         self.inspect = inspect
@@ -90,7 +93,7 @@ public struct Exchange: Equatable, Sendable {
     public let retryable: Bool
     /// The profile the host was decided for and whether its lookup inspects the CNAME
     /// chain (`HostQuery`), kept for a retry.
-    public var profile = ""
+    public let profile: Profile
     public var inspect = true
 
     public var responseDone: Bool { response == .done }

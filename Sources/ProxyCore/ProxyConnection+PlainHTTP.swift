@@ -55,7 +55,7 @@ extension ProxyConnection {
             } else {
                 destination = .name(name)
             }
-            inspect = TargetPolicy.inspects(decision, profile.rules)
+            inspect = profile.rules.inspectsAnswer(after: decision)
         case .address(let address, _):
             destination = .address(address)
         }
@@ -64,8 +64,7 @@ extension ProxyConnection {
             head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
             clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
             origin: Origin(destination: destination, port: redirectedTo?.port ?? target.port),
-            retryable: framing == .length(0))
-        exchange.profile = profile.name
+            retryable: framing == .length(0), profile: profile)
         exchange.inspect = inspect
         if upstream == exchange.origin {
             var reused = exchange

@@ -113,13 +113,16 @@ extension ProxyConnection {
             let tunnel = Tunnel(target: target, rewriteTarget: rewritten)
             let origin = Origin(destination: .name(name), port: target.port)
             let pending = Pending(
-                purpose: .tunnel(tunnel), origin: origin, profile: profile.name,
-                inspect: TargetPolicy.inspects(decision, profile.rules))
+                purpose: .tunnel(tunnel), origin: origin, profile: profile,
+                inspect: profile.rules.inspectsAnswer(after: decision))
             return actions + open(pending, env)
         case .address(let address, _):
             let origin = Origin(destination: .address(address), port: target.port)
             return actions
-                + open(Pending(purpose: .tunnel(Tunnel(target: target, rewriteTarget: nil)), origin: origin), env)
+                + open(
+                    Pending(
+                        purpose: .tunnel(Tunnel(target: target, rewriteTarget: nil)), origin: origin, profile: profile),
+                    env)
         }
     }
 

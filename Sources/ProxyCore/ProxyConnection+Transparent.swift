@@ -59,7 +59,7 @@ extension ProxyConnection {
                 let pending = Pending(
                     purpose: .tunnel(
                         Tunnel(target: tunnel.target, rewriteTarget: rewritten, serverName: name, transparent: true)),
-                    origin: Origin(destination: .name(target), port: tunnel.target.port), profile: profile.name,
+                    origin: Origin(destination: .name(target), port: tunnel.target.port), profile: profile,
                     inspect: false)
                 return open(pending, env)
             }
@@ -89,7 +89,7 @@ extension ProxyConnection {
         return open(
             Pending(
                 purpose: .tunnel(tunnel), origin: Origin(destination: .address(address), port: tunnel.target.port),
-                profile: profile.name, inspect: false), env)
+                profile: profile, inspect: false), env)
     }
 
     /// A redirected plain-HTTP request's target: its `Host` and origin-form path (RFC 9112

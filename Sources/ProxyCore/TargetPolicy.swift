@@ -63,13 +63,6 @@ public struct TargetPolicy {
         }
     }
 
-    /// Whether the resolver inspects the CNAME chain of a name decided `decision`: not for
-    /// names allowed outright (parent-allowed, system) nor for an unfiltered profile, as for
-    /// a DNS client.
-    public static func inspects(_ decision: Decision, _ rules: PolicyRules) -> Bool {
-        rules.filtered && decision.reason != .allowedDomain && decision.reason != .system
-    }
-
     public func decide(_ name: DomainName) -> Decision {
         engine.decide(name, rules: rules, local: local, usage: usage)
     }

@@ -55,7 +55,9 @@ import Testing
         #expect(login.run() == .accepted)
         let next = connection.loginChecked(.accepted, env(fixture, limiter))
         #expect(
-            next == [.lookup(HostQuery(name: try QueryName.parse("example.org"), profile: "default", inspect: true))])
+            next == [
+                .lookup(HostQuery(name: try QueryName.parse("example.org"), profile: fixture.profile(), inspect: true))
+            ])
         #expect(connection.proxyUser == "alice")
     }
 

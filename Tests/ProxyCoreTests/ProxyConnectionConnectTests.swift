@@ -30,7 +30,9 @@ import Testing
         let actions = connection.receive(
             "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n", fixture.env())
         #expect(
-            actions == [.lookup(HostQuery(name: try QueryName.parse("example.org"), profile: "default", inspect: true))]
+            actions == [
+                .lookup(HostQuery(name: try QueryName.parse("example.org"), profile: fixture.profile(), inspect: true))
+            ]
         )
         #expect(connection.deadline == second + fixture.settings.connectTimeout)
         #expect(!connection.wantsClientBytes)
@@ -85,7 +87,8 @@ import Testing
             actions == [
                 .lookup(
                     HostQuery(
-                        name: try QueryName.parse("forcesafesearch.google.com"), profile: "default", inspect: true))
+                        name: try QueryName.parse("forcesafesearch.google.com"), profile: fixture.profile(),
+                        inspect: true))
             ])
         let counts = fixture.snapshot.engine.profiles.profiles[0].activity.drain()
         #expect(counts.queries == 1 && counts.rewritesByEngine == ["google": 1], "\(before)")
@@ -255,7 +258,9 @@ import Testing
         let actions = connection.receive("CONNECT www.example.org:443 HTTP/1.1\r\n\r\n", allowing.env())
         #expect(
             actions == [
-                .lookup(HostQuery(name: try QueryName.parse("www.example.org"), profile: "default", inspect: false))
+                .lookup(
+                    HostQuery(name: try QueryName.parse("www.example.org"), profile: allowing.profile(), inspect: false)
+                )
             ])
         var blocked = fixture.connection()
         let refused = blocked.receive("CONNECT www.reddit.com:443 HTTP/1.1\r\n\r\n", fixture.env())

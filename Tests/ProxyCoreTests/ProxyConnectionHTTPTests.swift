@@ -137,7 +137,7 @@ import Testing
         #expect(
             actions == [
                 .dropUpstream,
-                .lookup(HostQuery(name: try QueryName.parse("example.org"), profile: "default", inspect: true)),
+                .lookup(HostQuery(name: try QueryName.parse("example.org"), profile: fixture.profile(), inspect: true)),
             ])
         _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env())
         _ = connection.connected(fixture.env())

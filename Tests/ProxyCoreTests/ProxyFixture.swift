@@ -45,6 +45,9 @@ struct ProxyFixture {
         return policy
     }
 
+    /// The snapshot's profile of that name (what a lookup carries).
+    func profile(_ name: String = "default") -> Profile { snapshot.engine.profiles.named(name)! }
+
     func env(now: UInt64 = 1_000_000_000, wallClock: Int64 = ProxyFixture.noon) -> ProxyEnvironment {
         ProxyEnvironment(snapshot: snapshot, settings: settings, now: now, wallClock: wallClock)
     }

@@ -78,7 +78,8 @@ import Testing
             actions == [
                 .lookup(
                     HostQuery(
-                        name: try QueryName.parse("forcesafesearch.google.com"), profile: "default", inspect: false))
+                        name: try QueryName.parse("forcesafesearch.google.com"), profile: fixture.profile(),
+                        inspect: false))
             ])
         #expect(connection.lookupFinished(.addresses([IPAddress("192.0.2.9")!]), fixture.env()).count == 1)
         #expect(connection.connected(fixture.env()) == [.relay])
