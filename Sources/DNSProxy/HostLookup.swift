@@ -2,23 +2,6 @@ import DNSWire
 import DomainMatch
 import Policy
 
-/// What the gateway's resolver found for a host the HTTP proxy has already decided.
-public enum ResolvedHost: Sendable, Equatable {
-    /// Every A or AAAA record of the answer (after a CNAME chain, those of its end), in order.
-    case addresses([IPAddress])
-    /// The answer's CNAME chain reaches a name the profile blocks: the decision on that
-    /// name (the hit is recorded, `source: proxy`).
-    case blocked(Decision)
-    /// The chain reaches a safe-search name: connect to this target instead.
-    case rewrite(DomainName)
-    /// NOERROR without an address of the type asked (NODATA).
-    case noAddress
-    /// NXDOMAIN.
-    case notFound
-    /// SERVFAIL, REFUSED, no upstream answered, or an answer that cannot be read.
-    case failed
-}
-
 /// One host lookup waiting for an upstream: what to ask and what was decided before.
 public struct HostResolution: Sendable {
     public let name: DomainName

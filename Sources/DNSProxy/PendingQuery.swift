@@ -27,4 +27,7 @@ public struct PendingQuery: Sendable {
     public let localZone: DomainName?
     /// Whether the client asked over UDP (answers are cut to its size limit).
     public let overUDP: Bool
+
+    /// The largest answer the client takes.
+    var responseLimit: Int { query.responseLimit(overUDP: overUDP) }
 }

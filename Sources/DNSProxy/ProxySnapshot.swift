@@ -32,6 +32,11 @@ public final class ProxySnapshot: Sendable {
         self.upstreams = upstreams
         self.localServers = localServers
     }
+
+    /// Where a question goes: `local_forward`'s server for its zone, else the upstreams.
+    public func servers(for localZone: DomainName?) -> [UpstreamSpec] {
+        localZone.flatMap { localServers[$0] }.map { [$0] } ?? upstreams
+    }
 }
 
 /// The two clocks a query needs: monotonic milliseconds (cache ages, rate limits,

@@ -67,7 +67,7 @@ extension QueryPipeline {
         }
         switch pending.purpose {
         case .rewrite(let target):
-            let maxSize = pending.overUDP ? query.udpResponseLimit() : 65_535
+            let maxSize = pending.responseLimit
             if let scratch, !stale,
                 let bytes = RewriteAnswer.compose(
                     query, target: target, from: entry, age: age, cap: ttlCap, maxSize: maxSize,
@@ -80,7 +80,7 @@ extension QueryPipeline {
                 .reply(
                     RewriteAnswer.compose(
                         query, target: target, from: entry, age: age, stale: stale, cap: ttlCap,
-                        maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535)))
+                        maxSize: maxSize)))
         case .forward(let inspect):
             if inspect, let name = pending.name,
                 let found = inspectChain(
@@ -103,7 +103,7 @@ extension QueryPipeline {
             return .answer(
                 Answer(
                     cached: entry, to: query, age: age, stale: stale, cap: ttlCap, removeECH: profile.rules.filtered,
-                    maxSize: pending.overUDP ? query.udpResponseLimit() : 65_535))
+                    maxSize: pending.responseLimit))
         }
     }
 
@@ -141,7 +141,7 @@ extension QueryPipeline {
         _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now, scratch: QueryScratch? = nil
     ) -> Outcome {
         let type = query.question.type
-        let maxSize = overUDP ? query.udpResponseLimit() : 65_535
+        let maxSize = query.responseLimit(overUDP: overUDP)
         let parsedTarget = if let scratch { scratch.targetName(target) } else { try? DNSName(target) }
         guard let targetName = parsedTarget else { return .step(.reply(snapshot.answers.serverFailure(query))) }
         if type == .https || type == .svcb {

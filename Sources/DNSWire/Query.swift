@@ -74,4 +74,10 @@ public struct DNSQuery: Hashable, Sendable {
         guard let edns else { return 512 }
         return min(max(Int(edns.udpPayloadSize), 512), max(serverLimit, 512))
     }
+
+    /// The largest answer to this query: the UDP limit over UDP, and over TCP what a
+    /// message's two-byte length can say (RFC 1035 §4.2.2).
+    public func responseLimit(overUDP: Bool) -> Int {
+        overUDP ? udpResponseLimit() : 65_535
+    }
 }

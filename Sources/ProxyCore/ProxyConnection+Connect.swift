@@ -33,7 +33,7 @@ extension ProxyConnection {
     }
 
     /// The resolver answered.
-    public mutating func lookupFinished(_ result: LookupResult, _ env: ProxyEnvironment) -> [ProxyAction] {
+    public mutating func lookupFinished(_ result: ResolvedHost, _ env: ProxyEnvironment) -> [ProxyAction] {
         guard case .resolving(var pending) = state else { return [] }
         switch result {
         case .addresses(let found):
@@ -47,9 +47,12 @@ extension ProxyConnection {
             guard let first = pending.addresses.first else { return fail(502, "no address for \(pending.origin)", env) }
             state = .connecting(pending)
             return [.connect(first)]
-        case .blocked(let block):
+        case .blocked(let decision):
             // The resolver's answer inspection blocked it, and recorded the hit itself.
-            return refuseAfterLookup(block, pending, env)
+            return refuseAfterLookup(BlockReason(decision), pending, env)
+        case .rewrite(let target):
+            // The chain reached a safe-search name: its target, as a DNS client gets it.
+            return [.lookup(HostQuery(name: target, profile: pending.profile, inspect: false))]
         case .noAddress, .notFound:
             return fail(502, "cannot resolve \(pending.origin)", env)
         case .failed:

@@ -65,19 +65,19 @@ import Testing
         let kid = try #require(first.engine.profiles.named("kid"))
         let client = IPAddress("192.168.1.20")!
         #expect(first.engine.profiles.choose(Client(address: client)).name == Profile.noneName, "by address: none")
-        let (found, hitNames) = try loop.runSync(timeout: 10_000_000_000) { () -> (LookupResult?, [String]) in
+        let (found, hitNames) = try loop.runSync(timeout: 10_000_000_000) { () -> (ResolvedHost?, [String]) in
             let pipeline = QueryPipeline(
                 snapshot: first, cache: ResponseCache(capacity: 10, serveStaleMax: 0), hits: hits)
             let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: ChainUpstream())
             // A new configuration meanwhile: no profile named kid any more.
             driver.snapshot = Self.snapshot(kidBlocks: false)
-            var result: LookupResult?
+            var result: ResolvedHost?
             ProxyResolver(driver: driver).lookup(
                 HostQuery(name: try QueryName.parse("www.example.org"), profile: kid, inspect: true), client: client
             ) { result = $0 }
             return (result, hits.all.map(\.profile))
         }
-        #expect(found == .blocked(BlockReason(Decision(.block, .blockedDomain, rule: "blocked.example"))))
+        #expect(found == .blocked(Decision(.block, .blockedDomain, rule: "blocked.example")))
         #expect(hitNames == ["kid"], "the hit is the deciding profile's")
     }
 }

@@ -209,9 +209,21 @@ import Testing
     @Test func aBlockFoundByTheResolverIsA403WithoutASecondHit() {
         var connection = fixture.connection()
         _ = connection.receive("CONNECT cdn.example:443 HTTP/1.1\r\n\r\n", fixture.env())
-        let actions = connection.lookupFinished(.blocked(BlockReason(text: "category:adult")), fixture.env())
+        let actions = connection.lookupFinished(.blocked(BlockReason(text: "category:adult").decision), fixture.env())
         #expect(actions.hits.isEmpty, "the resolver recorded it")
         #expect(connection.takeClientOutput().contains("X-Phosra-Block: category:adult\r\n"))
+    }
+
+    /// A chain reaching a safe-search name: the connection looks up the target in turn,
+    /// uninspected, and connects there; no second decision, no hit.
+    @Test func aChainReachingASafeSearchNameLooksUpItsTarget() throws {
+        var connection = fixture.connection()
+        _ = connection.receive("CONNECT video.example:443 HTTP/1.1\r\n\r\n", fixture.env())
+        let target = try QueryName.parse("restrict.youtube.com")
+        let next = connection.lookupFinished(.rewrite(target), fixture.env())
+        #expect(next == [.lookup(HostQuery(name: target, profile: fixture.profile(), inspect: false))])
+        let origin = Endpoint(IPAddress("192.0.2.8")!, port: 443)
+        #expect(connection.lookupFinished(.addresses([IPAddress("192.0.2.8")!]), fixture.env()) == [.connect(origin)])
     }
 
     @Test func openTunnelsCloseWhenACutoffBeginsOrAPolicyBlocksThem() {

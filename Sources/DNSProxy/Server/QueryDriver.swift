@@ -126,7 +126,7 @@ public final class QueryDriver {
                 self.carryOut(step, typeRow: typeRow, send: send)
             }
         }
-        let servers = pending.localZone.flatMap { snapshot.localServers[$0] }.map { [$0] } ?? snapshot.upstreams
+        let servers = snapshot.servers(for: pending.localZone)
         upstream.resolve(
             pending.upstreamQuestion, dnssecOK: pending.key.dnssecOK,
             checkingDisabled: pending.key.checkingDisabled, upstreams: servers
@@ -164,7 +164,7 @@ extension QueryDriver {
             return
         }
         inFlight.add(1, ordering: .relaxed)
-        let servers = resolution.localZone.flatMap { snapshot.localServers[$0] }.map { [$0] } ?? snapshot.upstreams
+        let servers = snapshot.servers(for: resolution.localZone)
         upstream.resolve(resolution.question, dnssecOK: false, checkingDisabled: false, upstreams: servers) {
             [weak self] reply in
             guard let self else { return }
