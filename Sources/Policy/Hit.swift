@@ -19,11 +19,11 @@ public struct Hit: Sendable, Equatable {
     public let source: HitSource
     /// Unix seconds.
     public let time: Int64
-    private let asked: Asked
-    private let decision: Decision
+    let asked: Asked
+    let decision: Decision
     private let matched: String?
 
-    private enum Asked: Sendable {
+    enum Asked: Sendable {
         case text(String)
         case domain(DomainName)
     }
@@ -76,59 +76,6 @@ public struct Hit: Sendable, Equatable {
         guard var matched else { return decision.appendRule(to: &bytes) }
         matched.withUTF8 { bytes.append(contentsOf: $0) }
         return true
-    }
-
-    /// Appends what tells this hit's event apart from others (docs/sync.md#hits): profile,
-    /// name, reason text, client and source, each length-prefixed, as bytes — for a
-    /// recorder that looks its events up without making their strings.
-    public func appendIdentity(to bytes: inout [UInt8]) {
-        Self.field(&bytes) { bytes in
-            var profile = profile
-            profile.withUTF8 { bytes.append(contentsOf: $0) }
-        }
-        Self.field(&bytes) { bytes in
-            switch asked {
-            case .text(var text): text.withUTF8 { bytes.append(contentsOf: $0) }
-            case .domain(let name): name.bytes.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
-            }
-        }
-        Self.field(&bytes) { decision.appendReasonText(to: &$0) }
-        switch client {
-        case .v4(let bits)?:
-            bytes.append(4)
-            bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
-            bytes.append(UInt8(truncatingIfNeeded: bits >> 16))
-            bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: bits))
-        case .v6(let high, let low)?:
-            bytes.append(6)
-            var shift: UInt64 = 64
-            while shift > 0 {
-                shift -= 8
-                bytes.append(UInt8(truncatingIfNeeded: high >> shift))
-            }
-            shift = 64
-            while shift > 0 {
-                shift -= 8
-                bytes.append(UInt8(truncatingIfNeeded: low >> shift))
-            }
-        case nil: bytes.append(0)
-        }
-        switch source {
-        case .dns: bytes.append(1)
-        case .proxy: bytes.append(2)
-        case .transparent: bytes.append(3)
-        }
-    }
-
-    private static func field(_ bytes: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
-        let start = bytes.count
-        bytes.append(0)
-        bytes.append(0)
-        write(&bytes)
-        let length = bytes.count - start - 2
-        bytes[start] = UInt8(truncatingIfNeeded: length >> 8)
-        bytes[start + 1] = UInt8(truncatingIfNeeded: length)
     }
 
     public static func == (lhs: Hit, rhs: Hit) -> Bool {

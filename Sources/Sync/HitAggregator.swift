@@ -18,7 +18,7 @@ public final class HitAggregator: HitRecorder {
     /// One event as the flush reads it, made from the window's bytes when asked: its
     /// identity, and the strings of its key and rule only when those are read.
     public struct Event: Equatable, Sendable {
-        /// The key as `Hit.appendIdentity` writes it.
+        /// The key as `HitIdentity.append` writes it.
         let identity: Identity
         public var rule: String?
         public var category: Category?
@@ -41,60 +41,8 @@ public final class HitAggregator: HitRecorder {
                 client: fields.client?.description ?? "", source: fields.source)
         }
 
-        /// The fields `Hit.appendIdentity` wrote: three length-prefixed texts, the client
-        /// (a tag, 0 for none, 4 or 6, and its address bytes) and the source.
-        var fields: (profile: String, name: String, reasonText: String, client: IPAddress?, source: HitSource) {
-            let (profile, name, reasonText, end) = bytes.withUnsafeBytes { bytes in
-                let texts = Self.texts(bytes)
-                return (
-                    String(decoding: texts.profile, as: UTF8.self), String(decoding: texts.name, as: UTF8.self),
-                    String(decoding: texts.reason, as: UTF8.self), texts.end
-                )
-            }
-            var position = end
-            func word(_ count: Int) -> UInt64 {
-                var value: UInt64 = 0
-                for _ in 0..<count {
-                    value = value << 8 | UInt64(bytes[position])
-                    position += 1
-                }
-                return value
-            }
-            let tag = bytes[position]
-            position += 1
-            let client: IPAddress?
-            switch tag {
-            case 4: client = .v4(UInt32(truncatingIfNeeded: word(4)))
-            case 6: client = .v6(high: word(8), low: word(8))
-            default: client = nil
-            }
-            switch bytes[position] {
-            case 2: return (profile, name, reasonText, client, .proxy)
-            case 3: return (profile, name, reasonText, client, .transparent)
-            default: return (profile, name, reasonText, client, .dns)
-            }
-        }
-
-        /// The three length-prefixed texts an identity starts with (profile, name, reason
-        /// text), as slices of `bytes`, and where what follows them starts. A length past
-        /// the end is cut at the end.
-        static func texts(
-            _ bytes: UnsafeRawBufferPointer
-        ) -> (
-            profile: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer, reason: UnsafeRawBufferPointer, end: Int
-        ) {
-            var position = 0
-            func text() -> UnsafeRawBufferPointer {
-                guard position + 2 <= bytes.count else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-                let length = min(Int(bytes[position]) << 8 | Int(bytes[position + 1]), bytes.count - position - 2)
-                defer { position += 2 + length }
-                return UnsafeRawBufferPointer(rebasing: bytes[(position + 2)..<(position + 2 + length)])
-            }
-            let profile = text()
-            let name = text()
-            let reason = text()
-            return (profile, name, reason, position)
-        }
+        /// The fields the identity holds (`HitIdentity.decode`).
+        var fields: HitIdentity.Fields { HitIdentity.decode(bytes) }
     }
 
     /// A shard's window under its lock, and the storage a hit's identity is written into
@@ -125,7 +73,7 @@ public final class HitAggregator: HitRecorder {
         shard(profile: hit.profile, client: hit.client).table.withLock { table in
             table.scratch.removeAll(keepingCapacity: true)
             if table.scratch.capacity == 0 { table.scratch.reserveCapacity(1024) }
-            hit.appendIdentity(to: &table.scratch)
+            HitIdentity.append(hit, to: &table.scratch)
             let identityLength = table.scratch.count
             let hasRule = hit.appendRule(to: &table.scratch)
             let category = hit.category

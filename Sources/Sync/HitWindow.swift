@@ -169,12 +169,12 @@ final class WindowPages: @unchecked Sendable {
     }
 
     /// The profile and reason texts of the event at `index` (the first and third fields of
-    /// its identity, as `Hit.appendIdentity` writes them), its category and count.
+    /// its identity, as `HitIdentity.append` writes them), its category and count.
     func tally(
         _ index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Category?, Int) -> Void
     ) {
         let record = record(index)
-        let texts = HitAggregator.Identity.texts(slice(record.identity, Int(record.identityLength)))
+        let texts = HitIdentity.texts(slice(record.identity, Int(record.identityLength)))
         body(texts.profile, texts.reason, record.categoryValue, record.count)
     }
 
