@@ -108,7 +108,8 @@ let package = Package(
         // (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher). Not linked into the
         // matcher: SQLite stays out of DomainMatch.
         .target(name: "MatcherBench", dependencies: ["Locks", "DomainMatch", "CSQLite", "SystemIO"]),
-        // Composition root: options → engine → commands.
+        // Composition root: the settings schema, options, the profile plan, the snapshot
+        // builder and the daemon (`Serve`) that `run` starts.
         .target(
             name: "Gateway",
             dependencies: [
@@ -116,9 +117,20 @@ let package = Package(
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours", "Metrics",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
+                "Passwords", "CSystem",
+            ]),
+        // The command line: one `Command` per file in one table, one prologue (`CLI.main`).
+        .target(
+            name: "Commands",
+            dependencies: [
+                "Gateway",
+                "Locks",
+                "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
+                "Neighbours", "Metrics",
+                "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
                 "Passwords", "Firewall", "MatcherBench", "CSystem",
             ]),
-        .executableTarget(name: "phosra-gate", dependencies: ["Gateway"]),
+        .executableTarget(name: "phosra-gate", dependencies: ["Commands"]),
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
         // modules too: a seeded generator, hand-made TLS ClientHellos, the malformed-head table.
         .target(name: "TestFixtures", dependencies: ["HTTP1"]),
@@ -192,8 +204,8 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "phosra-gate", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport", "Store", "Sync", "DNSWire",
-                "DNSProxy",
+                "phosra-gate", "Commands", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport", "Store", "Sync",
+                "DNSWire", "DNSProxy",
             ]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         // The whole daemon under mixed load for minutes (scripts/soak); skipped unless

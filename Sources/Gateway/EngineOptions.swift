@@ -7,10 +7,10 @@ import Zoneinfo
 
 /// Settings turned into the parts of a decision engine, with errors that name the flag
 /// or file line they came from. Shared by every command that decides.
-enum EngineOptions {
+package enum EngineOptions {
     /// The configuration file (explicit, or the default one when it exists) under the
     /// command's flags.
-    static func settings(configFlag: String?, flags: Settings) throws(GatewayError) -> Settings {
+    package static func settings(configFlag: String?, flags: Settings) throws(GatewayError) -> Settings {
         var file = Settings()
         do {
             if let path = configFlag {
@@ -24,7 +24,7 @@ enum EngineOptions {
         return file.overridden(by: flags)
     }
 
-    static func decisionOptions(_ settings: Settings) -> DecisionOptions {
+    package static func decisionOptions(_ settings: Settings) -> DecisionOptions {
         var options = DecisionOptions()
         options.alwaysAllow = settings[Key.alwaysAllow]
         options.downtimeAllow = settings[Key.downtimeAllow]
@@ -33,7 +33,7 @@ enum EngineOptions {
         return options
     }
 
-    static func zone(_ settings: Settings) throws(GatewayError) -> ZoneRules {
+    package static func zone(_ settings: Settings) throws(GatewayError) -> ZoneRules {
         let name = settings[Key.timezone]
         guard !name.isEmpty else { return ZoneRules.system() }
         do {
@@ -45,7 +45,7 @@ enum EngineOptions {
 
     /// The list files of the configured (or default) folder with the state directory's
     /// downloaded copies over them (`ListsLocator`), not yet read.
-    static func listInputs(_ settings: Settings, stateDirectory: String?) throws(GatewayError) -> ListInputs {
+    package static func listInputs(_ settings: Settings, stateDirectory: String?) throws(GatewayError) -> ListInputs {
         let folder = try ListsLocator.folder(settings)
         do {
             return try ListsLocator.inputs(folder: folder, stateDirectory: stateDirectory)
@@ -56,7 +56,7 @@ enum EngineOptions {
 
     /// The category lists: the compiled cache in the state directory when it matches the
     /// inputs, else built from the text. `writeBack` stores a fresh build there.
-    static func categoryLists(
+    package static func categoryLists(
         _ inputs: ListInputs, settings: Settings, writeBack: Bool,
         warnings: inout [String]
     ) -> CategoryLists {
@@ -66,7 +66,7 @@ enum EngineOptions {
             inputs, stateDirectory: usable, writeBack: writeBack && usable != nil, warnings: &warnings)
     }
 
-    static func policy(_ settings: Settings) throws(GatewayError) -> CompiledPolicy {
+    package static func policy(_ settings: Settings) throws(GatewayError) -> CompiledPolicy {
         let path = settings[Key.policy]
         guard !path.isEmpty else { throw .flag("--policy", "a CompiledPolicy file is required") }
         return try PolicyFile.load(path)

@@ -5,14 +5,14 @@ import SystemIO
 
 /// Why a command cannot run: one line on stderr naming the file or flag and the problem,
 /// exit status 1 (docs/configuration.md).
-enum GatewayError: Error, CustomStringConvertible {
+package enum GatewayError: Error, CustomStringConvertible {
     case usage(String)
     case config(ConfigError)
     case policyFile(path: String, problem: String)
     case lists(String)
     case flag(String, String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .usage(let text): return text
         case .config(let error): return error.description
@@ -24,8 +24,8 @@ enum GatewayError: Error, CustomStringConvertible {
 }
 
 /// Reading a local CompiledPolicy file (`--policy`).
-enum PolicyFile {
-    static func load(_ path: String) throws(GatewayError) -> CompiledPolicy {
+package enum PolicyFile {
+    package static func load(_ path: String) throws(GatewayError) -> CompiledPolicy {
         let bytes: [UInt8]
         do {
             bytes = try Files.read(path, limit: 16 << 20)

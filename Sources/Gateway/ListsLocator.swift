@@ -7,10 +7,10 @@ import SystemIO
 /// the packaged folder (`lists`, `./blocklists`, the checkout's, the installed copy), with
 /// the state directory's `lists/` laid over it, where `blocklists update` puts the
 /// downloaded copies (a state copy wins over a packaged file of the same category and name).
-enum ListsLocator {
+package enum ListsLocator {
     static let installed = "/usr/share/phosra-gate/blocklists"
 
-    static func defaultFolder() -> String? {
+    package static func defaultFolder() -> String? {
         if Files.isDirectory("blocklists"), Files.exists("Package.swift") || Files.exists("blocklists/manifest.json") {
             return "blocklists"
         }
@@ -28,7 +28,7 @@ enum ListsLocator {
     }
 
     /// The packaged lists folder: the `lists` key, else the default one.
-    static func folder(_ settings: Settings) throws(GatewayError) -> String {
+    package static func folder(_ settings: Settings) throws(GatewayError) -> String {
         let path = settings[Key.lists]
         if !path.isEmpty { return path }
         guard let found = defaultFolder() else {
@@ -39,10 +39,10 @@ enum ListsLocator {
 
     /// Where `blocklists update` writes and `run`, `check` and `firewall` read the
     /// downloaded copies (and the compiled file): `STATE_DIR/lists`.
-    static func stateFolder(_ stateDirectory: String) -> String { stateDirectory + "/lists" }
+    package static func stateFolder(_ stateDirectory: String) -> String { stateDirectory + "/lists" }
 
     /// The app service catalogue: the state directory's downloaded copy over `folder`'s.
-    static func services(
+    package static func services(
         folder: String, stateDirectory: String?
     ) -> (catalogue: ServiceCatalogue, warning: String?, path: String) {
         ServiceFile.load(folder: folder, downloaded: stateDirectory.map(stateFolder))
@@ -50,7 +50,7 @@ enum ListsLocator {
 
     /// The marker `blocklists update` rewrites after replacing a category list; a running
     /// daemon watches it and swaps the lists in (`ListsWatcher`).
-    static func updateMarker(_ stateDirectory: String) -> String { stateFolder(stateDirectory) + "/updated" }
+    package static func updateMarker(_ stateDirectory: String) -> String { stateFolder(stateDirectory) + "/updated" }
 
     /// The list files of the packaged folder `folder`, with the state directory's copies
     /// laid over them when that folder exists.

@@ -3,13 +3,13 @@ import Zoneinfo
 /// `--at TIME` (ISO 8601): with `Z` or an offset it is that instant; without, wall-clock
 /// time in the zone, where a time that occurs twice takes the earlier offset and one that
 /// does not exist is an error.
-enum TimeArgument {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+package enum TimeArgument {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Unix seconds for `text`.
-    static func parse(_ text: String, zone: ZoneRules) throws(Failure) -> Int64 {
+    package static func parse(_ text: String, zone: ZoneRules) throws(Failure) -> Int64 {
         var rest = Array(text.utf8)[...]
         func number(_ digits: Int) -> Int? {
             guard rest.count >= digits, rest.prefix(digits).allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }

@@ -1,4 +1,4 @@
-import Gateway
+import Commands
 import Glibc
 
-exit(Gateway.main(Array(CommandLine.arguments.dropFirst())))
+exit(CLI.main(Array(CommandLine.arguments.dropFirst())))

@@ -4,6 +4,7 @@ import SystemIO
 import TestSupport
 import Testing
 
+@testable import Commands
 @testable import Gateway
 
 /// The clock of a board without a real-time clock (docs/operations.md#a-clock-without-rtc),

@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 
+@testable import Commands
 @testable import Gateway
 
 /// The command table, through the real binary: every command and subcommand answers
@@ -12,12 +13,12 @@ import Testing
         func walk(_ table: [any Command.Type], _ prefix: [String]) -> [[String]] {
             table.flatMap { command in [prefix + [command.name]] + walk(command.subcommands, prefix + [command.name]) }
         }
-        return walk(Gateway.commands, [])
+        return walk(CLI.commands, [])
     }
 
     @Test(arguments: paths)
     func helpAndHAreTheSameForEveryCommand(words: [String]) throws {
-        let command = try #require(Gateway.find(words, in: Gateway.commands)?.0)
+        let command = try #require(CLI.find(words, in: CLI.commands)?.0)
         for flag in ["--help", "-h"] {
             let result = try GateCommand.run(words + [flag])
             #expect(result.status == 0, "\(words) \(flag): \(result.stderr)")
@@ -29,7 +30,7 @@ import Testing
     @Test func theOverviewListsTheTable() throws {
         let help = try GateCommand.run(["help"])
         #expect(help.status == 0)
-        for command in Gateway.commands where !command.summary.isEmpty {
+        for command in CLI.commands where !command.summary.isEmpty {
             #expect(help.stdout.contains("  \(command.name)  "), "\(command.name)")
             #expect(help.stdout.contains(command.summary), "\(command.name)")
         }
@@ -37,9 +38,9 @@ import Testing
         #expect(try GateCommand.run(["--help"]).stdout == help.stdout)
         let unknown = try GateCommand.run(["frobnicate"])
         #expect(unknown.status == 1)
-        #expect(unknown.stderr.hasPrefix("phosra-gate: unknown command \"frobnicate\"\n" + Gateway.usage))
+        #expect(unknown.stderr.hasPrefix("phosra-gate: unknown command \"frobnicate\"\n" + CLI.usage))
         let none = try GateCommand.run([])
-        #expect(none.status == 1 && none.stderr == Gateway.usage + "\n")
+        #expect(none.status == 1 && none.stderr == CLI.usage + "\n")
         #expect(try GateCommand.run(["version"]).stdout == "phosra-gate \(Gateway.version)\n")
     }
 }

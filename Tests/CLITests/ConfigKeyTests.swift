@@ -5,6 +5,7 @@ import DomainMatch
 import TestSupport
 import Testing
 
+@testable import Commands
 @testable import Gateway
 
 /// The gateway's own key table: every key unique, its default valid, and the forms of

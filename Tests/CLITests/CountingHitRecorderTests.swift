@@ -3,6 +3,7 @@ import Policy
 import TestSupport
 import Testing
 
+@testable import Commands
 @testable import Gateway
 
 /// `/metrics`' block counter on a loop thread: counted, not timed.

@@ -5,6 +5,7 @@ import Sync
 import TestSupport
 import Testing
 
+@testable import Commands
 @testable import Gateway
 
 /// What `doctor` makes of each finding (docs/doctor.md): the outcome, and a fix for every

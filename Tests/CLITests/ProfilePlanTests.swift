@@ -3,6 +3,7 @@ import Policy
 import TestSupport
 import Testing
 
+@testable import Commands
 @testable import Gateway
 
 /// `[profile NAME]` sections: what a configuration must say and the errors that name

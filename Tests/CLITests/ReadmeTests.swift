@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Commands
 @testable import Gateway
 
 /// What the README promises is what ships: its commands run, the key table of

@@ -5,6 +5,7 @@ import SystemIO
 import TestSupport
 import Testing
 
+@testable import Commands
 @testable import Gateway
 
 /// What the start keeps of each profile's policy file, counted by the test executable's

@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 import Zoneinfo
 
+@testable import Commands
 @testable import Gateway
 
 @Suite(.blocking) struct TimeArgumentTests {

@@ -11,7 +11,7 @@ import SystemIO
 /// hour, not in 1970), and the validity period of DNS-over-TLS certificates is not
 /// checked — only that — until the kernel reports the clock synchronised or it passes
 /// the floor (so DNS, and with it NTP, works at boot).
-final class FlooredClock: Clock {
+package final class FlooredClock: Clock {
     let base: any Clock
     /// The persisted floor when the clock started behind it; nil when it did not.
     let floor: WallTime?
@@ -30,9 +30,9 @@ final class FlooredClock: Clock {
         floor = persisted.flatMap { base.wall() < $0 ? $0 : nil }
     }
 
-    func now() -> Nanoseconds { base.now() }
+    package func now() -> Nanoseconds { base.now() }
 
-    func wall() -> WallTime {
+    package func wall() -> WallTime {
         let real = base.wall()
         guard let floor else { return real }
         let floorNow = floor.advanced(by: Int64(base.now() &- startedAt))

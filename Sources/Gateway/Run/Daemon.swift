@@ -16,7 +16,7 @@ import SystemIO
 
 /// The running gateway: loop threads with their DNS servers and HTTP proxy, the policy
 /// watcher and the signals. Built by `RunCommand`; `wait()` returns when it has shut down.
-final class Daemon: @unchecked Sendable {
+package final class Daemon: @unchecked Sendable {
     // Sendable: the mutable state is confined to loop 0 (signals, draining) or to the
     // control thread (watcher), or written once before the loops see it.
     let group: EventLoopGroup
@@ -64,7 +64,7 @@ final class Daemon: @unchecked Sendable {
     var wedgeOnSIGUSR2 = false
 
     /// Makes a loop's upstream client, on that loop's thread.
-    typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
+    package typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
 
     init(
         options: RunOptions, builder: SnapshotBuilder, policies: [String: PolicyRules],
@@ -361,7 +361,7 @@ final class Daemon: @unchecked Sendable {
 }
 
 /// One loop's driver and servers, created and used on that loop's thread.
-final class LoopServers: @unchecked Sendable {
+package final class LoopServers: @unchecked Sendable {
     // Sendable: built inside `runSync` on the loop and afterwards only touched there.
     let driver: QueryDriver
     /// The HTTP proxy on this loop, when `proxy_listen` names an address.
@@ -401,6 +401,6 @@ extension SocketAddress {
 }
 
 /// When one loop last ran the control thread's heartbeat task.
-final class LoopBeat: Sendable {
+package final class LoopBeat: Sendable {
     let ranAt = Atomic<Nanoseconds>(0)
 }

@@ -3,7 +3,7 @@ import SystemIO
 /// Watches the marker `blocklists update` rewrites after replacing a category list
 /// (`ListsLocator.updateMarker`): one `stat` a tick on the control thread. The marker is
 /// replaced by rename, so its identity (inode, size, time) is compared, as for policy files.
-final class ListsWatcher {
+package final class ListsWatcher {
     let path: String
     private var seen: FileIdentity?
 

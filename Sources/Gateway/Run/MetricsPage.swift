@@ -14,7 +14,7 @@ import SystemIO
 /// Counts blocks for `/metrics` on their way to the hit aggregator: by reason kind (not
 /// the rule), category, profile and source, all of bounded cardinality (never a name or a
 /// client).
-struct CountingHitRecorder: HitRecorder {
+package struct CountingHitRecorder: HitRecorder {
     let next: any HitRecorder
     let blocks = LabeledCounter(labelNames: ["reason", "category", "profile", "source"])
     /// Each label set made once: counting a block whose labels were seen before makes no
@@ -33,7 +33,7 @@ struct CountingHitRecorder: HitRecorder {
         let lock = Lock<[Labels: [String]]>([:])
     }
 
-    func record(_ hit: Hit) {
+    package func record(_ hit: Hit) {
         let key = Labels(reason: hit.reason, category: hit.category, profile: hit.profile, source: hit.source)
         let labels = made.lock.withLock { made in
             if let index = made.index(forKey: key) { return made.values[index] }
@@ -49,7 +49,7 @@ struct CountingHitRecorder: HitRecorder {
 /// What `/metrics` shows (docs/operations.md#metrics), in Prometheus's text format: read
 /// from the counters the loops keep, the store (hits queued, sync state), the lists and
 /// `/proc/self`, at each scrape.
-struct MetricsPage {
+package struct MetricsPage {
     let dns: DNSMetrics
     let proxy: ProxyMetrics
     let blocks: LabeledCounter

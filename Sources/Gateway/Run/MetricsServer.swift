@@ -7,7 +7,7 @@ import SystemIO
 /// blocking, one scrape at a time — scrapes are rare, and nothing here touches a loop
 /// thread. A request head must arrive within 2 s and fit in 8 KiB; anything but
 /// `GET /metrics` gets 404 (405 for another method).
-final class MetricsServer: @unchecked Sendable {
+package final class MetricsServer: @unchecked Sendable {
     // Sendable: `listener` is set once before the thread starts; `stopping` is atomic.
     private let listener: Socket
     private let page: @Sendable () -> String

@@ -6,7 +6,7 @@ import SystemIO
 /// one device has filled it (docs/configuration.md#limits). The soft limit is raised as
 /// far as the hard limit allows; a hard limit below what the caps need is said once at
 /// start.
-enum OpenFileLimit {
+package enum OpenFileLimit {
     /// Descriptors the caps in `options` may take, plus room for the store, lists, loops,
     /// upstream sockets and the sync.
     static func needed(_ options: RunOptions) -> Int {

@@ -4,11 +4,11 @@ import SystemIO
 /// Watches the local policy file (docs/configuration.md): editors replace files by rename, so the path's
 /// identity (device, inode, size, time) is compared on every tick rather than watching
 /// one inode. A new file that does not decode keeps the last good policy.
-final class PolicyWatcher {
+package final class PolicyWatcher {
     let path: String
     private var seen: FileIdentity?
 
-    enum Change {
+    package enum Change {
         case loaded(CompiledPolicy)
         case rejected(String)
     }

@@ -6,25 +6,25 @@ import Sync
 /// The profiles a configuration describes (docs/configuration.md#profiles): who belongs to
 /// which (the roster the engine chooses by) and where each gets its policy. Every rule
 /// the configuration must follow is checked here, with errors that name file, line and key.
-struct ProfilePlan: Equatable {
+package struct ProfilePlan: Equatable {
     /// Where one profile's policy comes from.
-    struct Source: Equatable {
-        var name: String
+    package struct Source: Equatable {
+        package var name: String
         /// A local CompiledPolicy file (watched), else the API when the profile is registered.
-        var policyPath: String?
-        var initialPolicy: InitialPolicy
+        package var policyPath: String?
+        package var initialPolicy: InitialPolicy
         var onNoPolicy: NoPolicyAction
     }
 
-    var roster: ProfileRoster
-    var sources: [Source]
+    package var roster: ProfileRoster
+    package var sources: [Source]
     /// False for a configuration without `[profile]` sections: one profile for everyone,
     /// named after the registered device (or `default`).
     var configured: Bool
 
     /// The plan of `settings`. `registered` names the profiles with a device key; without
     /// profile sections the first of them (sorted) names the one profile.
-    static func from(_ settings: Settings, registered: [String]) throws(GatewayError) -> ProfilePlan {
+    package static func from(_ settings: Settings, registered: [String]) throws(GatewayError) -> ProfilePlan {
         guard !settings.profiles.isEmpty else {
             let global = settings[Key.policy]
             let name = global.isEmpty ? registered.sorted().first ?? "default" : "default"
@@ -104,7 +104,7 @@ struct ProfilePlan: Equatable {
 
     /// The profiles whose activity and devices the sync thread moves into the store: every
     /// configured one, and `none` when unknown devices go unfiltered, so `status` names them.
-    var flushedProfiles: [String] {
+    package var flushedProfiles: [String] {
         sources.map(\.name) + (roster.defaultProfile == Profile.noneName ? [Profile.noneName] : [])
     }
 }

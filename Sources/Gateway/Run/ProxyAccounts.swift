@@ -5,7 +5,7 @@ import ProxyCore
 /// The profiles' proxy users (docs/proxy.md#proxy-authentication): each `proxy_user` with
 /// its `proxy_password`, read when the configuration is, so a bad hash is an error naming
 /// file, line and key.
-enum ProxyAccounts {
+package enum ProxyAccounts {
     /// The logins, nil when no profile has a proxy user; `plain` names the profiles whose
     /// password is written in clear (accepted, with a warning: a hash from
     /// `phosra-gate passwd` keeps it off the disk).

@@ -5,7 +5,7 @@ import SystemIO
 
 /// The default upstreams (docs/dns.md#forwarding): the `nameserver` lines of `/etc/resolv.conf`, minus
 /// the gateway's own listen addresses (it must not forward to itself).
-enum ResolvConf {
+package enum ResolvConf {
     static func upstreams(path: String = "/etc/resolv.conf", excluding own: [ListenAddress]) -> [UpstreamSpec] {
         guard let bytes = try? Files.read(path, limit: 1 << 16) else { return [] }
         var result: [UpstreamSpec] = []

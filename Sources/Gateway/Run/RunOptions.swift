@@ -12,12 +12,12 @@ import SystemIO
 /// `run`'s settings, typed. The configuration keys were checked for form when read; what
 /// needs more than one key (upstreams from resolv.conf minus our own addresses) is
 /// settled here, with errors naming the key.
-struct RunOptions {
-    var dnsListen: [ListenAddress]
-    var stateDirectory: String
-    var upstreams: [UpstreamSpec]
-    var upstreamTimeout: Int64
-    var caFile: String?
+package struct RunOptions {
+    package var dnsListen: [ListenAddress]
+    package var stateDirectory: String
+    package var upstreams: [UpstreamSpec]
+    package var upstreamTimeout: Int64
+    package var caFile: String?
     var blockMode: BlockMode
     var blockTTL: UInt32
     var tcpIdle: Int64
@@ -31,28 +31,28 @@ struct RunOptions {
     var rateLimit: Int
     var allowClients: AccessList
     var localForward: [LocalForward]
-    var logFormat: Logger.Format
+    package var logFormat: Logger.Format
     /// Loop threads serving DNS: the first `threads` of the daemon's loops.
     var threads: Int
     /// Loop threads taking proxy connections: the first `proxyThreads` loops.
     var proxyThreads: Int
     /// The HTTP proxy (docs/proxy.md): where it listens (empty: no proxy) and its reloadable keys.
-    var proxyListen: [ListenAddress]
+    package var proxyListen: [ListenAddress]
     /// Where connections the firewall redirects arrive (docs/network.md#transparent-mode).
-    var transparentListen: [ListenAddress]
+    package var transparentListen: [ListenAddress]
     var proxy: ProxySettings
     /// Profiles whose `proxy_password` is written in clear (a warning at start).
     var plainPasswordProfiles: [String] = []
 
     /// Without a configuration file (running from a checkout), DNS listens on
     /// 127.0.0.1:5300 (not 5353, which mDNS owns) and state lives in ./.phosra-gate.
-    static let checkoutListen = [ListenAddress("127.0.0.1:5300")!]
+    package static let checkoutListen = [ListenAddress("127.0.0.1:5300")!]
     /// …and the HTTP proxy on 127.0.0.1:3128 (docs/configuration.md); with a configuration file,
     /// `proxy_listen` decides (empty by default: no proxy).
     static let checkoutProxyListen = [ListenAddress("127.0.0.1:3128")!]
-    static let checkoutStateDirectory = ".phosra-gate"
+    package static let checkoutStateDirectory = ".phosra-gate"
 
-    init(_ settings: Settings, fromCheckout: Bool) throws(GatewayError) {
+    package init(_ settings: Settings, fromCheckout: Bool) throws(GatewayError) {
         dnsListen = !settings.isSet(Key.dnsListen) && fromCheckout ? Self.checkoutListen : settings[Key.dnsListen]
         stateDirectory =
             !settings.isSet(Key.stateDir) && fromCheckout
@@ -140,7 +140,7 @@ extension RunOptions {
     }
 
     /// The block page's gateway name when `gateway_name` is empty.
-    static func hostName() -> String {
+    package static func hostName() -> String {
         var name = [UInt8](repeating: 0, count: 256)
         let status = name.withUnsafeMutableBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { gethostname($0.baseAddress!, $0.count - 1) }
@@ -154,7 +154,7 @@ extension RunOptions {
 /// includes by default (docs/dns.md#who-is-answered).
 /// The gateway's own addresses, every interface's (IPv4 and IPv6): the proxy refuses them
 /// as destinations (docs/proxy.md#local-destinations).
-enum OwnAddresses {
+package enum OwnAddresses {
     static func all() -> Set<IPAddress> {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return [] }
@@ -180,7 +180,7 @@ enum OwnAddresses {
     }
 }
 
-enum OwnPrefixes {
+package enum OwnPrefixes {
     static func globalIPv6() -> [AddressRange] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return [] }

@@ -10,7 +10,7 @@ import Zoneinfo
 /// Builds the proxy's snapshot from its parts. The category lists are built once and
 /// shared; a new policy only rebuilds the parent's small lists (docs/benchmarks.md#targets: a policy change
 /// never rebuilds the category trie).
-struct SnapshotBuilder {
+package struct SnapshotBuilder {
     let options: RunOptions
     let decisions: DecisionOptions
     let zone: ZoneRules
@@ -61,7 +61,7 @@ struct SnapshotBuilder {
 /// Each profile's activity counters and app minutes for the whole run, made on first use:
 /// a reload or a new policy keeps them, so the hourly report counts every query of the
 /// hour and a budget stays spent.
-final class ActivityBook: Sendable {
+package final class ActivityBook: Sendable {
     private let counters = PerProfile { ActivityCounters() }
     private let usages = PerProfile { ServiceUsage() }
 
@@ -72,7 +72,7 @@ final class ActivityBook: Sendable {
 }
 
 /// One shared object per profile name, made on first use and kept.
-final class PerProfile<Value: AnyObject & Sendable>: Sendable {
+package final class PerProfile<Value: AnyObject & Sendable>: Sendable {
     private let book = Lock<[String: Value]>([:])
     private let make: @Sendable () -> Value
 

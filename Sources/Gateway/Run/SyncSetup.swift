@@ -13,18 +13,18 @@ import TLS
 /// (docs/sync.md#polling), for each profile: a local policy file (watched, no API); or a
 /// registered profile's last good policy from the store, else `initial_policy`, then
 /// synced with the API; or, unregistered and without a file, `initial_policy`.
-struct SyncSetup {
+package struct SyncSetup {
     /// Only what the rest of the start needs: a decoded policy is dropped as soon as its
     /// rules are built, so that the strings of every profile's lists are never in memory
     /// together (with 16 profiles of 5,000 names each they were 7 MB at the start's peak,
     /// left behind as free heap the process kept).
-    enum Mode {
+    package enum Mode {
         case localFile(path: String, version: Int)
         case synced(DeviceIdentity)
         case unregistered
     }
 
-    struct Enforced {
+    package struct Enforced {
         let source: ProfilePlan.Source
         let mode: Mode
         let rules: PolicyRules
@@ -34,7 +34,7 @@ struct SyncSetup {
     let profiles: [Enforced]
 
     /// The profile name of a gateway without profile sections and without a registration.
-    static let profile = "default"
+    package static let profile = "default"
 
     init(plan: ProfilePlan, stateDirectory: String, store: Store, log: Logger) throws(GatewayError) {
         self.plan = plan
@@ -203,7 +203,7 @@ struct SyncSetup {
 
     /// The HTTPS client for the API: verification against the system store or `ca_file`,
     /// timeouts for a server that may be cold-starting (docs/sync.md); `doctor` waits less.
-    static func api(
+    package static func api(
         identity: DeviceIdentity, settings: Settings, options: RunOptions,
         clock: any Clock, connectTimeout: Duration = .seconds(15), requestTimeout: Duration = .seconds(30)
     ) throws(GatewayError) -> PhosraHTTPAPI {

@@ -10,7 +10,7 @@ extension UpstreamClient: UpstreamResolving {}
 
 /// Makes each loop's upstream client. The TLS context (CA store or `ca_file`) is built
 /// once, at start, and shared: reading a CA bundle is slow work for no loop thread.
-enum Upstreams {
+package enum Upstreams {
     /// `clock`: while it says the wall time is not yet set, DNS-over-TLS certificates are
     /// checked without their validity period (docs/operations.md#a-clock-without-rtc).
     static func factory(

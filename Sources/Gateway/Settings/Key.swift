@@ -12,21 +12,21 @@ import SystemIO
 /// applies a change without a restart, and a line of help. Read a value with
 /// `settings[Key.rateLimit]`; the types come from the modules that own them.
 /// docs/configuration.md lists the same keys (a test compares the two).
-enum Key {
+package enum Key {
     // Files and places.
     static let policy = ConfigKey(
         "policy", .string, reload: false, scope: .both,
         "a local CompiledPolicy file to enforce without the API (in a [profile] section: that profile's)")
-    static let lists = ConfigKey(
+    package static let lists = ConfigKey(
         "lists", .string, reload: true, "category lists folder (default: the project's or installed blocklists/)")
-    static let stateDir = ConfigKey(
+    package static let stateDir = ConfigKey(
         "state_dir", .string, default: "/var/lib/phosra-gate", reload: false,
         "SQLite store, device keys, compiled list cache")
     static let timezone = ConfigKey(
         "timezone", .string, reload: true, "IANA zone for the time rules (default: the system's)")
 
     // The decision.
-    static let api = ConfigKey(
+    package static let api = ConfigKey(
         "api", .apiURL, default: "https://phosra-api.fly.dev/api/v1", reload: false,
         "Phosra API base URL; its host is always allowed")
     static let alwaysAllow = ConfigKey(
@@ -37,14 +37,14 @@ enum Key {
         "block_bypass", .boolean, default: "true", reload: true, "block encrypted-DNS, relay and proxy bypass names")
 
     // The DNS proxy.
-    static let dnsListen = ConfigKey(
+    package static let dnsListen = ConfigKey(
         "dns_listen", .listenAddresses, default: "0.0.0.0:53", reload: false, "DNS listen addresses, ADDR:PORT")
     static let upstream = ConfigKey(
         "upstream", .upstreams, reload: true,
         "upstream resolvers: IP[:port], tcp://IP[:port], tls://IP[:853]#name (default: /etc/resolv.conf)")
     static let upstreamTimeout = ConfigKey(
         "upstream_timeout", .duration, default: "800ms", reload: false, "per-upstream timeout")
-    static let caFile = ConfigKey(
+    package static let caFile = ConfigKey(
         "ca_file", .string, reload: false, "CA bundle for DNS-over-TLS and the API (default: system store)")
     static let localForward = ConfigKey(
         "local_forward", .localForwards, reload: true, "ZONE=IP[:port] servers for private/local zones")
@@ -80,7 +80,7 @@ enum Key {
     // The HTTP proxy.
     static let proxyListen = ConfigKey(
         "proxy_listen", .listenAddresses, reload: false, "HTTP proxy listen addresses, ADDR:PORT")
-    static let transparentListen = ConfigKey(
+    package static let transparentListen = ConfigKey(
         "transparent_listen", .listenAddresses, reload: false,
         "transparent listener for ports 80 and 443 redirected by the firewall, ADDR:PORT")
     static let connectPorts = ConfigKey(
@@ -112,18 +112,18 @@ enum Key {
         "required: 407 for proxy clients that no profile's clients entry covers")
 
     // Network enforcement: the firewall (docs/network.md).
-    static let lanInterfaces = ConfigKey(
+    package static let lanInterfaces = ConfigKey(
         "lan_interfaces", .interfaceNames, reload: false,
         "interfaces the LAN is on: the firewall catches the traffic entering through them")
-    static let dohAddresses = ConfigKey(
+    package static let dohAddresses = ConfigKey(
         "doh_addresses", .addressRanges, reload: false,
         "DNS-over-HTTPS resolver addresses (IP or CIDR) the firewall adds to the built-in list")
 
     // Downloading the manifest's lists (docs/blocklists.md#updating-lists).
-    static let listMaxSize = ConfigKey(
+    package static let listMaxSize = ConfigKey(
         "list_max_size", .integer, default: "67108864", reload: true,
         "largest list blocklists update downloads, in bytes (64 MiB)")
-    static let listTimeout = ConfigKey(
+    package static let listTimeout = ConfigKey(
         "list_timeout", .duration, default: "60s", reload: true, "time blocklists update gives one list's download")
 
     // Profiles.
@@ -135,14 +135,14 @@ enum Key {
         "proxy_user", .string, reload: true, scope: .profile, "proxy user name that selects this profile")
     static let proxyPassword = ConfigKey(
         "proxy_password", .string, reload: true, scope: .profile, "its password (Proxy-Authorization: Basic)")
-    static let childID = ConfigKey(
+    package static let childID = ConfigKey(
         "child_id", .string, reload: false, scope: .profile, "the Phosra child this profile is registered for")
 
     // Sync and reports.
     static let initialPolicy = ConfigKey(
         "initial_policy", .choice(InitialPolicy.self), default: "strict", reload: false, scope: .both,
         "enforced until a first policy arrives")
-    static let onNoPolicy = ConfigKey(
+    package static let onNoPolicy = ConfigKey(
         "on_no_policy", .choice(NoPolicyAction.self), default: "keep", reload: false, scope: .both,
         "what a 404 from the API means")
     static let pollInterval = ConfigKey(
@@ -185,7 +185,7 @@ enum Key {
         logFormat.erased, metricsListen.erased,
     ]
 
-    static let schema = ConfigSchema(all)
+    package static let schema = ConfigSchema(all)
 }
 
 /// The forms of values that need more than a word, each parsed by the type that owns it.

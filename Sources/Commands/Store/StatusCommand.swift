@@ -1,0 +1,200 @@
+import Config
+import EventLoop
+import Gateway
+import Glibc
+import Policy
+import Store
+import Sync
+import SystemIO
+import Zoneinfo
+
+/// `phosra-gate status`: what the store says — whether `run` is alive and where it
+/// listens, per profile the policy version and id, last sync and last error, revoked or
+/// not, hits queued and dead-lettered, the devices seen in the last hour — and any note
+/// (a database moved aside). Profiles of the configuration that never ran are listed too.
+enum StatusCommand: Command {
+    static let name = "status"
+    static let summary = "what run is doing: policy versions, last sync, queued hits"
+    static let usage = "usage: phosra-gate status [--json] [--state-dir DIR] [--config FILE]"
+
+    struct Report {
+        var stateDirectory: String
+        var alive: Bool
+        var heartbeat: Heartbeat?
+        var profiles: [(state: SyncState, counts: (queued: Int, batched: Int, deadLettered: Int, mergedPending: Int))]
+        /// Devices seen in the last hour, by profile, most recent first.
+        var devices: [String: [ClientSighting]]
+        /// App budgets in force when `run` last flushed (every 5 s), by profile.
+        var budgets: [String: [BudgetStatusRow]] = [:]
+        var notes: [String]
+    }
+
+    /// How far back `status` lists devices.
+    static let deviceWindow: Int64 = 3600
+
+    static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
+        do {
+            let arguments: Arguments
+            do { arguments = try Arguments(words, commandFlags: ["--json": .boolean, "--config": .value]) } catch {
+                throw GatewayError.config(error)
+            }
+            guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
+            let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
+            let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+            // A configuration that does not load still leaves the store to show.
+            let configured =
+                (try? ProfilePlan.from(
+                    settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: state)))?.flushedProfiles
+                ?? []
+            let report = try read(state, configured: configured, now: clock.wall().unixSeconds)
+            if arguments.isSet("--json") {
+                console.out(json(report))
+            } else {
+                text(report, now: clock.wall().unixSeconds).forEach(console.out)
+            }
+            return 0
+        } catch {
+            console.err("phosra-gate status: \(error)")
+            return 1
+        }
+    }
+
+    /// `configured`: the profiles of the configuration, listed even without a row in the
+    /// store; `now`: unix seconds.
+    static func read(_ state: String, configured: [String] = [], now: Int64) throws(GatewayError) -> Report {
+        var report = Report(
+            stateDirectory: state, alive: DirectoryLock.isHeld(directory: state), heartbeat: nil,
+            profiles: [], devices: [:], notes: [])
+        let empty = (queued: 0, batched: 0, deadLettered: 0, mergedPending: 0)
+        guard let store = try? Store.openReadOnly(directory: state) else {
+            report.profiles = configured.map { (SyncState(profile: $0), empty) }
+            return report
+        }
+        do {
+            report.heartbeat = try store.heartbeat()
+            var listed: Set<String> = []
+            for state in try store.allSyncStates() {
+                report.profiles.append((state, try store.queueCounts(profile: state.profile)))
+                listed.insert(state.profile)
+            }
+            report.devices = Dictionary(grouping: try store.sightings(since: now - deviceWindow), by: \.profile)
+            // `none` and profiles that never synced have no sync state; list them where the
+            // configuration names them or where they served a device.
+            for name in configured + report.devices.keys.sorted() where !listed.contains(name) {
+                report.profiles.append((SyncState(profile: name), empty))
+                listed.insert(name)
+            }
+            report.budgets = Dictionary(grouping: try store.budgetStatus(), by: \.profile)
+            report.notes = try store.notes()
+        } catch {
+            throw .usage("\(error)")
+        }
+        return report
+    }
+
+    /// `now`: unix seconds, for "… ago".
+    static func text(_ report: Report, now: Int64) -> [String] {
+        var lines: [String] = []
+        if report.alive, let beat = report.heartbeat {
+            lines.append(
+                "run: alive (pid \(beat.pid), phosra-gate \(beat.version), up since \(StatusText.time(beat.startedAt)), "
+                    + "heartbeat \(StatusText.ago(now - beat.updatedAt)))")
+            for listener in beat.listeners { lines.append("  listening \(listener)") }
+        } else {
+            lines.append("run: not running (state \(report.stateDirectory))")
+        }
+        for (state, counts) in report.profiles {
+            var line = "profile \(state.profile): "
+            if state.profile == Profile.noneName {
+                line += "unfiltered (default_profile = none)"
+            } else {
+                line += state.appliedVersion > 0 ? "policy version \(state.appliedVersion)" : "no policy yet"
+            }
+            if !state.policyID.isEmpty { line += " (\(state.policyID))" }
+            if state.noActivePolicy {
+                line +=
+                    state.noPolicyUnfiltered
+                    ? ", the API has no active policy (unfiltered: on_no_policy = allow)"
+                    : ", the API has no active policy (keeping the last one)"
+            }
+            if let success = state.lastSuccessAt { line += ", last sync \(StatusText.ago(now - success))" }
+            if let error = state.lastError, let at = state.lastErrorAt {
+                line += ", last error \(StatusText.ago(now - at)): \(error)"
+            }
+            if state.revoked { line += ", REVOKED (the API refuses this device's key)" }
+            line += "; hits queued \(counts.queued + counts.batched), dead-lettered \(counts.deadLettered)"
+            lines.append(line)
+            let devices = report.devices[state.profile] ?? []
+            lines.append(
+                devices.isEmpty
+                    ? "  no devices seen in the last hour"
+                    : "  \(devices.count) device\(devices.count == 1 ? "" : "s") seen in the last hour:")
+            for budget in report.budgets[state.profile] ?? [] {
+                lines.append(
+                    "  app \(budget.service): \(budget.used) of \(budget.dailyMinutes) minutes used on "
+                        + "\(CivilCalendar.isoDate(days: budget.day)), \(max(0, budget.dailyMinutes - budget.used)) left"
+                )
+            }
+            for device in devices {
+                var text = "    \(device.client)"
+                if device.mac != nil, let address = device.address { text += " at \(address)" }
+                text += ", last seen \(StatusText.ago(now - device.lastSeen)), \(device.queries) quer"
+                text += device.queries == 1 ? "y" : "ies"
+                lines.append(text)
+            }
+        }
+        lines += report.notes.map { "note: \($0)" }
+        return lines
+    }
+
+    static func json(_ report: Report) -> String {
+        func optional(_ value: Int64?) -> String { value.map { JSONText.string(StatusText.rfc3339($0)) } ?? "null" }
+        func device(_ device: ClientSighting) -> String {
+            JSONText.object([
+                ("client", JSONText.string(device.client)),
+                ("address", JSONText.string(device.address)), ("mac", JSONText.string(device.mac)),
+                ("first_seen", optional(device.firstSeen)), ("last_seen", optional(device.lastSeen)),
+                ("queries", "\(device.queries)"),
+            ])
+        }
+        let profiles = report.profiles.map { state, counts in
+            JSONText.object([
+                ("profile", JSONText.string(state.profile)), ("policy_version", "\(state.appliedVersion)"),
+                ("policy_id", JSONText.string(state.policyID)), ("last_sync", optional(state.lastSuccessAt)),
+                ("last_error", JSONText.string(state.lastError)), ("last_error_at", optional(state.lastErrorAt)),
+                ("revoked", "\(state.revoked)"), ("no_active_policy", "\(state.noActivePolicy)"),
+                ("unfiltered", "\(state.noActivePolicy && state.noPolicyUnfiltered)"),
+                ("hits_queued", "\(counts.queued + counts.batched)"), ("hits_dead_lettered", "\(counts.deadLettered)"),
+                ("merged_pending", "\(counts.mergedPending)"),
+                (
+                    "budgets",
+                    "["
+                        + (report.budgets[state.profile] ?? []).map { budget in
+                            JSONText.object([
+                                ("service", JSONText.string(budget.service)),
+                                ("date", JSONText.string(CivilCalendar.isoDate(days: budget.day))),
+                                ("daily_minutes", "\(budget.dailyMinutes)"), ("used", "\(budget.used)"),
+                                ("left", "\(max(0, budget.dailyMinutes - budget.used))"),
+                            ])
+                        }.joined(separator: ",") + "]"
+                ),
+                (
+                    "devices_last_hour",
+                    "[" + (report.devices[state.profile] ?? []).map(device).joined(separator: ",") + "]"
+                ),
+            ])
+        }
+        let beat = report.heartbeat
+        let run = JSONText.object([
+            ("alive", "\(report.alive)"), ("pid", beat.map { "\($0.pid)" } ?? "null"),
+            ("version", JSONText.string(beat?.version)), ("started_at", optional(beat?.startedAt)),
+            ("heartbeat_at", optional(beat?.updatedAt)),
+            ("listeners", "[" + (beat?.listeners ?? []).map(JSONText.string).joined(separator: ",") + "]"),
+        ])
+        return JSONText.object([
+            ("state_dir", JSONText.string(report.stateDirectory)), ("run", run),
+            ("profiles", "[" + profiles.joined(separator: ",") + "]"),
+            ("notes", "[" + report.notes.map(JSONText.string).joined(separator: ",") + "]"),
+        ])
+    }
+}
