@@ -104,9 +104,9 @@ let package = Package(
         // HTTP1 parses what it reads.
         .target(name: "HTTPClient", dependencies: ["Locks", "HTTP1", "TLS", "EventLoop", "SystemIO"]),
         // The matcher benchmark's reference strategies (a `Set<String>`, a hashed-suffix table,
-        // a sorted label-reversed array, an SQLite table), query mixes, timing and reports
-        // (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher). Not linked into the
-        // matcher: SQLite stays out of DomainMatch.
+        // a sorted label-reversed array, an SQLite table), its workload and options, query
+        // mixes, timing and reports (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher);
+        // nothing of the gateway. Not linked into the matcher: SQLite stays out of DomainMatch.
         .target(name: "MatcherBench", dependencies: ["Locks", "DomainMatch", "CSQLite", "SystemIO"]),
         // Composition root: the settings schema, options, the profile plan, the snapshot
         // builder and the daemon (`Serve`) that `run` starts.

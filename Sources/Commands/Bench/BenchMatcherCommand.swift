@@ -18,20 +18,7 @@ enum BenchMatcherCommand: Command {
                                          [--json | --csv] [--svg FILE]
         """
 
-    struct Options {
-        var lists: [String] = []
-        var queries: String?
-        var strategies = Strategy.allCases
-        var sizes: [Int] = []
-        var mixes: [QueryMix] = [.popular]
-        /// Queries per mix; nil: each mix's default.
-        var queryCount: Int?
-        var seconds = 1.0
-        var threads = 2
-        var json = false
-        var csv = false
-        var svg: String?
-    }
+    typealias Options = BenchOptions
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
@@ -133,7 +120,8 @@ enum BenchMatcherCommand: Command {
         let scratch = "/tmp/phosra-gate-bench-\(getpid())"
         defer { _ = try? ChildProcess.run("/bin/rm", ["-rf", scratch]) }
         do { try Files.makeDirectories(scratch) } catch { throw .usage("\(error)") }
-        let workload = try BenchWorkload.prepare(options, scratch: scratch)
+        let workload: BenchWorkload
+        do { workload = try BenchWorkload.prepare(options, scratch: scratch) } catch { throw GatewayError(error) }
         let sizes = options.sizes.isEmpty ? [workload.listed.count] : options.sizes
         var machine = BenchMachine(
             cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), threads: options.threads, seconds: options.seconds,
@@ -144,7 +132,10 @@ enum BenchMatcherCommand: Command {
             let (lists, synthetic) = workload.subset(size)
             machine.synthetic[size] = synthetic
             let flat = lists.flatMap { $0 }
-            let files = try BenchWorkload.write(lists, prefix: "\(scratch)/size\(size)")
+            let files: [String]
+            do { files = try BenchWorkload.write(lists, prefix: "\(scratch)/size\(size)") } catch {
+                throw GatewayError(error)
+            }
             let mixes = options.mixes.map {
                 ($0, $0.queries(listed: flat, popular: workload.popular, count: options.queryCount))
             }
@@ -214,5 +205,15 @@ enum BenchMatcherCommand: Command {
                 "measurement process \(arguments.prefix(2).joined(separator: " ")) failed (exit \(result.status))")
         }
         return MatcherChild.parse(result.text)
+    }
+}
+
+extension GatewayError {
+    /// A benchmark's error, said as the gateway's other commands say theirs.
+    init(_ error: BenchError) {
+        switch error {
+        case .flag(let flag, let problem): self = .flag(flag, problem)
+        case .usage(let text): self = .usage(text)
+        }
     }
 }

@@ -1,6 +1,3 @@
-import Gateway
-import MatcherBench
-
 /// Deterministic synthetic lists for `bench matcher` without files: a million listed
 /// names shaped like real block lists (mostly registrable names, some subdomains, a
 /// realistic mix of TLDs) and popular-looking names that the list does not cover.

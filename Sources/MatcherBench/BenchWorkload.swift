@@ -1,23 +1,21 @@
 import DomainMatch
-import Gateway
-import MatcherBench
 import SystemIO
 
 /// The inputs of `bench matcher` (docs/benchmarks.md#bench-matcher): the listed names of
 /// the given lists (or a synthetic list), the subsets of each size, and the popular names
 /// the lists do not cover (from `--queries`, or synthetic).
-struct BenchWorkload {
+public struct BenchWorkload {
     /// Every listed (name, list) pair, in file order, distinct.
-    let listed: [(name: DomainName, list: Int)]
-    let listCount: Int
-    let popular: [DomainName]
-    let listSources: [String]
-    let querySource: String
+    public let listed: [(name: DomainName, list: Int)]
+    public let listCount: Int
+    public let popular: [DomainName]
+    public let listSources: [String]
+    public let querySource: String
 
-    static let syntheticNames = 1_000_000
-    static let seed: UInt64 = 20_261_130
+    public static let syntheticNames = 1_000_000
+    public static let seed: UInt64 = 20_261_130
 
-    static func prepare(_ options: BenchMatcherCommand.Options, scratch: String) throws(GatewayError) -> BenchWorkload {
+    public static func prepare(_ options: BenchOptions, scratch: String) throws(BenchError) -> BenchWorkload {
         var synthetic = SyntheticLists(seed: seed)
         var listed: [(name: DomainName, list: Int)] = []
         var seen = Set<DomainName>()
@@ -62,7 +60,7 @@ struct BenchWorkload {
     /// `size` names spread evenly over the listed ones (every k-th: the lists are often
     /// sorted, and a prefix would be one corner of the alphabet), then synthetic names to
     /// fill beyond them. Returns the lists and how many names are synthetic.
-    func subset(_ size: Int) -> (lists: [[DomainName]], synthetic: Int) {
+    public func subset(_ size: Int) -> (lists: [[DomainName]], synthetic: Int) {
         var lists: [[DomainName]] = Array(repeating: [], count: listCount)
         let taken = min(size, listed.count)
         for index in 0..<taken {
@@ -84,7 +82,7 @@ struct BenchWorkload {
     }
 
     /// Writes one text file per list (a name a line) and returns their paths.
-    static func write(_ lists: [[DomainName]], prefix: String) throws(GatewayError) -> [String] {
+    public static func write(_ lists: [[DomainName]], prefix: String) throws(BenchError) -> [String] {
         var paths: [String] = []
         for (index, names) in lists.enumerated() {
             let path = "\(prefix)-list\(index).txt"
@@ -101,7 +99,7 @@ struct BenchWorkload {
     }
 
     /// Reads list files back into names, one list per file.
-    static func read(_ paths: [String]) throws(SystemError) -> [[DomainName]] {
+    public static func read(_ paths: [String]) throws(SystemError) -> [[DomainName]] {
         var lists: [[DomainName]] = []
         for path in paths {
             var names: [DomainName] = []
