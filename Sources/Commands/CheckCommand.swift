@@ -155,7 +155,7 @@ enum CheckCommand: Command {
             ("reason", JSONText.string(decision.reason.rawValue)),
             ("rule", JSONText.string(decision.rule)),
             ("category", JSONText.string(decision.category?.id)),
-            ("target", JSONText.string(decision.target)),
+            ("target", JSONText.string(decision.target?.description)),
         ]
         if let budget {
             fields.append(

@@ -21,7 +21,7 @@ enum Explanation {
         case .category:
             return "\(rule) is on the \(decision.category?.id ?? "?") list"
         case .safeSearch:
-            return "safe search is on: answered as \(decision.target ?? "?")"
+            return "safe search is on: answered as \(decision.target?.description ?? "?")"
         case .allowedDomain:
             return "on the parent's allowed_domains as \(rule)"
         case .service:

@@ -83,7 +83,7 @@ extension QueryPipeline {
                 source: .proxy, snapshot, now)
         {
             if found.action == .block { return .blocked(found) }
-            if let text = found.target, let target = try? QueryName.parse(text) { return .rewrite(target) }
+            if let target = found.target { return .rewrite(target) }
         }
         switch entry.rcode {
         case .noError: break

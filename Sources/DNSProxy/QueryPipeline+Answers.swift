@@ -137,12 +137,12 @@ extension QueryPipeline {
     /// A safe-search rewrite (docs/dns.md#safe-search-rewrites): HTTPS/SVCB get NODATA; A and AAAA a CNAME followed
     /// by the target's records; every other type the CNAME alone.
     func rewrite(
-        _ query: DNSQuery, _ client: IPAddress, name: DomainName, target: String, profile: Profile,
+        _ query: DNSQuery, _ client: IPAddress, name: DomainName, target: DomainName, profile: Profile,
         _ snapshot: ProxySnapshot, _ overUDP: Bool, _ now: Now, scratch: QueryScratch? = nil
     ) -> Outcome {
         let type = query.question.type
         let maxSize = query.responseLimit(overUDP: overUDP)
-        let parsedTarget = if let scratch { scratch.targetName(target) } else { try? DNSName(target) }
+        let parsedTarget = if let scratch { scratch.targetName(target) } else { try? DNSName(wire: target.wire) }
         guard let targetName = parsedTarget else { return .step(.reply(snapshot.answers.serverFailure(query))) }
         if type == .https || type == .svcb {
             return .step(

@@ -179,10 +179,12 @@ public final class QueryPipeline: Sendable {
             scratch.answer = bytes
             return .answer(Answer(writtenIn: scratch))
         case .rewrite:
-            if countsActivity { profile.activity.recordRewrite(target: decision.target ?? "") }
+            guard let target = decision.target else {
+                return .step(.reply(answers.serverFailure(query)))
+            }
+            if countsActivity { profile.activity.recordRewrite(target: target) }
             return rewrite(
-                query, client, name: name, target: decision.target ?? "", profile: profile, snapshot, overUDP, now,
-                scratch: scratch)
+                query, client, name: name, target: target, profile: profile, snapshot, overUDP, now, scratch: scratch)
         case .allow:
             let inspect = profile.rules.inspectsAnswer(after: decision)
             return resolveOrAnswer(

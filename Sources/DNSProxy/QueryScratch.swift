@@ -1,4 +1,5 @@
 import DNSWire
+import DomainMatch
 import Zoneinfo
 
 /// Storage one loop thread reuses from query to query, so that reading a question in
@@ -14,7 +15,7 @@ public final class QueryScratch {
     /// Names of records copied into an answer (`DNSMessageWriter.addRecord(copying:)`).
     var records: [UInt8] = []
     /// Rewrite targets as names, parsed once per loop: a handful, the safe-search table's.
-    private var targets: [String: DNSName] = [:]
+    private var targets: [DomainName: DNSName] = [:]
     /// An answer the pipeline wrote itself (a block), until the server copies it into a
     /// send slot: valid until the loop's next query.
     var answer: [UInt8] = []
@@ -29,12 +30,12 @@ public final class QueryScratch {
         answer.reserveCapacity(Int(AnswerBuilder.udpPayload))
     }
 
-    /// `text` as a name, from `targets` once parsed; nil when it is not one.
-    func targetName(_ text: String) -> DNSName? {
-        if let name = targets[text] { return name }
-        guard let name = try? DNSName(text) else { return nil }
+    /// `target` as a name on the wire, from `targets` once made; nil when it cannot be one.
+    func targetName(_ target: DomainName) -> DNSName? {
+        if let name = targets[target] { return name }
+        guard let name = try? DNSName(wire: target.wire) else { return nil }
         // Bounded, whatever a policy names.
-        if targets.count < 64 { targets[text] = name }
+        if targets.count < 64 { targets[target] = name }
         return name
     }
 

@@ -33,7 +33,7 @@ enum PolicyDecisionChecks {
             try check(decision.action == .block && isSuffix(decision.rule, of: name), problem)
             try check(rules.categories.contains(category), problem + " (category not selected)")
         case .safeSearch:
-            try check(decision.action == .rewrite && decision.target?.isEmpty == false, problem)
+            try check(decision.action == .rewrite && decision.target != nil, problem)
         case .default:
             try check(decision.action == .allow && decision.rule == nil && decision.target == nil, problem)
         case .service:

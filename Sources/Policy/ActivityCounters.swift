@@ -14,7 +14,7 @@ public final class ActivityCounters: Sendable {
     public static let clientCap = 1024
 
     private let queries = Atomic<Int>(0)
-    private let rewrites = Lock<[String: Int]>([:])
+    private let rewrites = Lock<[DomainName: Int]>([:])
     /// Since the start, never drained: what `/metrics` reads.
     private let queriesSinceStart = Atomic<Int>(0)
     private let rewritesSinceStart = Atomic<Int>(0)
@@ -37,7 +37,7 @@ public final class ActivityCounters: Sendable {
 
     /// `target` is the safe-search host; the engine is its brand (`forcesafesearch.google.com`
     /// → `google`).
-    public func recordRewrite(target: String) {
+    public func recordRewrite(target: DomainName) {
         // By target, folded into engines at the drain: a rewrite counted on a loop makes no
         // string (docs/performance.md#allocations-per-query).
         rewrites.withLock { counts in
@@ -71,7 +71,7 @@ public final class ActivityCounters: Sendable {
             return counts
         }
         var byEngine: [String: Int] = [:]
-        for (target, rewrites) in byTarget { byEngine[Self.engine(of: target), default: 0] += rewrites }
+        for (target, rewrites) in byTarget { byEngine[Self.engine(of: target.description), default: 0] += rewrites }
         // The next drain's table starts at this one's size, so the loops do not grow it
         // again query by query.
         let seen = clients.withLock { seen in

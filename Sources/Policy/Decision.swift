@@ -45,7 +45,7 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
     public let action: Action
     public let reason: Reason
     public let category: Category?
-    public let target: String?
+    public let target: DomainName?
     private let matched: Matched?
 
     private enum Matched: Sendable {
@@ -55,7 +55,8 @@ public struct Decision: Equatable, Sendable, CustomStringConvertible {
     }
 
     public init(
-        _ action: Action, _ reason: Reason, rule: String? = nil, category: Category? = nil, target: String? = nil
+        _ action: Action, _ reason: Reason, rule: String? = nil, category: Category? = nil,
+        target: DomainName? = nil
     ) {
         self.action = action
         self.reason = reason

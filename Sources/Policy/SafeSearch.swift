@@ -4,24 +4,23 @@ import DomainMatch
 public enum SafeSearch {
     /// The rewrite target for `name`, or nil when the name is not in the table.
     /// `strictYouTube` picks `restrict.youtube.com` (level strict) over the moderate host.
-    public static func target(for name: DomainName, strictYouTube: Bool) -> String? {
+    /// The targets are parsed once, here: a decision carries the name itself.
+    public static func target(for name: DomainName, strictYouTube: Bool) -> DomainName? {
         // Over the name's bytes, with index loops: asked for every allowed name of a
         // safe-search profile, so it makes no string and no array
         // (docs/performance.md#allocations-per-query).
         let bytes = name.bytes
         for index in exact.indices where equal(bytes, 0..<bytes.count, exact[index].name) {
-            let target = exact[index].target
-            return target == youTube
-                ? (strictYouTube ? "restrict.youtube.com" : "restrictmoderate.youtube.com") : target
+            return exact[index].target ?? (strictYouTube ? restrictYouTube : moderateYouTube)
         }
         let start = equal(bytes, 0..<min(4, bytes.count), www) ? 4 : 0
         guard let dot = firstDot(bytes, from: start) else { return nil }
         let brand = start..<dot
         let zone = dot + 1..<bytes.count
-        if equal(bytes, brand, google), isGoogleZone(bytes, zone) { return "forcesafesearch.google.com" }
+        if equal(bytes, brand, google), isGoogleZone(bytes, zone) { return forceGoogle }
         if equal(bytes, brand, yandex) {
             for index in yandexZones.indices where equal(bytes, zone, yandexZones[index]) {
-                return "familysearch.yandex.ru"
+                return familyYandex
             }
         }
         return nil
@@ -63,9 +62,22 @@ public enum SafeSearch {
     private static let com = Array("com".utf8)
     private static let co = Array("co".utf8)
 
-    private static let exact: [(name: [UInt8], target: String)] = exactNames.map { (Array($0.key.utf8), $0.value) }
+    /// The names of the table and their targets; nil for YouTube's, which depends on the level.
+    private static let exact: [(name: [UInt8], target: DomainName?)] = exactNames.map {
+        (Array($0.key.utf8), $0.value == youTube ? nil : parsed($0.value))
+    }
 
     private static let youTube = "youtube"
+    private static let restrictYouTube = parsed("restrict.youtube.com")
+    private static let moderateYouTube = parsed("restrictmoderate.youtube.com")
+    private static let forceGoogle = parsed("forcesafesearch.google.com")
+    private static let familyYandex = parsed("familysearch.yandex.ru")
+
+    /// A target of the table, which is a valid name.
+    private static func parsed(_ text: String) -> DomainName {
+        guard let name = try? QueryName.parse(text) else { preconditionFailure("\(text) is not a name") }
+        return name
+    }
 
     private static let exactNames: [String: String] = {
         var table: [String: String] = [:]

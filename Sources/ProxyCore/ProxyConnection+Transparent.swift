@@ -51,14 +51,14 @@ extension ProxyConnection {
             case .allow:
                 return passThrough(named, env)
             case .rewrite:
-                guard let rewritten = decision.target, let target = try? QueryName.parse(rewritten) else {
+                guard let target = decision.target else {
                     return passThrough(named, env)
                 }
                 let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-                profile.activity.recordRewrite(target: rewritten)
+                profile.activity.recordRewrite(target: target)
                 let pending = Pending(
                     purpose: .tunnel(
-                        Tunnel(target: tunnel.target, rewriteTarget: rewritten, serverName: name, transparent: true)),
+                        Tunnel(target: tunnel.target, rewriteTarget: target, serverName: name, transparent: true)),
                     origin: Origin(destination: .name(target), port: tunnel.target.port), profile: profile,
                     inspect: false)
                 return open(pending, env)

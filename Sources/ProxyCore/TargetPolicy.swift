@@ -55,10 +55,7 @@ public struct TargetPolicy {
             case .block: return .refuse(BlockReason(decision))
             case .allow: return .resolve(name, decision)
             case .rewrite:
-                guard let text = decision.target, let target = try? QueryName.parse(text) else {
-                    return .resolve(name, decision)
-                }
-                return .resolve(target, decision)
+                return .resolve(decision.target ?? name, decision)
             }
         }
     }

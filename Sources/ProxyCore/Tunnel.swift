@@ -7,7 +7,7 @@ import Policy
 public struct Tunnel: Equatable, Sendable {
     public let target: ProxyTarget
     /// The rewrite target the tunnel was connected to, or nil for the host itself.
-    public let rewriteTarget: String?
+    public let rewriteTarget: DomainName?
     /// The SNI of the client's ClientHello, when there was one.
     public var serverName: DomainName?
     /// A connection the firewall redirected (docs/network.md#transparent-mode): `target` is
@@ -15,7 +15,9 @@ public struct Tunnel: Equatable, Sendable {
     /// speaks for it (without one, the address is decided as an IP literal).
     public let transparent: Bool
 
-    public init(target: ProxyTarget, rewriteTarget: String?, serverName: DomainName? = nil, transparent: Bool = false) {
+    public init(
+        target: ProxyTarget, rewriteTarget: DomainName?, serverName: DomainName? = nil, transparent: Bool = false
+    ) {
         self.target = target
         self.rewriteTarget = rewriteTarget
         self.serverName = serverName
@@ -55,7 +57,7 @@ public struct Tunnel: Equatable, Sendable {
 
     /// The SNI check of docs/proxy.md#the-sni-check for one name: block, or a rewrite whose target the
     /// tunnel is not already going to → the `sni:<name>` decision to close with.
-    static func judgeServerName(_ name: DomainName, rewriteTarget: String?, _ policy: TargetPolicy) -> Decision? {
+    static func judgeServerName(_ name: DomainName, rewriteTarget: DomainName?, _ policy: TargetPolicy) -> Decision? {
         let decision = policy.decide(name)
         switch decision.action {
         case .block: break

@@ -74,7 +74,7 @@ import Testing
             policy.verdict(connect("www.google.com:443"), isConnect: true)
                 == .resolve(
                     try! QueryName.parse("forcesafesearch.google.com"),
-                    Decision(.rewrite, .safeSearch, target: "forcesafesearch.google.com")))
+                    Decision(.rewrite, .safeSearch, target: try! QueryName.parse("forcesafesearch.google.com"))))
     }
 
     @Test func downtimeBlocksEveryName() {
