@@ -117,7 +117,7 @@ extension SyncFaultSuite {
             // Each round the parent publishes a version that also blocks a name of its own,
             // and the gateway is killed at a later moment of its fetch, store, apply,
             // acknowledge and report of it; restarted with the API down, only the store
-            // speaks, and it must hold the new version or the one before, whole.
+            // speaks, and it must hold the new version or the last one it held, whole.
             typealias Moment = (name: String, reached: (_ version: Int, _ asked: Int) -> Bool)
             let moments: [Moment] = [
                 ("at once", { _, _ in true }),
@@ -136,6 +136,9 @@ extension SyncFaultSuite {
                 ),
             ]
             var blocked = ["reddit.com"]
+            // The version the store is known to hold: a round killed before it stored its
+            // version leaves the one before, so the next round may still find that.
+            var stored = 42
             for (round, moment) in moments.enumerated() {
                 let version = 43 + round
                 let name = "v\(version).example.test"
@@ -150,11 +153,12 @@ extension SyncFaultSuite {
                     separatedBy: "event=enforcing profile=default source=cached version="
                 )
                 .dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
-                #expect(enforced == version - 1 || enforced == version, "killed \(moment.name): \(gate.log)")
+                #expect(enforced == stored || enforced == version, "killed \(moment.name): \(gate.log)")
                 let answer = try gate.dig(name)
                 #expect(
                     enforced == version ? answer.isBlocked : answer.isForwarded,
                     "killed \(moment.name), enforcing \(enforced.map(String.init) ?? "nothing"): \(answer)")
+                if let enforced { stored = enforced }
                 #expect(try gate.dig("www.reddit.com").isBlocked, "killed \(moment.name)")
                 try h.api.start()
             }
