@@ -149,10 +149,6 @@ package enum Serve {
             listInputs: inputs, roster: roster, services: services.catalogue, activity: activity)
     }
 
-    /// After `blocklists update`: the category lists again, from the same folders (the
-    /// state directory's new copies over the packaged ones), swapped in for every profile;
-    /// configuration and policies stay as they are. The compiled file the update wrote is
-    /// mapped when it matches, else the lists are built from the text here, off the loops.
     /// Today's app minutes back from the store, so a restart does not refill a budget
     /// (docs/services.md#budgets). A store that cannot be read leaves them empty, said once.
     static func restoreUsage(_ store: Store, into activity: ActivityBook, zone: ZoneRules, now: Int64, log: Logger) {
@@ -167,6 +163,10 @@ package enum Serve {
         }
     }
 
+    /// After `blocklists update`: the category lists again, from the same folders (the
+    /// state directory's new copies over the packaged ones), swapped in for every profile;
+    /// configuration and policies stay as they are. The compiled file the update wrote is
+    /// mapped when it matches, else the lists are built from the text here, off the loops.
     static func reloadLists(_ daemon: Daemon, log: Logger) {
         let builder = daemon.builder
         let stateDirectory = builder.options.stateDirectory
