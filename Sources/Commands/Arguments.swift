@@ -79,3 +79,24 @@ struct Arguments {
         return ["true", "yes", "on", "1"].contains(value.lowercased())
     }
 }
+
+/// The start the commands share: their own flags and `--config`, read into a configuration.
+extension Arguments {
+    /// `words` read with the command's own `flags` and `--config`; a bad flag is a
+    /// configuration error.
+    init(command words: [String], flags: [String: Own]) throws(GatewayError) {
+        do { try self.init(words, commandFlags: flags.merging(["--config": .value]) { own, _ in own }) } catch {
+            throw .config(error)
+        }
+    }
+
+    /// The configuration: `--config`'s file (or the default's) with the flags over it.
+    func configuredSettings() throws(GatewayError) -> Settings {
+        try EngineOptions.settings(configFlag: flag("--config"), flags: settings)
+    }
+
+    /// Where the state lives, for `settings` read from these arguments.
+    func stateDirectory(_ settings: Settings) -> String {
+        StateDirectory.path(settings, configFlag: flag("--config"))
+    }
+}

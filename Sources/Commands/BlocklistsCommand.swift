@@ -25,19 +25,12 @@ enum BlocklistsCommand: Command {
             return 1
         }
         do {
-            let arguments: Arguments
-            do {
-                arguments = try Arguments(
-                    Array(words.dropFirst()), commandFlags: ["--out": .value, "--config": .value])
-            } catch {
-                throw GatewayError.config(error)
-            }
+            let arguments = try Arguments(command: Array(words.dropFirst()), flags: ["--out": .value])
             guard arguments.operands.isEmpty else {
                 throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"\n" + usage)
             }
-            let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
-            let inputs = try EngineOptions.listInputs(
-                settings, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
+            let settings = try arguments.configuredSettings()
+            let inputs = try EngineOptions.listInputs(settings, stateDirectory: arguments.stateDirectory(settings))
             for warning in inputs.warnings { console.err("warning: \(warning)") }
             var warnings: [String] = []
             let start = clock.now()

@@ -33,19 +33,13 @@ enum CheckCommand: Command {
 
     private static func check(_ words: [String], console: some Console, clock: any Clock) throws(GatewayError) -> Int32
     {
-        let arguments: Arguments
-        do {
-            arguments = try Arguments(
-                words,
-                commandFlags: [
-                    "--config": .value, "--at": .value, "--json": .boolean, "--profile": .value, "--client": .value,
-                    "--budget-used": .value,
-                ])
-        } catch {
-            throw .config(error)
-        }
+        let arguments = try Arguments(
+            command: words,
+            flags: [
+                "--at": .value, "--json": .boolean, "--profile": .value, "--client": .value, "--budget-used": .value,
+            ])
         guard !arguments.operands.isEmpty else { throw .usage("no NAME given (see phosra-gate check --help)") }
-        let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
+        let settings = try arguments.configuredSettings()
         let zone = try EngineOptions.zone(settings)
         let instant: Int64
         if let text = arguments.flag("--at") {
@@ -70,11 +64,11 @@ enum CheckCommand: Command {
         }
         let rules = profile.rules
         let inputs = try EngineOptions.listInputs(
-            settings, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
+            settings, stateDirectory: arguments.stateDirectory(settings))
         var warnings = inputs.warnings
         let lists = EngineOptions.categoryLists(inputs, settings: settings, writeBack: false, warnings: &warnings)
         let services = ListsLocator.services(
-            folder: inputs.path, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
+            folder: inputs.path, stateDirectory: arguments.stateDirectory(settings))
         if let warning = services.warning { warnings.append(warning) }
         let engine = DecisionEngine(
             system: SystemRules(EngineOptions.decisionOptions(settings)),
@@ -119,7 +113,7 @@ enum CheckCommand: Command {
         else {
             return ProfileTable(single: PolicyRules(try EngineOptions.policy(settings)))
         }
-        let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+        let state = arguments.stateDirectory(settings)
         let plan = try ProfilePlan.from(settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: state))
         let store = try? Store.openReadOnly(directory: state)
         defer { store?.close() }
@@ -200,7 +194,7 @@ enum CheckCommand: Command {
         _ arguments: Arguments, settings: Settings, profile: String, day: Int, services: ServiceCatalogue
     ) throws(GatewayError) -> ServiceUsage {
         var minutes: [String: Int] = [:]
-        let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+        let state = arguments.stateDirectory(settings)
         if let store = try? Store.openReadOnly(directory: state) {
             defer { store.close() }
             for row in (try? store.serviceMinutes(day: day, profile: profile)) ?? [] {

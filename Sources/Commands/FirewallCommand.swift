@@ -27,10 +27,7 @@ enum FirewallCommand: Command {
             return 1
         }
         do {
-            let arguments: Arguments
-            do { arguments = try Arguments(Array(words.dropFirst()), commandFlags: ["--config": .value]) } catch {
-                throw GatewayError.config(error)
-            }
+            let arguments = try Arguments(command: Array(words.dropFirst()), flags: [:])
             guard arguments.operands.isEmpty else {
                 throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"\n" + usage)
             }

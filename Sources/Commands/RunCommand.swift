@@ -23,10 +23,7 @@ enum RunCommand: Command {
         }
         Signals.ignoreBrokenPipe()
         do {
-            let arguments: Arguments
-            do { arguments = try Arguments(words, commandFlags: ["--config": .value]) } catch {
-                throw GatewayError.config(error)
-            }
+            let arguments = try Arguments(command: words, flags: [:])
             guard arguments.operands.isEmpty else {
                 throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"")
             }

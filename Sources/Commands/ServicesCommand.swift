@@ -27,18 +27,11 @@ enum ServicesCommand: Command {
 
     private static func services(_ words: [String], console: some Console) throws(GatewayError) -> Int32 {
         let checking = words.first == "check"
-        let arguments: Arguments
-        do {
-            arguments = try Arguments(
-                Array(words.dropFirst(checking ? 1 : 0)), commandFlags: ["--config": .value, "--json": .boolean])
-        } catch {
-            throw .config(error)
-        }
-        let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
+        let arguments = try Arguments(command: Array(words.dropFirst(checking ? 1 : 0)), flags: ["--json": .boolean])
+        let settings = try arguments.configuredSettings()
         let folder = try ListsLocator.folder(settings)
         // As `run` reads it: a copy `blocklists update` downloaded over the packaged one.
-        let loaded = ListsLocator.services(
-            folder: folder, stateDirectory: StateDirectory.path(settings, configFlag: arguments.flag("--config")))
+        let loaded = ListsLocator.services(folder: folder, stateDirectory: arguments.stateDirectory(settings))
         if let warning = loaded.warning { throw .usage(warning) }
         let catalogue = loaded.catalogue
         if checking {

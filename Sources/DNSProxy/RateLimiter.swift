@@ -21,8 +21,6 @@ public final class RateLimiter: Sendable {
 
     /// Queries a second per client; 0 is no limit.
     private let setting: Atomic<Int>
-    public var rate: Double { Double(setting.load(ordering: .relaxed)) }
-    public var burst: Double { rate * 2 }
     /// Per shard: the limiter holds at most 16 times this many clients.
     public let maxClients: Int
     /// Sharded by client so loop threads rarely wait on one another.

@@ -22,21 +22,35 @@ import Testing
         Array(#"{"version": \#(version), "child_id": "c1", "policy_id": "p1"}"#.utf8)
     }
 
-    @Test func a404PublishesUnfilteredOnceAndAPolicyAfterItAgain() throws {
-        let scratch = try ScratchDirectory("pg-sync-publish")
+    /// A profile's sync on a store of its own, a recording API and a manual clock; what it
+    /// publishes and reports goes to `published`.
+    struct Fixture {
+        let scratch: ScratchDirectory
         let clock = ManualClock(start: 1_000_000_000_000)
-        let store = try Store.open(directory: scratch.path, now: clock.wall().unixSeconds)
-        defer { store.close() }
+        let store: Store
         let api = RecordingAPI()
         let published = Published()
-        let sync = try ProfileSync(
-            profile: "default", childID: "c1", api: api, store: store, timing: SyncSchedule.Timing(),
-            now: SyncTime(clock), keepOnNoPolicy: false,
-            apply: { rules in published.rules.withLock { $0.append(rules) } },
-            evaluate: { policy, _ in
-                published.evaluated.withLock { $0.append(policy.version) }
-                return []
-            }, log: { _, _ in })
+        let sync: ProfileSync
+
+        init(keepOnNoPolicy: Bool) throws {
+            scratch = try ScratchDirectory("pg-sync-publish")
+            store = try Store.open(directory: scratch.path, now: clock.wall().unixSeconds)
+            let published = self.published
+            sync = try ProfileSync(
+                profile: "default", childID: "c1", api: api, store: store, timing: SyncSchedule.Timing(),
+                now: SyncTime(clock), keepOnNoPolicy: keepOnNoPolicy,
+                apply: { rules in published.rules.withLock { $0.append(rules) } },
+                evaluate: { policy, _ in
+                    published.evaluated.withLock { $0.append(policy.version) }
+                    return []
+                }, log: { _, _ in })
+        }
+    }
+
+    @Test func a404PublishesUnfilteredOnceAndAPolicyAfterItAgain() throws {
+        let f = try Fixture(keepOnNoPolicy: false)
+        defer { f.store.close() }
+        let (api, published, sync, clock) = (f.api, f.published, f.sync, f.clock)
 
         api.fetchResult = .noPolicy
         for _ in 0..<5 { sync.step(now: SyncTime(clock), force: true) }
@@ -58,19 +72,10 @@ import Testing
     }
 
     @Test func a404KeepingThePolicyPublishesNothing() throws {
-        let scratch = try ScratchDirectory("pg-sync-publish")
-        let clock = ManualClock(start: 1_000_000_000_000)
-        let store = try Store.open(directory: scratch.path, now: clock.wall().unixSeconds)
-        defer { store.close() }
-        let api = RecordingAPI()
-        let published = Published()
-        let sync = try ProfileSync(
-            profile: "default", childID: "c1", api: api, store: store, timing: SyncSchedule.Timing(),
-            now: SyncTime(clock), keepOnNoPolicy: true,
-            apply: { rules in published.rules.withLock { $0.append(rules) } }, evaluate: { _, _ in [] },
-            log: { _, _ in })
-        api.fetchResult = .noPolicy
-        for _ in 0..<3 { sync.step(now: SyncTime(clock), force: true) }
-        #expect(published.count == 0)
+        let f = try Fixture(keepOnNoPolicy: true)
+        defer { f.store.close() }
+        f.api.fetchResult = .noPolicy
+        for _ in 0..<3 { f.sync.step(now: SyncTime(f.clock), force: true) }
+        #expect(f.published.count == 0)
     }
 }

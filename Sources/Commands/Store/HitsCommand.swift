@@ -15,18 +15,11 @@ enum HitsCommand: Command {
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
-            let arguments: Arguments
-            do {
-                arguments = try Arguments(
-                    words,
-                    commandFlags: [
-                        "--since": .value, "--profile": .value, "--json": .boolean,
-                        "--config": .value,
-                    ])
-            } catch { throw GatewayError.config(error) }
+            let arguments = try Arguments(
+                command: words, flags: ["--since": .value, "--profile": .value, "--json": .boolean])
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
-            let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
-            let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+            let settings = try arguments.configuredSettings()
+            let state = arguments.stateDirectory(settings)
             var since: Int64 = 86_400
             if let text = arguments.flag("--since") {
                 guard let milliseconds = ValueType.parseDuration(text) else {

@@ -34,13 +34,10 @@ enum StatusCommand: Command {
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
-            let arguments: Arguments
-            do { arguments = try Arguments(words, commandFlags: ["--json": .boolean, "--config": .value]) } catch {
-                throw GatewayError.config(error)
-            }
+            let arguments = try Arguments(command: words, flags: ["--json": .boolean])
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
-            let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
-            let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+            let settings = try arguments.configuredSettings()
+            let state = arguments.stateDirectory(settings)
             // A configuration that does not load still leaves the store to show.
             let configured =
                 (try? ProfilePlan.from(

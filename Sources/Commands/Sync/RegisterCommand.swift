@@ -21,15 +21,9 @@ enum RegisterCommand: Command {
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
-            let arguments: Arguments
-            do {
-                arguments = try Arguments(
-                    words,
-                    commandFlags: [
-                        "--child-id": .value, "--parent-token-file": .value,
-                        "--name": .value, "--profile": .value, "--config": .value,
-                    ])
-            } catch { throw GatewayError.config(error) }
+            let arguments = try Arguments(
+                command: words,
+                flags: ["--child-id": .value, "--parent-token-file": .value, "--name": .value, "--profile": .value])
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
             guard let tokenFile = arguments.flag("--parent-token-file") else {
                 throw GatewayError.flag("--parent-token-file", "required")
@@ -38,7 +32,7 @@ enum RegisterCommand: Command {
             guard !profile.isEmpty, profile.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                 throw GatewayError.flag("--profile", "letters, digits, - and _ only")
             }
-            let settings = try EngineOptions.settings(configFlag: arguments.flag("--config"), flags: arguments.settings)
+            let settings = try arguments.configuredSettings()
             // The profile's section names its child; a flag wins.
             let configured = settings.profiles.first { $0.name == profile }?.settings[Key.childID] ?? ""
             guard let childID = arguments.flag("--child-id") ?? (configured.isEmpty ? nil : configured),
@@ -46,7 +40,7 @@ enum RegisterCommand: Command {
             else {
                 throw GatewayError.flag("--child-id", "required (or child_id in the [profile \(profile)] section)")
             }
-            let state = StateDirectory.path(settings, configFlag: arguments.flag("--config"))
+            let state = arguments.stateDirectory(settings)
             let token = try readToken(tokenFile)
             let api: HTTPURL
             do { api = try HTTPURL(settings[Key.api]) } catch {

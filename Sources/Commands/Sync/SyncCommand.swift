@@ -19,14 +19,11 @@ enum SyncCommand: Command {
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
         do {
-            let arguments: Arguments
-            do { arguments = try Arguments(words, commandFlags: ["--config": .value, "--profile": .value]) } catch {
-                throw GatewayError.config(error)
-            }
+            let arguments = try Arguments(command: words, flags: ["--profile": .value])
             guard arguments.operands.isEmpty else { throw GatewayError.usage(usage) }
             let configPath = arguments.flag("--config")
-            let settings = try EngineOptions.settings(configFlag: configPath, flags: arguments.settings)
-            let state = StateDirectory.path(settings, configFlag: configPath)
+            let settings = try arguments.configuredSettings()
+            let state = arguments.stateDirectory(settings)
             let lock: DirectoryLock
             do { lock = try DirectoryLock(directory: state) } catch {
                 if case .held(_, let pid) = error {

@@ -25,19 +25,12 @@ enum ListUpdateCommand: Command {
             return 0
         }
         do {
-            let arguments: Arguments
-            do {
-                arguments = try Arguments(
-                    words, commandFlags: ["--config": .value, "--manifest": .value, "--force": .boolean])
-            } catch {
-                throw GatewayError.config(error)
-            }
+            let arguments = try Arguments(command: words, flags: ["--manifest": .value, "--force": .boolean])
             guard arguments.operands.isEmpty else {
                 throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"\n" + usage)
             }
-            let configPath = arguments.flag("--config")
-            let settings = try EngineOptions.settings(configFlag: configPath, flags: arguments.settings)
-            let stateDirectory = StateDirectory.path(settings, configFlag: configPath)
+            let settings = try arguments.configuredSettings()
+            let stateDirectory = arguments.stateDirectory(settings)
             let manifestPath =
                 try arguments.flag("--manifest") ?? ListsLocator.folder(settings) + "/" + Manifest.fileName
             let manifest: Manifest
