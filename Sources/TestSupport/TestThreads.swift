@@ -9,9 +9,10 @@ import Testing
 /// conditions. Swift Testing runs a test on Swift's cooperative pool, whose width is the
 /// number of cores, so on a two-core machine two blocked tests held every thread and the
 /// rest of the suite queued behind them while the cores stood idle. Tests marked
-/// `.blocking` run here instead: a fixed number of threads (`PHOSRA_TEST_THREADS`, or
-/// two per core), each running one job to its end. More, and the daemons under test run
-/// short of CPU: their background threads (SCHED_IDLE) wait for an idle core.
+/// `.blocking` run here instead: a fixed number of threads (`PHOSRA_TEST_THREADS`, or one
+/// more than the cores), each running one job to its end. More, and the daemons under test
+/// run short of CPU: their background threads (SCHED_IDLE) wait for an idle core, and on a
+/// cold first run a tunnel took over 10 s with two per core.
 public final class TestThreads: TaskExecutor, @unchecked Sendable {
     // Sendable: the queue is under `pending`'s lock and the semaphore is thread-safe.
     public static let shared = TestThreads(count: configuredWidth)
@@ -19,12 +20,12 @@ public final class TestThreads: TaskExecutor, @unchecked Sendable {
     private let pending = Lock<[UnownedJob]>([])
     private let ready: UnsafeMutablePointer<sem_t>
 
-    /// `PHOSRA_TEST_THREADS` when set to a positive number, else two per online core.
+    /// `PHOSRA_TEST_THREADS` when set to a positive number, else one more than the online cores.
     public static var configuredWidth: Int {
         if let text = getenv("PHOSRA_TEST_THREADS").map({ String(cString: $0) }), let width = Int(text), width > 0 {
             return width
         }
-        return max(4, 2 * sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        return max(3, sysconf(Int32(_SC_NPROCESSORS_ONLN)) + 1)
     }
 
     init(count: Int) {
