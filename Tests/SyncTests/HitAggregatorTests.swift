@@ -201,7 +201,11 @@ import Testing
         #expect(second.events == 2_000)
         #expect(second.mappings == 3, "records, identities and slots, mapped by the drain: \(second)")
         #expect(second.rehashes == 0)
-        #expect(second.faults < first.faults, "no new table's pages: \(first) \(second)")
+        // A sanitizer's shadow memory faults on its own schedule: pages are counted only
+        // where malloc is ours.
+        if Allocations.counted {
+            #expect(second.faults < first.faults, "no new table's pages: \(first) \(second)")
+        }
     }
 
     /// Minor page faults of the calling thread so far.
