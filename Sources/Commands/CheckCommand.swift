@@ -47,7 +47,7 @@ enum CheckCommand: Command {
         } else {
             instant = clock.wall().unixSeconds
         }
-        let table = try profiles(settings, arguments: arguments)
+        let table = try profiles(settings, arguments: arguments, now: instant)
         let profile: Profile
         if let name = arguments.flag("--profile") {
             guard let named = table.named(name) else {
@@ -91,12 +91,15 @@ enum CheckCommand: Command {
                 console.out(json ? invalidJSON(operand, error) : "\(operand): invalid — \(error)")
                 continue
             }
-            let decision = engine.decide(name, rules: rules, local: local, usage: usage)
+            let decided = Profile(name: profile.name, rules: rules, usage: usage, overrides: profile.overrides)
+            let decision = engine.decide(name, profile: decided, at: instant, local: local)
             let budget = Budget(name, engine: engine, rules: rules, usage: usage, day: local.daysSince1970)
             if json {
                 console.out(decisionJSON(name, decision, budget: budget))
             } else {
-                var why = Explanation.line(decision, rules: rules, context: .init(instant: instant, zone: zone))
+                var why = Explanation.line(
+                    decision, name: name, rules: rules,
+                    context: .init(instant: instant, zone: zone, overrides: profile.overrides))
                 if let budget { why += "; \(budget)" }
                 console.out("\(name): \(decision) — \(why)")
             }
@@ -108,7 +111,8 @@ enum CheckCommand: Command {
     /// `--client`: the one profile of `--policy FILE` (required). Otherwise every profile
     /// of the configuration with the policy it would enforce now: its local file, the last
     /// good synced policy in the store, or its initial policy.
-    static func profiles(_ settings: Settings, arguments: Arguments) throws(GatewayError) -> ProfileTable {
+    /// The parent's overrides and device assignments stored by `run` count as they would at `now`.
+    static func profiles(_ settings: Settings, arguments: Arguments, now: Int64) throws(GatewayError) -> ProfileTable {
         guard !settings.profiles.isEmpty || arguments.flag("--profile") != nil || arguments.flag("--client") != nil
         else {
             return ProfileTable(single: PolicyRules(try EngineOptions.policy(settings)))
@@ -117,6 +121,7 @@ enum CheckCommand: Command {
         let plan = try ProfilePlan.from(settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: state))
         let store = try? Store.openReadOnly(directory: state)
         defer { store?.close() }
+        let parent = store.flatMap { try? ParentState.load(from: $0, now: now) } ?? .empty
         var profiles: [Profile] = []
         for source in plan.sources {
             let rules: PolicyRules
@@ -129,9 +134,9 @@ enum CheckCommand: Command {
             } else {
                 rules = source.initialPolicy.rules
             }
-            profiles.append(Profile(name: source.name, rules: rules))
+            profiles.append(parent.applied(to: Profile(name: source.name, rules: rules)))
         }
-        return ProfileTable(roster: plan.roster, profiles: profiles)
+        return ProfileTable(roster: plan.roster, profiles: profiles, assignments: parent.assignments)
     }
 
     /// `--client`: an address, a MAC address, or `user:NAME` (a proxy user).

@@ -1,10 +1,11 @@
+import DomainMatch
 import Gateway
 import Policy
 import Zoneinfo
 
 /// One line that tells a parent why `check` decided what it did.
 enum Explanation {
-    static func line(_ decision: Decision, rules: PolicyRules, context: Context) -> String {
+    static func line(_ decision: Decision, name: DomainName, rules: PolicyRules, context: Context) -> String {
         let rule = decision.rule.map { "\"\($0)\"" } ?? ""
         switch decision.reason {
         case .system:
@@ -30,6 +31,12 @@ enum Explanation {
         case .limit:
             return "the app \(rule) has spent its daily minutes (screen_time.per_app_limits): blocked until "
                 + "local midnight, whatever the parent's lists say"
+        case .paused:
+            return
+                "the parent paused this profile on the gateway\(override(context.overrides.pause(at: context.instant), context))"
+        case .exception:
+            return "the parent's exception on the gateway allows \(rule)"
+                + override(context.overrides.exception(for: name, at: context.instant), context)
         case .default:
             return "no rule matches"
         case .ipLiteral, .port, .sni, .tlsUnreadable, .localDestination:
@@ -40,6 +47,15 @@ enum Explanation {
     struct Context {
         let instant: Int64
         let zone: ZoneRules
+        var overrides: Overrides = .none
+    }
+
+    /// ` until 19:30, set at 18:30 by page 192.168.1.20`: an override's end and origin.
+    static func override(_ override: Override?, _ context: Context) -> String {
+        guard let override else { return "" }
+        let end = override.end.map { " until " + LocalText.format(context.zone.localDateTime(at: $0), minutes: true) }
+        return (end ?? " until resumed") + ", set at "
+            + LocalText.format(context.zone.localDateTime(at: override.start), minutes: true) + " by \(override.setBy)"
     }
 
     private static func until(_ rules: PolicyRules, _ context: Context) -> String {

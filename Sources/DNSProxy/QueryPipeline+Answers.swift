@@ -61,7 +61,7 @@ extension QueryPipeline {
     ) -> Outcome {
         let query = pending.query
         let profile = pending.profile
-        var ttlCap = cap(snapshot.maxTTL, profile.rules, snapshot, now)
+        var ttlCap = cap(snapshot.maxTTL, profile, snapshot, now)
         if let name = pending.name, snapshot.engine.hasBudget(name, rules: profile.rules) {
             ttlCap = min(ttlCap, ServiceUsage.answerTTL)
         }
@@ -91,7 +91,7 @@ extension QueryPipeline {
                         .reply(
                             snapshot.answers.block(
                                 query, reason: found.reasonText,
-                                ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now))))
+                                ttl: cap(snapshot.answers.blockTTL, profile, snapshot, now))))
                 }
                 if let target = found.target {
                     if countsActivity { profile.activity.recordRewrite(target: target) }
@@ -121,7 +121,7 @@ extension QueryPipeline {
         for link in entry.chain {
             // The chain is judged by the lists, not the clock: the queried name already
             // passed the cutoff step (and may be on downtime_allow).
-            let decision = engine.decide(link, rules: profile.rules, local: local, applyCutoff: false)
+            let decision = engine.decide(link, profile: profile, at: now.unixSeconds, local: local, applyCutoff: false)
             if decision.action == .block {
                 hits.record(
                     Hit(
@@ -148,13 +148,13 @@ extension QueryPipeline {
             return .step(
                 .reply(
                     snapshot.answers.negative(
-                        query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, profile.rules, snapshot, now))))
+                        query, rcode: .noError, ttl: cap(snapshot.answers.blockTTL, profile, snapshot, now))))
         }
         guard type == .a || type == .aaaa else {
             return .step(
                 .reply(
                     RewriteAnswer.cnameOnly(
-                        query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, profile.rules, snapshot, now),
+                        query, target: targetName, ttl: cap(RewriteAnswer.maxCNAMETTL, profile, snapshot, now),
                         maxSize: maxSize)))
         }
         return resolveOrAnswer(

@@ -161,7 +161,7 @@ public final class QueryPipeline: Sendable {
         let local =
             scratch?.clock.localDateTime(at: now.unixSeconds, in: engine.zone)
             ?? engine.zone.localDateTime(at: now.unixSeconds)
-        let decision = engine.decide(name, rules: profile.rules, local: local, usage: profile.usage)
+        let decision = engine.decide(name, profile: profile, at: now.unixSeconds, local: local)
         // An answered name spends a minute of its app's budget; a blocked one does not.
         if countsActivity, decision.action != .block {
             engine.recordUse(of: name, by: profile, at: now.unixSeconds, local: local)
@@ -173,7 +173,7 @@ public final class QueryPipeline: Sendable {
                     profile: profile.name, name: name, decision: decision, client: client,
                     source: .dns, time: now.unixSeconds))
             let bytes = answers.block(
-                query, ttl: cap(answers.blockTTL, profile.rules, snapshot, now), reusing: scratch?.takeAnswer() ?? []
+                query, ttl: cap(answers.blockTTL, profile, snapshot, now), reusing: scratch?.takeAnswer() ?? []
             ) { decision.appendReasonText(to: &$0) }
             guard let scratch else { return .step(.reply(bytes)) }
             scratch.answer = bytes
@@ -193,12 +193,18 @@ public final class QueryPipeline: Sendable {
         }
     }
 
-    /// `ttl` capped at the seconds until the client's next cutoff boundary (docs/decisions.md#time-rules).
-    func cap(_ ttl: UInt32, _ rules: PolicyRules, _ snapshot: ProxySnapshot, _ now: Now) -> UInt32 {
-        guard
-            let left = rules.boundaries.secondsLeft(
-                from: now.unixSeconds, rules: rules.time, zone: snapshot.engine.zone)
-        else { return ttl }
-        return UInt32(min(Int64(ttl), left))
+    /// `ttl` capped at the seconds until the client's next cutoff boundary
+    /// (docs/decisions.md#time-rules) and the next start or end of a parent's override.
+    func cap(_ ttl: UInt32, _ profile: Profile, _ snapshot: ProxySnapshot, _ now: Now) -> UInt32 {
+        let rules = profile.rules
+        var capped = Int64(ttl)
+        if let left = rules.boundaries.secondsLeft(from: now.unixSeconds, rules: rules.time, zone: snapshot.engine.zone)
+        {
+            capped = min(capped, left)
+        }
+        if !profile.overrides.isEmpty, let change = profile.overrides.nextChange(after: now.unixSeconds) {
+            capped = min(capped, max(0, change - now.unixSeconds))
+        }
+        return UInt32(capped)
     }
 }

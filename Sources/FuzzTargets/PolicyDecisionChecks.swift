@@ -42,6 +42,8 @@ enum PolicyDecisionChecks {
             throw PropertyViolation(problem: problem + " (a proxy-only reason from decide)")
         case .limit:
             throw PropertyViolation(problem: problem + " (a spent budget, with no minutes spent)")
+        case .paused, .exception:
+            throw PropertyViolation(problem: problem + " (a parent's override, with none set)")
         }
     }
 

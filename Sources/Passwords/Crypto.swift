@@ -1,10 +1,11 @@
 import COpenSSL
 
 /// The few primitives of libcrypto this module uses, each one call: random bytes, scrypt,
-/// SHA-256, HMAC-SHA-256 and a comparison whose time does not depend on the bytes.
-enum Crypto {
+/// SHA-256, HMAC-SHA-256 and a comparison whose time does not depend on the bytes (also
+/// the parent's page's session tokens).
+public enum Crypto {
     /// `count` bytes from OpenSSL's CSPRNG.
-    static func randomBytes(_ count: Int) throws(PasswordError) -> [UInt8] {
+    public static func randomBytes(_ count: Int) throws(PasswordError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let status = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
         guard status == 1 else { throw .randomFailed }
@@ -38,7 +39,7 @@ enum Crypto {
         return key
     }
 
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let input = bytes.isEmpty ? [0] : bytes
@@ -69,7 +70,7 @@ enum Crypto {
     /// `CRYPTO_memcmp`: the time taken depends on the length only, never on where the
     /// bytes first differ. Unequal lengths are unequal at once: every caller compares
     /// fixed-length digests or keys whose length is not secret.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         guard !a.isEmpty else { return true }
         return a.withUnsafeBytes { a in

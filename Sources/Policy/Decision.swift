@@ -23,6 +23,10 @@ public enum Reason: String, Sendable, Equatable, CaseIterable {
     /// An app whose daily budget the profile has spent, until local midnight: rule = the
     /// service id.
     case limit
+    /// The parent paused the profile on the gateway (docs/parent-page.md#overrides).
+    case paused
+    /// The parent's exception on the gateway allowed the name: rule = the exception's name.
+    case exception
     // Proxy-only refusals (docs/proxy.md).
     case ipLiteral = "ip_literal"
     case port

@@ -23,19 +23,38 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         self.services = services
     }
 
-    /// Decides `name` for `client` at `instant` (unix seconds), with its profile's budgets.
+    /// Decides `name` for `client` at `instant` (unix seconds), with its profile's budgets
+    /// and overrides.
     public func decide(_ name: DomainName, client: Client, at instant: Int64) -> Decision {
-        let profile = profiles.choose(client)
-        return decide(name, rules: profile.rules, local: zone.localDateTime(at: instant), usage: profile.usage)
+        decide(name, profile: profiles.choose(client), at: instant, local: zone.localDateTime(at: instant))
     }
 
-    /// The rules of docs/decisions.md#the-decision-order in order; the first that applies
-    /// wins. `applyCutoff: false` skips steps 2 and 2b, for names met inside an answer (a
-    /// CNAME chain) rather than asked for. `usage` is the profile's minutes per service
-    /// (nil: no budget is spent).
+    /// Decides `name` for a device of `profile` at `instant` (unix seconds, whose wall
+    /// clock is `local`): its rules, its minutes per service and the parent's overrides.
+    /// `applyCutoff: false` skips the pause and steps 2 and 2b, for names met inside an
+    /// answer (a CNAME chain) rather than asked for.
+    public func decide(
+        _ name: DomainName, profile: Profile, at instant: Int64, local: LocalDateTime, applyCutoff: Bool = true
+    ) -> Decision {
+        decide(
+            name, rules: profile.rules, local: local, applyCutoff: applyCutoff, usage: profile.usage,
+            overrides: profile.overrides, instant: instant)
+    }
+
+    /// The rules alone, without a profile's overrides: `usage` is the profile's minutes
+    /// per service (nil: no budget is spent).
     public func decide(
         _ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool = true,
         usage: ServiceUsage? = nil
+    ) -> Decision {
+        decide(name, rules: rules, local: local, applyCutoff: applyCutoff, usage: usage, overrides: .none, instant: 0)
+    }
+
+    /// The rules of docs/decisions.md#the-decision-order in order; the first that applies
+    /// wins. The overrides' times are compared with `instant`.
+    private func decide(
+        _ name: DomainName, rules: PolicyRules, local: LocalDateTime, applyCutoff: Bool, usage: ServiceUsage?,
+        overrides: Overrides, instant: Int64
     ) -> Decision {
         let ip = IPAddress.literal(name)
         let own = system.matcher.match(name)
@@ -50,33 +69,47 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         let timed = applyCutoff
         let downtimeAllowed =
             timed && depth(name, own[SystemRules.downtimeAllowList], ip, system.downtimeAllowIPs) > 0
+        // A pause comes right after the system names: everything else stops but the
+        // always-allowed apps, as at a cutoff (and unlike a cutoff, `downtime_allow` too).
+        let overridden = !overrides.isEmpty
+        if timed, overridden, overrides.pause(at: instant) != nil, !alwaysAllowedService(name, rules, &matched) {
+            return Decision(.block, .paused)
+        }
         // 2. Time before lists: in downtime nothing but `downtime_allow` gets through, not
         //    even a parent-allowed site.
-        //    An always-allowed app's service passes too (Phone, Messages, Maps).
+        //    An always-allowed app's service passes too (Phone, Messages, Maps), and
+        //    nothing is cut off while the parent's extension lasts.
         if timed, !downtimeAllowed, let cutoff = rules.time.cutoff(at: local),
-            !alwaysAllowedService(name, rules, &matched)
+            !alwaysAllowedService(name, rules, &matched), !(overridden && overrides.extension(at: instant) != nil)
         {
             return Decision(.block, cutoff == .downtime ? .downtime : .schedule)
         }
+        // A parent's exception on the gateway lifts the budget, the parent's lists, the
+        // blocked apps and the categories: never the pause, a cutoff or circumvention.
+        let exception = overridden ? overrides.exception(for: name, at: instant) : nil
         // 2b. A spent budget, until local midnight: like a cutoff, a parent allow does not
-        //     reopen it.
-        if timed, !downtimeAllowed, let usage, !rules.appLimits.isEmpty, let found = service(name, &matched) {
+        //     reopen it; the parent's bonus minutes of the day add to it.
+        if timed, !downtimeAllowed, exception == nil, let usage, !rules.appLimits.isEmpty,
+            let found = service(name, &matched)
+        {
             let app = services.services[found.service]
-            if let limit = rules.dailyMinutes(for: app), usage.minutes(app.id, day: local.daysSince1970) >= limit {
-                return Decision(.block, .limit, rule: app.id)
+            if var limit = rules.dailyMinutes(for: app) {
+                let day = local.daysSince1970
+                if overridden { limit += overrides.bonusMinutes(app.id, day: day, at: instant) }
+                if usage.minutes(app.id, day: day) >= limit { return Decision(.block, .limit, rule: app.id) }
             }
         }
         // 3. The parent's own lists: the most specific entry wins, allow on a tie.
         let parent = rules.parent.match(name)
         let allowDepth = depth(name, parent[PolicyRules.allowList], ip, rules.allowedIPs)
         let blockDepth = depth(name, parent[PolicyRules.blockList], ip, rules.blockedIPs)
-        if blockDepth > allowDepth {
+        if exception == nil, blockDepth > allowDepth {
             return Decision(.block, .blockedDomain, suffixOf: name, labels: blockDepth)
         }
 
         // 3b. Blocked apps: a parent allow at least as specific as the service's domain
         //     lifts it (allowing `youtube.com` reopens YouTube; allowing `google.com` does not).
-        if rules.blocksServices, let found = service(name, &matched), allowDepth < found.depth,
+        if exception == nil, rules.blocksServices, let found = service(name, &matched), allowDepth < found.depth,
             rules.blocks(services.services[found.service])
         {
             return Decision(.block, .service, rule: services.services[found.service].id)
@@ -95,7 +128,7 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
             }
         }
         // 5. Categories, in docs/decisions.md#categories's order, unless the parent allowed the name.
-        if allowDepth == 0 {
+        if allowDepth == 0, exception == nil {
             // Indices: iterating an array allocates per element in a debug build, where the
             // allocation tests count (docs/performance.md#allocations-per-query).
             for index in rules.categories.indices where listed[rules.categories[index].rawValue] > 0 {
@@ -109,6 +142,9 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
             return Decision(.rewrite, .safeSearch, target: target)
         }
         // 7. Allowed.
+        if let exception, case .exception(let entry) = exception.kind {
+            return Decision(.allow, .exception, suffixOf: name, labels: entry.labelCount)
+        }
         if allowDepth > 0 { return Decision(.allow, .allowedDomain, suffixOf: name, labels: allowDepth) }
         return Decision(.allow, .default)
     }

@@ -39,7 +39,7 @@ public final class PolicyRules: Sendable {
     /// (docs/dns.md#answer-inspection), for a DNS client and the proxy alike: not for a name
     /// allowed outright (parent-allowed, system), nor for an unfiltered profile.
     public func inspectsAnswer(after decision: Decision) -> Bool {
-        filtered && decision.reason != .allowedDomain && decision.reason != .system
+        filtered && decision.reason != .allowedDomain && decision.reason != .system && decision.reason != .exception
     }
 
     public init(_ policy: CompiledPolicy, filtered: Bool = true) {

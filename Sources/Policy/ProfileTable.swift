@@ -10,15 +10,24 @@ public final class Profile: Sendable {
     public let activity: ActivityCounters
     /// Minutes spent on each app service, kept across tables for the whole run.
     public let usage: ServiceUsage
+    /// The parent's overrides on the gateway (docs/parent-page.md#overrides): a change is
+    /// a new `Profile` in a new table, like a new policy.
+    public let overrides: Overrides
 
     public init(
         name: String, rules: PolicyRules, activity: ActivityCounters = ActivityCounters(),
-        usage: ServiceUsage = ServiceUsage()
+        usage: ServiceUsage = ServiceUsage(), overrides: Overrides = .none
     ) {
         self.name = name
         self.rules = rules
         self.activity = activity
         self.usage = usage
+        self.overrides = overrides
+    }
+
+    /// The same profile with other overrides: its rules, counters and minutes kept.
+    public func with(_ overrides: Overrides) -> Profile {
+        Profile(name: name, rules: rules, activity: activity, usage: usage, overrides: overrides)
     }
 
     /// The name of the built-in unfiltered profile (`default_profile = none`).
@@ -96,6 +105,8 @@ public struct ProfileTable: Sendable {
     public let profiles: [Profile]
     private let byUser: [String: Int]
     private let byMAC: [MACAddress: Int]
+    /// The parent's device assignments on the gateway, before the roster's entries.
+    private let byAssignment: [MACAddress: Int]
     /// Longest prefix first, so the first range that contains an address is the longest.
     private let ranges: [(range: AddressRange, profile: Int)]
     private let fallback: Int
@@ -105,6 +116,7 @@ public struct ProfileTable: Sendable {
         profiles = [Profile(name: name, rules: rules, activity: activity)]
         byUser = [:]
         byMAC = [:]
+        byAssignment = [:]
         ranges = []
         fallback = 0
     }
@@ -112,7 +124,11 @@ public struct ProfileTable: Sendable {
     /// `profiles` must hold a profile for every member of `roster` (by name); `none` is
     /// added, unfiltered, when the roster's default is `none`. Members without a profile
     /// are left out (their clients get the default).
-    public init(roster: ProfileRoster, profiles given: [Profile]) {
+    ///
+    /// `assignments` are the parent's device assignments on the gateway (MAC → profile
+    /// name): they come before the roster's MAC and address entries; one naming no
+    /// profile of the table is left out.
+    public init(roster: ProfileRoster, profiles given: [Profile], assignments: [MACAddress: String] = [:]) {
         var profiles: [Profile] = []
         var index: [String: Int] = [:]
         for member in roster.members {
@@ -139,10 +155,16 @@ public struct ProfileTable: Sendable {
                 }
             }
         }
+        var byAssignment: [MACAddress: Int] = [:]
+        for (mac, name) in assignments {
+            guard let position = index[name] ?? profiles.firstIndex(where: { $0.name == name }) else { continue }
+            byAssignment[mac] = position
+        }
         ranges.sort { $0.range.prefixLength > $1.range.prefixLength }
         self.profiles = profiles
         self.byUser = byUser
         self.byMAC = byMAC
+        self.byAssignment = byAssignment
         self.ranges = ranges
         fallback = index[roster.defaultProfile] ?? 0
     }
@@ -150,6 +172,7 @@ public struct ProfileTable: Sendable {
     /// How a client was matched: the order of `choose`, in one place.
     private enum Match {
         case user(String, position: Int)
+        case assigned(MACAddress, position: Int)
         case mac(MACAddress, position: Int)
         case range(AddressRange, position: Int)
         case fallback
@@ -159,7 +182,10 @@ public struct ProfileTable: Sendable {
     /// values, then a scan of the ranges, longest prefix first.
     private func match(_ client: Client) -> Match {
         if let user = client.proxyUser, let position = byUser[user] { return .user(user, position: position) }
-        if let mac = client.mac, let position = byMAC[mac] { return .mac(mac, position: position) }
+        if let mac = client.mac {
+            if let position = byAssignment[mac] { return .assigned(mac, position: position) }
+            if let position = byMAC[mac] { return .mac(mac, position: position) }
+        }
         if let address = client.address {
             for entry in ranges where entry.range.contains(address) {
                 return .range(entry.range, position: entry.profile)
@@ -171,7 +197,8 @@ public struct ProfileTable: Sendable {
     /// The profile that governs `client` now.
     public func choose(_ client: Client) -> Profile {
         switch match(client) {
-        case .user(_, let position), .mac(_, let position), .range(_, let position): profiles[position]
+        case .user(_, let position), .assigned(_, let position), .mac(_, let position), .range(_, let position):
+            profiles[position]
         case .fallback: profiles[fallback]
         }
     }
@@ -180,6 +207,7 @@ public struct ProfileTable: Sendable {
     public func why(_ client: Client) -> String {
         switch match(client) {
         case .user(let user, _): "proxy user \(user)"
+        case .assigned(let mac, _): "MAC \(mac), assigned on the page"
         case .mac(let mac, _): "MAC \(mac)"
         case .range(let range, _): "address \(ClientEntry.range(range))"
         case .fallback: "default_profile"
@@ -200,5 +228,5 @@ public struct ProfileTable: Sendable {
     }
 
     /// Whether any profile lists a MAC address: only then is the neighbour table read.
-    public var usesMACs: Bool { !byMAC.isEmpty }
+    public var usesMACs: Bool { !byMAC.isEmpty || !byAssignment.isEmpty }
 }

@@ -59,9 +59,7 @@ public struct ProxyEnvironment: Sendable {
     /// The policy of a profile already chosen, now.
     public func policy(of profile: Profile) -> TargetPolicy {
         let engine = snapshot.engine
-        return TargetPolicy(
-            engine: engine, rules: profile.rules, local: localNow, settings: settings,
-            usage: profile.usage)
+        return TargetPolicy(engine: engine, profile: profile, instant: wallClock, local: localNow, settings: settings)
     }
 
     /// `name` used by a device of `profile` now: a minute of its app service's budget

@@ -20,22 +20,26 @@ public enum Verdict: Equatable, Sendable {
 /// then the engine's decision on the name. Pure.
 public struct TargetPolicy {
     public let engine: DecisionEngine<LabelTrie>
-    public let rules: PolicyRules
+    /// Its rules, its minutes per app service (a spent budget refuses its service) and the
+    /// parent's overrides.
+    public let profile: Profile
+    /// Unix seconds, and the policy zone's wall clock then.
+    public let instant: Int64
     public let local: LocalDateTime
     public let settings: ProxySettings
-    /// The profile's minutes per app service: a spent budget refuses its service.
-    public let usage: ServiceUsage?
 
     public init(
-        engine: DecisionEngine<LabelTrie>, rules: PolicyRules, local: LocalDateTime, settings: ProxySettings,
-        usage: ServiceUsage? = nil
+        engine: DecisionEngine<LabelTrie>, profile: Profile, instant: Int64, local: LocalDateTime,
+        settings: ProxySettings
     ) {
         self.engine = engine
-        self.rules = rules
+        self.profile = profile
+        self.instant = instant
         self.local = local
         self.settings = settings
-        self.usage = usage
     }
+
+    public var rules: PolicyRules { profile.rules }
 
     public func verdict(_ target: ProxyTarget, isConnect: Bool) -> Verdict {
         if isConnect, !settings.connectPorts.contains(target.port) {
@@ -61,7 +65,7 @@ public struct TargetPolicy {
     }
 
     public func decide(_ name: DomainName) -> Decision {
-        engine.decide(name, rules: rules, local: local, usage: usage)
+        engine.decide(name, profile: profile, at: instant, local: local)
     }
 
     /// An address as the engine sees names: a dotted quad, or an IPv6 literal as one label;

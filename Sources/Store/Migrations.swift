@@ -208,6 +208,51 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 PRAGMA user_version = 4;
                 """),
+        Migration(
+            version: 5,
+            sql: """
+                -- The parent's overrides on the gateway (docs/parent-page.md#overrides): kind is
+                -- pause, extension, app_bonus (target = the service, minutes on the local day
+                -- `day`) or exception (target = the name). A removed one keeps its row for the
+                -- trail; `reported` once the API has it as a parent_override report.
+                CREATE TABLE overrides (
+                    id         INTEGER PRIMARY KEY,
+                    profile    TEXT NOT NULL,
+                    kind       TEXT NOT NULL,
+                    target     TEXT,
+                    minutes    INTEGER,
+                    day        INTEGER,
+                    starts_at  INTEGER NOT NULL,
+                    ends_at    INTEGER,
+                    set_by     TEXT NOT NULL,
+                    removed_at INTEGER,
+                    removed_by TEXT,
+                    reported   INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX overrides_live ON overrides(ends_at) WHERE removed_at IS NULL;
+                CREATE INDEX overrides_unreported ON overrides(id) WHERE reported = 0;
+                -- Devices as the parent named and assigned them on the page: an assignment comes
+                -- before the configuration's MAC and address entries (docs/parent-page.md#devices).
+                CREATE TABLE devices (
+                    mac         TEXT PRIMARY KEY NOT NULL,
+                    name        TEXT,
+                    profile     TEXT,
+                    changed_at  INTEGER NOT NULL,
+                    changed_by  TEXT NOT NULL
+                ) WITHOUT ROWID;
+                -- Sessions of the parent's page (docs/parent-page.md#security): the SHA-256 of the
+                -- cookie's token, never the token; `password_tag` ties it to the password it was
+                -- opened with, so a new password ends it.
+                CREATE TABLE web_sessions (
+                    token_hash   BLOB PRIMARY KEY NOT NULL,
+                    password_tag TEXT NOT NULL,
+                    csrf_token   TEXT NOT NULL,
+                    address      TEXT NOT NULL,
+                    created_at   INTEGER NOT NULL,
+                    last_used_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                PRAGMA user_version = 5;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -47,7 +47,7 @@ import Testing
         #expect(count { snapshot.engine.recordUse(of: name, by: profile, at: F.noon.unixSeconds, local: local) } == 0)
         #expect(count { _ = snapshot.engine.hasBudget(name, rules: profile.rules) } == 0, "the app budgets")
         #expect(count { _ = fixture.pipeline.cache.lookup(key, now: F.noon.monotonicMilliseconds) } == 0, "the cache")
-        #expect(count { _ = fixture.pipeline.cap(300, profile.rules, snapshot, F.noon) } == 0, "the TTL cap")
+        #expect(count { _ = fixture.pipeline.cap(300, profile, snapshot, F.noon) } == 0, "the TTL cap")
     }
 
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))

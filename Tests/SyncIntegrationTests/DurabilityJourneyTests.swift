@@ -130,7 +130,8 @@ extension SyncFaultSuite {
             #expect(
                 h.eventually(8) { (h.profileStatus()?["merged_pending"]?.int ?? 0) > 0 },
                 "\(h.statusText())\n\(gate.log)")
-            #expect(gate.log.contains("event=hits_merged"))
+            // The line is written after the store's commit that `status` reads.
+            #expect(h.eventually(8) { gate.log.contains("event=hits_merged") }, "\(gate.log)")
             let queued = h.profileStatus()?["hits_queued"]?.int ?? 0
             #expect(queued <= 6, "bounded at 5 rows (plus the frozen batch in flight): \(queued)")
 

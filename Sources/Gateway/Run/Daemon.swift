@@ -40,7 +40,7 @@ package final class Daemon: @unchecked Sendable {
     /// of each profile's policy in force. Changed by the policy watchers (control thread), a
     /// reload (control thread) and the sync (sync thread), so under a lock; each change
     /// publishes a new snapshot.
-    private let parts: Lock<(builder: SnapshotBuilder, policies: [String: PolicyRules])>
+    private let parts: Lock<(builder: SnapshotBuilder, policies: [String: PolicyRules], parent: ParentState)>
     private var perLoop: [LoopServers] = []
     /// What the control (main) thread is asked to do; rung through `doorbell`.
     private enum Request { case reload, stop }
@@ -74,7 +74,7 @@ package final class Daemon: @unchecked Sendable {
         self.listsWatcher = listsWatcher
         self.log = log
         self.clock = clock
-        parts = Lock((builder, policies))
+        parts = Lock((builder, policies, .empty))
         proxyCaps = ProxyCaps(options.proxy.capLimits)
         tcpCaps = ConnectionCaps(options.tcpCapLimits)
         pipeline = QueryPipeline(
@@ -237,7 +237,8 @@ package final class Daemon: @unchecked Sendable {
             // A profile new to the configuration starts on its initial policy.
             parts.policies.merge(initial) { old, _ in old }
             pipeline.rateLimiter.update(rate: builder.options.rateLimit)
-            publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
+            publish(
+                parts.builder.make(policies: parts.policies, parent: parts.parent), proxy: parts.builder.options.proxy)
         }
         // Only the control thread touches the watchers, and reloads run on it.
         watchers = watched.map { ($0.profile, PolicyWatcher(path: $0.path)) }
@@ -251,7 +252,8 @@ package final class Daemon: @unchecked Sendable {
     func replace(lists: CategoryLists, inputs: ListInputs, services: ServiceCatalogue) {
         parts.withLock { parts in
             parts.builder = parts.builder.with(lists: lists, inputs: inputs, services: services)
-            publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
+            publish(
+                parts.builder.make(policies: parts.policies, parent: parts.parent), proxy: parts.builder.options.proxy)
         }
     }
 
@@ -260,7 +262,19 @@ package final class Daemon: @unchecked Sendable {
     func replace(profile: String, rules: PolicyRules) {
         parts.withLock { parts in
             parts.policies[profile] = rules
-            publish(parts.builder.make(policies: parts.policies), proxy: parts.builder.options.proxy)
+            publish(
+                parts.builder.make(policies: parts.policies, parent: parts.parent), proxy: parts.builder.options.proxy)
+        }
+    }
+
+    /// The parent's overrides and device assignments changed (the page, or the store read
+    /// at start): enforced from the next query, and open connections decided again.
+    package func replace(parent: ParentState) {
+        parts.withLock { parts in
+            guard parts.parent != parent else { return }
+            parts.parent = parent
+            publish(
+                parts.builder.make(policies: parts.policies, parent: parts.parent), proxy: parts.builder.options.proxy)
         }
     }
 

@@ -62,9 +62,11 @@ package enum Serve {
             let builder = try makeBuilder(
                 settings, options: options, roster: plan.roster, activity: activity, log: log)
             restoreUsage(store, into: activity, zone: builder.zone, now: clock.wall().unixSeconds, log: log)
-            return try Daemon(
+            let daemon = try Daemon(
                 options: options, builder: builder, policies: setup.policies, watched: setup.watched,
                 listsWatcher: listsWatcher, log: log, hits: counting, clock: clock)
+            restoreParent(store, into: daemon, now: clock.wall().unixSeconds, log: log)
+            return daemon
         }()
         // The loops run from here on: whatever fails before `wait` must stop them.
         do throws(GatewayError) {
@@ -147,6 +149,17 @@ package enum Serve {
         return SnapshotBuilder(
             options: options, decisions: EngineOptions.decisionOptions(settings), zone: zone, lists: lists,
             listInputs: inputs, roster: roster, services: services.catalogue, activity: activity)
+    }
+
+    /// The parent's overrides and device assignments back from the store, enforced before
+    /// the first query (docs/parent-page.md#overrides). A store that cannot be read leaves
+    /// none, said once.
+    static func restoreParent(_ store: Store, into daemon: Daemon, now: Int64, log: Logger) {
+        do {
+            daemon.replace(parent: try ParentState.load(from: store, now: now))
+        } catch {
+            log.warn("overrides_unreadable", [("error", "\(error)")])
+        }
     }
 
     /// Today's app minutes back from the store, so a restart does not refill a budget

@@ -34,20 +34,21 @@ package struct SnapshotBuilder {
             services: services, activity: activity)
     }
 
-    /// A snapshot enforcing `policies` (by profile name); a profile of the roster without
-    /// one is unfiltered (which only happens between a configuration that adds a profile
-    /// and its first policy).
-    func make(policies: [String: PolicyRules]) -> ProxySnapshot {
+    /// A snapshot enforcing `policies` (by profile name) with the parent's overrides and
+    /// device assignments; a profile of the roster without a policy is unfiltered (which
+    /// only happens between a configuration that adds a profile and its first policy).
+    func make(policies: [String: PolicyRules], parent: ParentState = .empty) -> ProxySnapshot {
         var names = roster.members.map(\.name)
         if roster.defaultProfile == Profile.noneName { names.append(Profile.noneName) }
         let profiles = names.map { name in
             Profile(
                 name: name, rules: policies[name] ?? .unfiltered, activity: activity.counters(for: name),
-                usage: activity.usage(for: name))
+                usage: activity.usage(for: name), overrides: parent.overrides[name] ?? .none)
         }
         let engine = DecisionEngine(
             system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
-            profiles: ProfileTable(roster: roster, profiles: profiles), services: services)
+            profiles: ProfileTable(roster: roster, profiles: profiles, assignments: parent.assignments),
+            services: services)
         var servers: [DomainName: UpstreamSpec] = [:]
         for forward in options.localForward { servers[forward.zone] = forward.server }
         return ProxySnapshot(

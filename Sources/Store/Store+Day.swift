@@ -1,0 +1,63 @@
+/// One row of a profile's block history, as the parent's page lists it.
+public struct HistoryRow: Sendable, Equatable {
+    public var domain: String
+    public var reason: String
+    public var category: String?
+    public var client: String
+    public var count: Int
+    public var firstSeen: Int64
+    public var lastSeen: Int64
+
+    public init(
+        domain: String, reason: String, category: String?, client: String, count: Int, firstSeen: Int64,
+        lastSeen: Int64
+    ) {
+        self.domain = domain
+        self.reason = reason
+        self.category = category
+        self.client = client
+        self.count = count
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+    }
+}
+
+/// A child's day as the parent's page shows it (docs/parent-page.md): counts since a
+/// moment, and the block history newest first.
+extension Store {
+    /// Queries (from the hourly activity, whole hours from `since`'s) and blocks (from the
+    /// history) of `profile` since `since`.
+    public func dayCounts(profile: String, since: Int64) throws(StoreError) -> (queries: Int, blocks: Int) {
+        try withDatabase { database throws(StoreError) in
+            let queries = try database.integer(
+                "SELECT coalesce(sum(queries), 0) FROM activity_hours WHERE profile = ? AND hour_start >= ?", profile,
+                since - since % 3_600)
+            let blocks = try database.integer(
+                "SELECT coalesce(sum(count), 0) FROM hit_history WHERE profile = ? AND last_seen >= ?", profile, since)
+            return (queries, blocks)
+        }
+    }
+
+    /// Blocks of `profile` last seen before `before`, newest first, at most `limit`;
+    /// `client` and `reason` (its kind: `category` matches `category:adult`) filter.
+    public func history(
+        profile: String, before: Int64, limit: Int, client: String? = nil, reason: String? = nil,
+        domain: String? = nil
+    ) throws(StoreError) -> [HistoryRow] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows(
+                """
+                SELECT domain, reason, category, client, count, first_seen, last_seen FROM hit_history
+                WHERE profile = ?1 AND last_seen < ?2 AND (?3 IS NULL OR client = ?3)
+                    AND (?4 IS NULL OR reason = ?4 OR reason LIKE ?4 || ':%')
+                    AND (?5 IS NULL OR domain = ?5 OR domain LIKE '%.' || ?5)
+                ORDER BY last_seen DESC, domain LIMIT ?6
+                """, profile, before, client, reason, domain, limit
+            ) { row in
+                HistoryRow(
+                    domain: row.text(0), reason: row.text(1), category: row.optionalText(2), client: row.text(3),
+                    count: row.int(4), firstSeen: row.int64(5), lastSeen: row.int64(6))
+            }
+        }
+    }
+}

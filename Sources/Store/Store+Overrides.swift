@@ -1,0 +1,169 @@
+/// A parent's override as stored (docs/parent-page.md#overrides): its kind as a word, and
+/// the target and minutes that kind needs. What it means is the `Policy` module's.
+public struct OverrideRow: Sendable, Equatable {
+    public var id: Int64
+    public var profile: String
+    /// `pause`, `extension`, `app_bonus` or `exception`.
+    public var kind: String
+    /// The service of an app bonus, the name of an exception.
+    public var target: String?
+    /// An app bonus's minutes.
+    public var minutes: Int?
+    /// An app bonus's local day (days since 1970).
+    public var day: Int?
+    /// Unix seconds.
+    public var startsAt: Int64
+    public var endsAt: Int64?
+    public var setBy: String
+    public var removedAt: Int64?
+    public var removedBy: String?
+
+    public init(
+        id: Int64 = 0, profile: String, kind: String, target: String? = nil, minutes: Int? = nil, day: Int? = nil,
+        startsAt: Int64, endsAt: Int64?, setBy: String, removedAt: Int64? = nil, removedBy: String? = nil
+    ) {
+        self.id = id
+        self.profile = profile
+        self.kind = kind
+        self.target = target
+        self.minutes = minutes
+        self.day = day
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.setBy = setBy
+        self.removedAt = removedAt
+        self.removedBy = removedBy
+    }
+}
+
+/// A device as the parent named or assigned it on the page.
+public struct DeviceRow: Sendable, Equatable {
+    /// `aa:bb:cc:dd:ee:ff`, lower case.
+    public var mac: String
+    public var name: String?
+    /// The profile it is assigned to; nil leaves it to the configuration.
+    public var profile: String?
+    public var changedAt: Int64
+    public var changedBy: String
+
+    public init(mac: String, name: String?, profile: String?, changedAt: Int64, changedBy: String) {
+        self.mac = mac
+        self.name = name
+        self.profile = profile
+        self.changedAt = changedAt
+        self.changedBy = changedBy
+    }
+}
+
+extension Store {
+    private static let overrideColumns =
+        "id, profile, kind, target, minutes, day, starts_at, ends_at, set_by, removed_at, removed_by"
+
+    private static func override(_ row: Row) -> OverrideRow {
+        OverrideRow(
+            id: row.int64(0), profile: row.text(1), kind: row.text(2), target: row.optionalText(3),
+            minutes: row.isNull(4) ? nil : row.int(4), day: row.isNull(5) ? nil : row.int(5), startsAt: row.int64(6),
+            endsAt: row.optionalInt64(7), setBy: row.text(8), removedAt: row.optionalInt64(9),
+            removedBy: row.optionalText(10))
+    }
+
+    /// Stores a new override (its `id` is ignored) and returns it with the id it got.
+    public func addOverride(_ override: OverrideRow) throws(StoreError) -> OverrideRow {
+        try write { database throws(StoreError) in
+            let id = try database.integer(
+                """
+                INSERT INTO overrides (profile, kind, target, minutes, day, starts_at, ends_at, set_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """, override.profile, override.kind, override.target, override.minutes, override.day,
+                override.startsAt, override.endsAt, override.setBy)
+            var stored = override
+            stored.id = Int64(id)
+            return stored
+        }
+    }
+
+    /// The overrides not removed and not ended by `now` (unix seconds), oldest first.
+    public func liveOverrides(now: Int64) throws(StoreError) -> [OverrideRow] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows(
+                """
+                SELECT \(Self.overrideColumns) FROM overrides
+                WHERE removed_at IS NULL AND (ends_at IS NULL OR ends_at > ?) ORDER BY id
+                """, now, make: Self.override)
+        }
+    }
+
+    /// Removes one live override; nil when there is none with that id (already removed,
+    /// ended, or never made), else the row as it was.
+    public func removeOverride(id: Int64, now: Int64, by: String) throws(StoreError) -> OverrideRow? {
+        try write { database throws(StoreError) in
+            let found = try database.firstRow(
+                """
+                SELECT \(Self.overrideColumns) FROM overrides
+                WHERE id = ? AND removed_at IS NULL AND (ends_at IS NULL OR ends_at > ?)
+                """, id, now, make: Self.override)
+            guard var found else { return nil }
+            try database.run(
+                "UPDATE overrides SET removed_at = ?, removed_by = ?, reported = 0 WHERE id = ?", now, by, id)
+            found.removedAt = now
+            found.removedBy = by
+            return found
+        }
+    }
+
+    /// Ends every live override of `kind` for `profile` at `now` (a resume ends the
+    /// pauses); returns how many.
+    @discardableResult
+    public func endOverrides(profile: String, kind: String, now: Int64, by: String) throws(StoreError) -> Int {
+        try write { database throws(StoreError) in
+            try database.run(
+                """
+                UPDATE overrides SET removed_at = ?, removed_by = ?, reported = 0
+                WHERE profile = ? AND kind = ? AND removed_at IS NULL AND (ends_at IS NULL OR ends_at > ?)
+                """, now, by, profile, kind, now)
+            return database.changes
+        }
+    }
+
+    /// Overrides set or removed that the API has not been sent yet, oldest first, at most `limit`.
+    public func unreportedOverrides(limit: Int) throws(StoreError) -> [OverrideRow] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows(
+                "SELECT \(Self.overrideColumns) FROM overrides WHERE reported = 0 ORDER BY id LIMIT ?", limit,
+                make: Self.override)
+        }
+    }
+
+    /// Marks overrides as sent to the API.
+    public func markOverridesReported(_ ids: [Int64]) throws(StoreError) {
+        try write { database throws(StoreError) in
+            for id in ids { try database.run("UPDATE overrides SET reported = 1 WHERE id = ?", id) }
+        }
+    }
+
+    /// Names or assigns a device; a nil field keeps what was stored (an empty name or
+    /// profile clears it).
+    public func saveDevice(mac: String, name: String?, profile: String?, now: Int64, by: String) throws(StoreError) {
+        try write { database throws(StoreError) in
+            try database.run(
+                """
+                INSERT INTO devices (mac, name, profile, changed_at, changed_by) VALUES (?, nullif(?, ''), nullif(?, ''), ?, ?)
+                ON CONFLICT (mac) DO UPDATE SET
+                    name = CASE WHEN ?2 IS NULL THEN name ELSE nullif(?2, '') END,
+                    profile = CASE WHEN ?3 IS NULL THEN profile ELSE nullif(?3, '') END,
+                    changed_at = excluded.changed_at, changed_by = excluded.changed_by
+                """, mac, name, profile, now, by)
+        }
+    }
+
+    /// Every device the parent named or assigned.
+    public func devices() throws(StoreError) -> [DeviceRow] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows("SELECT mac, name, profile, changed_at, changed_by FROM devices ORDER BY mac") { row in
+                DeviceRow(
+                    mac: row.text(0), name: row.optionalText(1), profile: row.optionalText(2),
+                    changedAt: row.int64(3), changedBy: row.text(4))
+            }
+        }
+    }
+}
