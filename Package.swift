@@ -73,6 +73,8 @@ let package = Package(
         // The device (MAC address) behind a client's IP address, from the kernel's neighbour
         // tables over rtnetlink, cached per loop thread: the pure dump parser, the socket, the cache.
         .target(name: "Neighbours", dependencies: ["DomainMatch", "EventLoop", "CSystem", "SystemIO"]),
+        // The devices on the network for the parent's page: DHCP lease files parsed, vendors from the IEEE registry.
+        .target(name: "Devices", dependencies: ["DomainMatch", "Zoneinfo", "SystemIO"]),
         // The nftables table of network enforcement (docs/network.md): who is caught, the rules, the
         // DNS-over-HTTPS address list's syntax, as text. Pure: no sockets, no processes.
         .target(name: "Firewall", dependencies: ["DomainMatch", "Policy"]),
@@ -173,6 +175,7 @@ let package = Package(
         .testTarget(
             name: "NeighboursTests",
             dependencies: ["Neighbours", "DomainMatch", "EventLoop", "CSystem", "SystemIO", "TestSupport"]),
+        .testTarget(name: "DevicesTests", dependencies: ["Devices", "DomainMatch", "SystemIO", "TestSupport"]),
         .testTarget(name: "FirewallTests", dependencies: ["Firewall", "DomainMatch", "Policy", "TestSupport"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "COpenSSL", "EventLoop", "SystemIO", "TestSupport"]),
