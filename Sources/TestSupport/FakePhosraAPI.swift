@@ -45,7 +45,7 @@ public final class FakePhosraAPI: @unchecked Sendable {
         self.clock = clock
         self.basePath = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
         scheme = certificates == nil ? "http" : "https"
-        let tls = try certificates.map { try TLSServerContext($0) }
+        let tls = try certificates.map { try TestTLSServerContext($0) }
         server = try TestHTTPServer(port: port, tls: tls, idleTimeout: idleTimeout) { [weak self] request in
             self?.handle(request) ?? .drop
         }

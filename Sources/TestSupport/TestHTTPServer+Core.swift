@@ -9,12 +9,12 @@ extension TestHTTPServer {
     final class Core: @unchecked Sendable {
         // Sendable: every stored property is a `let`; what changes lives in `state`, behind its lock.
         let port: UInt16
-        let tls: TLSServerContext?
+        let tls: TestTLSServerContext?
         let idleTimeout: Duration
         let handler: Handler
         let state = ServerState()
 
-        init(port: UInt16, tls: TLSServerContext?, idleTimeout: Duration, handler: @escaping Handler) {
+        init(port: UInt16, tls: TestTLSServerContext?, idleTimeout: Duration, handler: @escaping Handler) {
             self.port = port
             self.tls = tls
             self.idleTimeout = idleTimeout

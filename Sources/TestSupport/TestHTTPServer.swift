@@ -103,7 +103,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// Starts listening on `host`:`port` (an IPv4 address, 127.0.0.1 unless a test made its
     /// own namespace; port 0: the OS picks, read `port`).
     public init(
-        host: String = "127.0.0.1", port: UInt16 = 0, tls: TLSServerContext? = nil,
+        host: String = "127.0.0.1", port: UInt16 = 0, tls: TestTLSServerContext? = nil,
         idleTimeout: Duration = .seconds(15), handler: @escaping Handler
     ) throws {
         let listener = try Self.listen(port: port, host: host)

@@ -28,7 +28,7 @@ public final class TestListServer: @unchecked Sendable {
         let certificates = try certificates ?? TestCertificates()
         self.certificates = certificates
         let state = self.state
-        server = try TestHTTPServer(tls: try TLSServerContext(certificates), idleTimeout: .seconds(30)) { request in
+        server = try TestHTTPServer(tls: try TestTLSServerContext(certificates), idleTimeout: .seconds(30)) { request in
             state.record(request)
             return Self.reply(to: request, state.behaviour(request.path))
         }

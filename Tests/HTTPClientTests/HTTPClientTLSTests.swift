@@ -11,7 +11,7 @@ import Testing
 
     init() throws {
         certificates = try TestCertificates()
-        let context = try TLSServerContext(certificates)
+        let context = try TestTLSServerContext(certificates)
         server = try TestHTTPServer(tls: context) { request in
             .respond(.init(status: 200, headers: [("Content-Type", "text/plain")], text: "secure \(request.target)"))
         }
@@ -73,7 +73,8 @@ import Testing
 
     @Test func aKeptTLSConnectionTheServerClosedIsReplaced() throws {
         // The server sends close_notify when its idle timeout passes.
-        let quick = try TestHTTPServer(tls: try TLSServerContext(certificates), idleTimeout: .milliseconds(100)) { _ in
+        let tls = try TestTLSServerContext(certificates)
+        let quick = try TestHTTPServer(tls: tls, idleTimeout: .milliseconds(100)) { _ in
             .respond(.init(status: 200, text: "ok"))
         }
         let http = client(tls: try .init(certificates.caFile))
@@ -93,7 +94,7 @@ import Testing
 
     @Test func aLargeChunkedBodyOverTLS() throws {
         let body = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        let big = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in
+        let big = try TestHTTPServer(tls: try TestTLSServerContext(certificates)) { _ in
             .respond(.init(status: 200, body: body, framing: .chunked(chunkSize: 8192)))
         }
         let response = try client(tls: try .init(certificates.caFile)).send(try get("https://127.0.0.1:\(big.port)/"))
@@ -102,7 +103,7 @@ import Testing
 
     @Test func aPOSTBodyLargerThanOneRecordIsSentWhole() throws {
         let seen = Recorder<Int>()
-        let echo = try TestHTTPServer(tls: try TLSServerContext(certificates)) { request in
+        let echo = try TestHTTPServer(tls: try TestTLSServerContext(certificates)) { request in
             seen.append(request.body.count)
             return .respond(.init(status: 202, text: "{\"status\":\"accepted\"}\n"))
         }

@@ -30,7 +30,7 @@ func get(_ url: String, headers: [(String, String)] = []) throws -> HTTPRequest 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// A server answering every request with these exact bytes.
-func rawServer(_ text: String, close: Bool = false, tls: TLSServerContext? = nil) throws -> TestHTTPServer {
+func rawServer(_ text: String, close: Bool = false, tls: TestTLSServerContext? = nil) throws -> TestHTTPServer {
     try TestHTTPServer(tls: tls) { _ in .raw(bytes(text), close: close) }
 }
 

@@ -12,7 +12,7 @@ import Testing
 
     @Test func anAllowedConnectCarriesTLSEndToEnd() throws {
         let certificates = try TestCertificates()
-        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in
+        let https = try TestHTTPServer(tls: try TestTLSServerContext(certificates)) { _ in
             .respond(.init(status: 200, text: "secret page\n"))
         }
         let gate = try fixture.start(connectPorts: [https.port])
@@ -124,7 +124,7 @@ import Testing
             UInt8(97 + (index * 7 + index / 4096) % 26)
         }
         let page = String(decoding: letters, as: UTF8.self)
-        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in
+        let https = try TestHTTPServer(tls: try TestTLSServerContext(certificates)) { _ in
             .respond(.init(status: 200, text: page))
         }
         let origin = try RawOrigin(replyAfterEOF: true)

@@ -36,7 +36,7 @@ import Testing
 
     @Test func anSNINamingABlockedHostClosesTheTunnel() throws {
         let certificates = try TestCertificates()
-        let https = try TestHTTPServer(tls: try TLSServerContext(certificates)) { _ in
+        let https = try TestHTTPServer(tls: try TestTLSServerContext(certificates)) { _ in
             .respond(.init(status: 200, text: "x"))
         }
         let gate = try fixture.start(connectPorts: [https.port])

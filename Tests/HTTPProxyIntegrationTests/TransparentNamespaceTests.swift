@@ -105,7 +105,7 @@ import Testing
         /// An HTML page over HTTPS on 203.0.113.10:443 from a server of the test's own, made
         /// inside the gateway's namespace: a browser opens several connections at once.
         func servePage(_ html: String) throws -> TestHTTPServer {
-            let context = try TLSServerContext(certificates)
+            let context = try TestTLSServerContext(certificates)
             return try net.inside(net.gateway) {
                 try TestHTTPServer(host: "203.0.113.10", port: 443, tls: context) { _ in
                     .respond(.init(status: 200, headers: [("Content-Type", "text/html")], text: html))

@@ -5,7 +5,9 @@ import Glibc
 /// `TestCertificates`), TLS 1.2 and later. Each accepted connection gets a
 /// `TLSServerStream` that runs OpenSSL over memory BIOs and does the socket calls itself
 /// (MSG_NOSIGNAL, so a client that went away never raises SIGPIPE in the test process).
-public final class TLSServerContext: @unchecked Sendable {
+/// Plain OpenSSL on purpose, not the TLS module's own server side: the clients under test
+/// are checked against a server that shares none of their code.
+public final class TestTLSServerContext: @unchecked Sendable {
     // Sendable: the SSL_CTX is configured in init and only read afterwards (SSL_new on a
     // configured context is safe from several threads).
     let context: OpaquePointer
@@ -87,7 +89,7 @@ final class TLSServerStream: ServerStream {
     private let output: OpaquePointer
     private let plain: PlainServerStream
 
-    init?(descriptor: Int32, context: TLSServerContext) {
+    init?(descriptor: Int32, context: TestTLSServerContext) {
         guard let ssl = SSL_new(context.context) else { return nil }
         self.descriptor = descriptor
         self.ssl = ssl
