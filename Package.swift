@@ -97,7 +97,8 @@ let package = Package(
         // Proxy passwords: scrypt hashes through OpenSSL (`phosra-gate passwd`), plain values,
         // verification in constant time with a cache of successes (docs/proxy.md#proxy-authentication).
         .target(name: "Passwords", dependencies: ["Locks", "Base64", "COpenSSL"]),
-        // Client TLS on the event loop: a verifying context and a non-blocking connection state machine.
+        // TLS on the event loop: a verifying client context, a server context (chain and key), one
+        // non-blocking connection state machine for both sides, and self-signed certificates.
         .target(name: "TLS", dependencies: ["COpenSSL", "COpenSSLShim", "EventLoop", "SystemIO"]),
         // Forwarding one question to the configured upstreams: UDP, TCP, DNS-over-TLS (docs/dns.md#forwarding).
         .target(

@@ -15,10 +15,12 @@ public enum TLSResult: Equatable, Sendable {
     case closed
 }
 
-/// One client TLS session as a state machine that does no I/O itself: OpenSSL talks to a
-/// BIO pair, and the owner moves ciphertext between that pair and the network
-/// (`TLSConnection+Ciphertext.swift`: straight to and from a non-blocking `Socket`, or as
-/// bytes for tests). Plaintext goes through `handshake`, `read`, `write` and `shutdown`.
+/// One TLS session, client or server side, as a state machine that does no I/O itself:
+/// OpenSSL talks to a BIO pair, and the owner moves ciphertext between that pair and the
+/// network (`TLSConnection+Ciphertext.swift`: straight to and from a non-blocking `Socket`,
+/// or as bytes for tests). Plaintext goes through `handshake`, `read`, `write` and
+/// `shutdown`. The two sides differ only in how they are made (here and
+/// `TLSConnection+Server.swift`); every step after that is the same code.
 ///
 /// Why a BIO pair and not SSL_set_fd: every socket call stays ours (MSG_NOSIGNAL, EINTR,
 /// errno in a `SystemError`), the memory per connection is bounded by the pair's buffers,
@@ -26,8 +28,8 @@ public enum TLSResult: Equatable, Sendable {
 ///
 /// The owner's loop: after any step, `sendCiphertext(to:)` and keep `.write` interest while
 /// it returns false; on readable, `receiveCiphertext(from:)` then repeat the step that
-/// returned `.wantRead`. Verification is always on: chain against the context's trust store,
-/// and `serverName` against the certificate (SAN, no partial wildcards).
+/// returned `.wantRead`. A client always verifies: the chain against the context's trust
+/// store, and `serverName` against the certificate (SAN, no partial wildcards).
 ///
 /// Threading: not Sendable; one thread (the owning loop's) uses it. Errors are sticky:
 /// after a throw every further step throws the same error.
@@ -41,8 +43,9 @@ public final class TLSConnection {
     }
 
     public internal(set) var state: State = .handshaking
-    /// The name sent as SNI and required in the certificate.
-    public let serverName: String
+    /// A client's: the name sent as SNI and required in the certificate. Nil on a server
+    /// connection, whose peer's choice is `requestedServerName`.
+    public let serverName: String?
     let ssl: OpaquePointer
     /// Our end of the BIO pair: ciphertext from the peer is written here, ciphertext for
     /// the peer is read from here.
@@ -53,24 +56,9 @@ public final class TLSConnection {
     ///   against its IP addresses).
     /// - Throws: `TLSError.configuration` when OpenSSL cannot make the session or takes
     ///   the name (an empty or over-long name).
-    public init(context: TLSContext, serverName: String) throws(TLSError) {
-        self.serverName = serverName
-        ErrorQueue.clear()
-        guard let ssl = SSL_new(context.context) else {
-            throw .configuration("cannot create a TLS session: \(ErrorQueue.reason(ErrorQueue.drainOldest()))")
-        }
-        var inner: OpaquePointer?
-        var outer: OpaquePointer?
-        // 0: OpenSSL's default pair buffers (17 KiB each way), one full record.
-        guard BIO_new_bio_pair(&inner, 0, &outer, 0) == 1, let inner, let outer else {
-            SSL_free(ssl)
-            throw .configuration("cannot create a BIO pair: \(ErrorQueue.reason(ErrorQueue.drainOldest()))")
-        }
-        self.ssl = ssl
-        network = outer
-        SSL_set_bio(ssl, inner, inner)  // the session owns the inner end from here
+    public convenience init(context: TLSContext, serverName: String) throws(TLSError) {
+        try self.init(session: context.context, serverName: serverName)
         SSL_set_connect_state(ssl)
-        pg_ssl_set_nonblocking_modes(ssl)
         let named: Bool
         if Self.isIPLiteral(serverName) {
             // RFC 6066 §3: no SNI for an address; the certificate must list it (iPAddress SAN).
@@ -85,6 +73,27 @@ public final class TLSConnection {
         if context.skipValidityPeriod?() == true {
             X509_VERIFY_PARAM_set_flags(SSL_get0_param(ssl), UInt(X509_V_FLAG_NO_CHECK_TIME))
         }
+    }
+
+    /// The session and its BIO pair, for either side; the side's own init says which
+    /// (SSL_set_connect_state or SSL_set_accept_state) before the first step.
+    init(session context: OpaquePointer, serverName: String?) throws(TLSError) {
+        self.serverName = serverName
+        ErrorQueue.clear()
+        guard let ssl = SSL_new(context) else {
+            throw .configuration("cannot create a TLS session: \(ErrorQueue.reason(ErrorQueue.drainOldest()))")
+        }
+        var inner: OpaquePointer?
+        var outer: OpaquePointer?
+        // 0: OpenSSL's default pair buffers (17 KiB each way), one full record.
+        guard BIO_new_bio_pair(&inner, 0, &outer, 0) == 1, let inner, let outer else {
+            SSL_free(ssl)
+            throw .configuration("cannot create a BIO pair: \(ErrorQueue.reason(ErrorQueue.drainOldest()))")
+        }
+        self.ssl = ssl
+        network = outer
+        SSL_set_bio(ssl, inner, inner)  // the session owns the inner end from here
+        pg_ssl_set_nonblocking_modes(ssl)
     }
 
     private static func isIPLiteral(_ text: String) -> Bool {

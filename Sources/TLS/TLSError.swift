@@ -21,6 +21,39 @@ public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
     case peerClosed
     /// The connection already failed or was shut down and cannot be used again.
     case unusable
+    /// A server's certificate or key file is unusable (`TLSServerContext`), or a generated
+    /// pair could not be written (`SelfSignedCertificate.write`): which file, and why.
+    case credentialFile(path: String, problem: CredentialProblem)
+
+    /// What is wrong with a certificate or key file. The cheap, common mistakes have cases
+    /// of their own (a wrong path, the two files swapped, a key from another pair); anything
+    /// else is OpenSSL's reason.
+    public enum CredentialProblem: Equatable, Sendable, CustomStringConvertible {
+        /// Opening, reading or writing it failed: errno and call (ENOENT, EACCES).
+        case io(SystemError)
+        /// It holds no PEM certificate: not PEM at all, or only other blocks (a key).
+        case noCertificate
+        /// It holds no PEM private key: not PEM at all, or only other blocks (a certificate).
+        case noPrivateKey
+        /// The key is encrypted with a passphrase, which nobody is there to type in.
+        case encryptedKey
+        /// The key is not the private half of the leaf certificate in this other file.
+        case keyMismatch(certificateFile: String)
+        /// OpenSSL refused what it holds: its reason, e.g. "ee key too small" (a key under
+        /// OpenSSL's security level).
+        case rejected(String)
+
+        public var description: String {
+            switch self {
+            case .io(let error): "\(error.call): \(error.reason)"
+            case .noCertificate: "no PEM certificate in it"
+            case .noPrivateKey: "no PEM private key in it"
+            case .encryptedKey: "the key is encrypted with a passphrase; store it without one"
+            case .keyMismatch(let certificateFile): "not the key of the certificate in \(certificateFile)"
+            case .rejected(let reason): reason
+            }
+        }
+    }
 
     public var description: String {
         switch self {
@@ -30,6 +63,7 @@ public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io(let error): error.description
         case .peerClosed: "connection closed by peer without close_notify"
         case .unusable: "TLS connection no longer usable"
+        case .credentialFile(let path, let problem): "TLS file \(path): \(problem)"
         }
     }
 }

@@ -10,10 +10,24 @@
 struct ssl_st;
 struct ssl_ctx_st;
 struct bio_st;
+struct x509_st;
+struct evp_pkey_st;
 
 /// SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) plus SSL_OP_NO_COMPRESSION and
 /// SSL_OP_NO_RENEGOTIATION. Returns 1 on success, 0 on failure.
 int pg_ssl_ctx_configure_client(struct ssl_ctx_st *ctx);
+
+/// For a server: SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION), SSL_OP_NO_COMPRESSION,
+/// SSL_OP_NO_RENEGOTIATION, SSL_OP_CIPHER_SERVER_PREFERENCE and SSL_OP_NO_TICKET, and
+/// SSL_CTX_set_session_cache_mode(SSL_SESS_CACHE_OFF). Returns 1 on success, 0 on failure.
+int pg_ssl_ctx_configure_server(struct ssl_ctx_st *ctx);
+
+/// SSL_CTX_add0_chain_cert: one more certificate sent after the leaf. On success the
+/// context owns it. Returns 1 on success, 0 on failure.
+int pg_ssl_ctx_add0_chain_cert(struct ssl_ctx_st *ctx, struct x509_st *certificate);
+
+/// EVP_EC_gen(curve): a new EC key pair on a named curve such as "P-256", or NULL.
+struct evp_pkey_st *pg_evp_ec_gen(const char *curve);
 
 /// SSL_set_tlsext_host_name: the SNI extension. Returns 1 on success, 0 on failure.
 int pg_ssl_set_server_name(struct ssl_st *ssl, const char *name);
@@ -32,5 +46,9 @@ int pg_err_is_unexpected_eof(unsigned long code);
 
 /// Whether an error-queue code is SSL_R_CERTIFICATE_VERIFY_FAILED.
 int pg_err_is_certificate_verify_failed(unsigned long code);
+
+/// Whether an error-queue code is PEM_R_NO_START_LINE: no PEM block of the kind asked for
+/// (the input is not PEM, holds another kind of block, or has no more of them).
+int pg_err_is_pem_no_start_line(unsigned long code);
 
 #endif
