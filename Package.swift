@@ -111,6 +111,14 @@ let package = Package(
         // mixes, timing and reports (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher);
         // nothing of the gateway. Not linked into the matcher: SQLite stays out of DomainMatch.
         .target(name: "MatcherBench", dependencies: ["Locks", "DomainMatch", "CSQLite", "SystemIO"]),
+        // The parent's page on the LAN and its JSON API: sessions, CSRF, the pages, the
+        // overrides a parent sets (docs/parent-page.md). Knows the gateway only as a `Household`.
+        .target(
+            name: "ParentPage",
+            dependencies: [
+                "Locks", "DomainMatch", "Zoneinfo", "Policy", "Store", "SystemIO", "HTTP1", "Passwords", "Base64",
+                "EventLoop", "TLS",
+            ]),
         // Composition root: the settings schema, options, the profile plan, the snapshot
         // builder and the daemon (`Serve`) that `run` starts.
         .target(
@@ -120,7 +128,7 @@ let package = Package(
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours", "Metrics",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
-                "Passwords", "CSystem",
+                "Passwords", "CSystem", "ParentPage",
             ]),
         // The command line: one `Command` per file in one table, one prologue (`CLI.main`).
         .target(

@@ -113,15 +113,17 @@ enum CheckCommand: Command {
     /// good synced policy in the store, or its initial policy.
     /// The parent's overrides and device assignments stored by `run` count as they would at `now`.
     static func profiles(_ settings: Settings, arguments: Arguments, now: Int64) throws(GatewayError) -> ProfileTable {
-        guard !settings.profiles.isEmpty || arguments.flag("--profile") != nil || arguments.flag("--client") != nil
-        else {
-            return ProfileTable(single: PolicyRules(try EngineOptions.policy(settings)))
-        }
         let state = arguments.stateDirectory(settings)
-        let plan = try ProfilePlan.from(settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: state))
         let store = try? Store.openReadOnly(directory: state)
         defer { store?.close() }
         let parent = store.flatMap { try? ParentState.load(from: $0, now: now) } ?? .empty
+        guard !settings.profiles.isEmpty || arguments.flag("--profile") != nil || arguments.flag("--client") != nil
+        else {
+            let single = Profile(name: "default", rules: PolicyRules(try EngineOptions.policy(settings)))
+            return ProfileTable(
+                roster: .single(), profiles: [parent.applied(to: single)], assignments: parent.assignments)
+        }
+        let plan = try ProfilePlan.from(settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: state))
         var profiles: [Profile] = []
         for source in plan.sources {
             let rules: PolicyRules

@@ -28,7 +28,7 @@ extension CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self, CheckCommand.self, RegisterCommand.self, SyncCommand.self, StatusCommand.self,
         HitsCommand.self, BlocklistsCommand.self, FirewallCommand.self, ServicesCommand.self, BenchCommand.self,
-        PasswdCommand.self, DoctorCommand.self, VersionCommand.self,
+        PasswdCommand.self, WebPasswordCommand.self, DoctorCommand.self, VersionCommand.self,
     ]
 
     /// The overview, from the table.

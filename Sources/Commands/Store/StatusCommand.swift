@@ -26,6 +26,8 @@ enum StatusCommand: Command {
         var devices: [String: [ClientSighting]]
         /// App budgets in force when `run` last flushed (every 5 s), by profile.
         var budgets: [String: [BudgetStatusRow]] = [:]
+        /// The parent's overrides in force (docs/parent-page.md#overrides), by profile.
+        var overrides: [String: [OverrideRow]] = [:]
         var notes: [String]
     }
 
@@ -82,6 +84,7 @@ enum StatusCommand: Command {
                 listed.insert(name)
             }
             report.budgets = Dictionary(grouping: try store.budgetStatus(), by: \.profile)
+            report.overrides = Dictionary(grouping: try store.liveOverrides(now: now), by: \.profile)
             report.notes = try store.notes()
         } catch {
             throw .usage("\(error)")
@@ -122,6 +125,14 @@ enum StatusCommand: Command {
             line += "; hits queued \(counts.queued + counts.batched), dead-lettered \(counts.deadLettered)"
             lines.append(line)
             let devices = report.devices[state.profile] ?? []
+            for override in report.overrides[state.profile] ?? [] {
+                var text = "  override \(override.id): \(override.kind)"
+                if let target = override.target { text += " \(TerminalText.safe(target))" }
+                if let minutes = override.minutes { text += " +\(minutes) min" }
+                text += override.endsAt.map { " until \(StatusText.rfc3339($0))" } ?? " until resumed"
+                text += ", set \(StatusText.rfc3339(override.startsAt)) by \(TerminalText.safe(override.setBy))"
+                lines.append(text)
+            }
             lines.append(
                 devices.isEmpty
                     ? "  no devices seen in the last hour"
@@ -172,6 +183,19 @@ enum StatusCommand: Command {
                                 ("date", JSONText.string(CivilCalendar.isoDate(days: budget.day))),
                                 ("daily_minutes", "\(budget.dailyMinutes)"), ("used", "\(budget.used)"),
                                 ("left", "\(max(0, budget.dailyMinutes - budget.used))"),
+                            ])
+                        }.joined(separator: ",") + "]"
+                ),
+                (
+                    "overrides",
+                    "["
+                        + (report.overrides[state.profile] ?? []).map { override in
+                            JSONText.object([
+                                ("id", "\(override.id)"), ("kind", JSONText.string(override.kind)),
+                                ("target", override.target.map(JSONText.string) ?? "null"),
+                                ("minutes", override.minutes.map { "\($0)" } ?? "null"),
+                                ("start", JSONText.string(StatusText.rfc3339(override.startsAt))),
+                                ("until", optional(override.endsAt)), ("set_by", JSONText.string(override.setBy)),
                             ])
                         }.joined(separator: ",") + "]"
                 ),

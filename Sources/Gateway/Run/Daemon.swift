@@ -295,6 +295,9 @@ package final class Daemon: @unchecked Sendable {
         }
     }
 
+    /// Run on the control thread at every watch interval (the page waits there for its password).
+    var watchTick: (() -> Void)?
+
     /// A start that failed half way: the loops stop, nothing is drained (control thread).
     func abandon() {
         group.shutdownGracefully()
@@ -354,6 +357,7 @@ package final class Daemon: @unchecked Sendable {
             if clock.now() >= nextWatch {
                 checkPolicies()
                 if listsWatcher.poll() { listsUpdated?() }
+                watchTick?()
                 nextWatch = clock.now() + Self.watchInterval
             }
             let pending = requests.withLock { requests in

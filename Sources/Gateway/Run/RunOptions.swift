@@ -155,26 +155,32 @@ extension RunOptions {
 /// The gateway's own addresses, every interface's (IPv4 and IPv6): the proxy refuses them
 /// as destinations (docs/proxy.md#local-destinations).
 package enum OwnAddresses {
-    static func all() -> Set<IPAddress> {
+    static func all() -> Set<IPAddress> { Set(of(interfaces: nil)) }
+
+    /// The addresses of the interfaces named (nil: every interface), in the kernel's order.
+    static func of(interfaces: Set<String>?) -> [IPAddress] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return [] }
         defer { freeifaddrs(list) }
-        var addresses: Set<IPAddress> = []
+        var addresses: [IPAddress] = []
         var cursor: UnsafeMutablePointer<ifaddrs>? = first
         while let entry = cursor {
             defer { cursor = entry.pointee.ifa_next }
             guard let address = entry.pointee.ifa_addr else { continue }
+            if let interfaces, !interfaces.contains(String(cString: entry.pointee.ifa_name)) { continue }
+            let found: IPAddress
             switch Int32(address.pointee.sa_family) {
             case AF_INET:
                 let bits = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
-                addresses.insert(.v4(UInt32(bigEndian: bits)))
+                found = .v4(UInt32(bigEndian: bits))
             case AF_INET6:
                 let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
                     withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
                 }
-                addresses.insert(IPAddress(v6Bytes: bytes))
+                found = IPAddress(v6Bytes: bytes)
             default: continue
             }
+            if !addresses.contains(found) { addresses.append(found) }
         }
         return addresses
     }

@@ -87,7 +87,13 @@ package enum Serve {
             let metricsServer = try metricsServer(
                 settings, daemon: daemon, counting: counting, activity: activity, store: store,
                 storeHealth: sync.storeHealth, profiles: plan.flushedProfiles, clock: clock)
+            let page = PageSetup(
+                settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory, log: log,
+                clock: clock)
+            page.changed = { sync.wake() }
+            daemon.watchTick = { page.startIfReady() }
             daemon.beforeStop = {
+                page.stop()
                 metricsServer?.stop()
                 sync.stop()
             }
@@ -103,6 +109,7 @@ package enum Serve {
                 log.info("listening", [("service", "metrics"), ("tcp", "\(listen)")])
             }
             do { try sync.start() } catch { throw GatewayError.usage("cannot start the sync thread: \(error)") }
+            page.startIfReady()
             // Listeners bound and every profile's policy in force: ready.
             notifier?.send(["READY=1", "STATUS=" + statusLine(options, profiles: plan.sources.count)])
         } catch {

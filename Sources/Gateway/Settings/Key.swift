@@ -167,6 +167,20 @@ package enum Key {
     static let metricsListen = ConfigKey(
         "metrics_listen", .optionalListenAddress, reload: false, "Prometheus metrics ADDR:PORT (off when empty)")
 
+    // The parent's page (docs/parent-page.md).
+    package static let webListen = ConfigKey(
+        "web_listen", .listenAddresses, reload: false,
+        "the parent's page over HTTPS, ADDR:PORT (default: port 8443 on the lan_interfaces' addresses, else loopback)")
+    package static let webHTTPListen = ConfigKey(
+        "web_http_listen", .listenAddresses, reload: false,
+        "plain HTTP that only redirects to the page, ADDR:PORT (default: port 8080 where web_listen is)")
+    package static let webTLSCert = ConfigKey(
+        "web_tls_cert", .string, reload: false, "the page's certificate, PEM (default: one made at first start)")
+    package static let webTLSKey = ConfigKey("web_tls_key", .string, reload: false, "the key of web_tls_cert, PEM")
+    package static let webNames = ConfigKey(
+        "web_names", .strings, reload: false,
+        "more host names the page answers to (besides the host's name, its addresses and localhost)")
+
     /// Every key in the documentation's order: what the parser and the flags accept.
     static let all: [AnyConfigKey] = [
         policy.erased, lists.erased, stateDir.erased, timezone.erased,
@@ -183,6 +197,7 @@ package enum Key {
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,
         logFormat.erased, metricsListen.erased,
+        webListen.erased, webHTTPListen.erased, webTLSCert.erased, webTLSKey.erased, webNames.erased,
     ]
 
     package static let schema = ConfigSchema(all)

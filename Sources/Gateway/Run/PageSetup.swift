@@ -1,0 +1,205 @@
+import Config
+import DomainMatch
+import EventLoop
+import Glibc
+import ParentPage
+import Policy
+import Store
+import SystemIO
+import TLS
+
+/// The parent's page in the daemon (docs/parent-page.md): its listeners on a loop thread of
+/// their own, started once a password is set (at start, or within a second of
+/// `phosra-gate web-password`), its certificate, and the `Household` it sees the gateway
+/// through.
+package final class PageSetup: Household, @unchecked Sendable {
+    // Sendable: `started` and `group` change on the control thread only; the page's
+    // loop calls `currentEngine` and `parentChanged`, which touch the daemon's locked parts.
+    private weak var daemon: Daemon?
+    private let store: Store
+    private let log: Logger
+    private let clock: any Clock
+    private let stateDirectory: String
+    private let https: [ListenAddress]
+    private let redirect: [ListenAddress]
+    private let certificate: (cert: String, key: String)?
+    private let names: [String]
+    private let password: WebPassword
+    private var group: EventLoopGroup?
+    private var server: WebServer?
+    /// Asked after each change: the sync sends overrides to the API as reports.
+    var changed: (@Sendable () -> Void)?
+    /// The addresses the page listens on, once started.
+    private(set) var bound: [SocketAddress] = []
+
+    /// Certificate files the gateway makes when the parent gives none.
+    static let certificateFile = "web-cert.pem"
+    static let keyFile = "web-key.pem"
+
+    init(settings: Settings, daemon: Daemon, store: Store, stateDirectory: String, log: Logger, clock: any Clock) {
+        self.daemon = daemon
+        self.store = store
+        self.log = log
+        self.clock = clock
+        self.stateDirectory = stateDirectory
+        let hosts = Self.defaultHosts(settings)
+        https =
+            settings.isSet(Key.webListen)
+            ? settings[Key.webListen] : hosts.map { ListenAddress(address: $0, port: 8443) }
+        redirect =
+            settings.isSet(Key.webHTTPListen)
+            ? settings[Key.webHTTPListen] : https.map { ListenAddress(address: $0.address, port: 8080) }
+        let cert = settings[Key.webTLSCert]
+        let key = settings[Key.webTLSKey]
+        if !cert.isEmpty, !key.isEmpty {
+            certificate = (cert, key)
+        } else {
+            certificate = nil
+        }
+        names = settings[Key.webNames]
+        password = WebPassword(stateDirectory: stateDirectory)
+    }
+
+    /// Port 8443's addresses by default: those of `lan_interfaces`, else loopback.
+    static func defaultHosts(_ settings: Settings) -> [IPAddress] {
+        let interfaces = settings[Key.lanInterfaces].map(\.text)
+        // A link-local address needs its interface to bind: left out.
+        let addresses = (interfaces.isEmpty ? [] : OwnAddresses.of(interfaces: Set(interfaces))).filter {
+            if case .v6(let high, _) = $0 { return high >> 54 != 0x3FA }
+            return true
+        }
+        return addresses.isEmpty ? [.v4(0x7F00_0001)] : addresses.sorted { $0.description < $1.description }
+    }
+
+    // MARK: Household
+
+    package func currentEngine() -> DecisionEngine<LabelTrie> {
+        guard let daemon else { preconditionFailure("the page outlived its daemon") }
+        return daemon.pipeline.snapshot.engine
+    }
+
+    package func parentChanged() {
+        guard let daemon else { return }
+        do {
+            daemon.replace(parent: try ParentState.load(from: store, now: clock.wall().unixSeconds))
+        } catch {
+            log.error("overrides_unreadable", [("error", "\(error)")])
+        }
+        changed?()
+    }
+
+    // MARK: Starting
+
+    /// Starts the page when a password is set and it is not running yet (control thread;
+    /// called at start and on every watch tick). A failure (a port taken, a certificate
+    /// that does not load) is logged once; the page then waits for a restart.
+    func startIfReady() {
+        guard server == nil, !https.isEmpty, password.current() != nil, !failedOnce else { return }
+        do throws(GatewayError) {
+            try start()
+        } catch {
+            failedOnce = true
+            log.error("web_not_started", [("error", "\(error)")])
+        }
+    }
+
+    private var failedOnce = false
+
+    private func start() throws(GatewayError) {
+        let tls = try loadCertificate()
+        let group: EventLoopGroup
+        do { group = try EventLoopGroup(loopCount: 1, name: "pg-web", clock: clock) } catch {
+            throw .usage("the page's loop: \(error)")
+        }
+        let loop = group.next()
+        let app = WebApp(
+            store: store, household: self, password: password, hosts: allowedHosts(), clock: clock, log: log)
+        let server = WebServer(loop: loop, clock: clock, app: app, tls: tls, httpsPort: https[0].port)
+        let https = https.map { SocketAddress(listen: $0) }
+        let redirect = redirect.map { SocketAddress(listen: $0) }
+        do {
+            bound = try loop.runSync { try server.start(https: https, redirect: redirect) }
+        } catch {
+            group.shutdownGracefully()
+            throw .usage("web_listen: \(error)")
+        }
+        self.group = group
+        self.server = server
+        log.info(
+            "listening",
+            [
+                ("service", "web"), ("tcp", bound.map(\.description).joined(separator: ",")),
+                ("sha256", tls.fingerprintSHA256),
+            ])
+    }
+
+    /// Closes the page (control thread, at stop).
+    func stop() {
+        guard let group, let server else { return }
+        _ = try? group.next().runSync(timeout: 2_000_000_000) { server.stop() }
+        group.shutdownGracefully()
+        self.group = nil
+        self.server = nil
+    }
+
+    /// The parent's certificate, or the gateway's own: made at first start (ECDSA P-256,
+    /// the host's names and the listen addresses), kept across restarts and upgrades.
+    private func loadCertificate() throws(GatewayError) -> TLSServerContext {
+        if let certificate {
+            do { return try TLSServerContext(certificateFile: certificate.cert, keyFile: certificate.key) } catch {
+                throw .usage("web_tls_cert: \(error)")
+            }
+        }
+        let cert = stateDirectory + "/" + Self.certificateFile
+        let key = stateDirectory + "/" + Self.keyFile
+        if Files.exists(cert), Files.exists(key),
+            let loaded = try? TLSServerContext(certificateFile: cert, keyFile: key)
+        {
+            return loaded
+        }
+        let hostName = Self.hostName()
+        let dnsNames = ([hostName, "localhost"] + names).filter { !$0.isEmpty && IPAddress($0) == nil }
+        var addresses = Set(https.map(\.address).filter { !$0.isUnspecified }.map(\.description))
+        if https.contains(where: { $0.address.isUnspecified }) {
+            addresses.formUnion(OwnAddresses.all().map(\.description))
+        }
+        do {
+            let made = try SelfSignedCertificate.make(
+                commonName: hostName.isEmpty ? "phosra-gate" : hostName, dnsNames: Array(Set(dnsNames)).sorted(),
+                ipAddresses: addresses.sorted(), validDays: 825, now: clock.wall())
+            try SelfSignedCertificate.write(
+                certificatePEM: made.certificatePEM, keyPEM: made.keyPEM, certificateFile: cert, keyFile: key)
+            log.info("web_certificate_made", [("path", cert)])
+            return try TLSServerContext(certificateFile: cert, keyFile: key)
+        } catch {
+            throw .usage("the page's certificate: \(error)")
+        }
+    }
+
+    /// Names and addresses a request's `Host` may carry.
+    private func allowedHosts() -> Set<String> {
+        var hosts: Set<String> = ["localhost"]
+        let hostName = Self.hostName()
+        if !hostName.isEmpty {
+            hosts.insert(hostName)
+            hosts.insert(hostName + ".local")
+        }
+        for name in names { hosts.insert(name.lowercased()) }
+        for listen in https {
+            if listen.address.isUnspecified {
+                for address in OwnAddresses.all() { hosts.insert(address.description) }
+            } else {
+                hosts.insert(listen.address.description)
+            }
+        }
+        hosts.insert("127.0.0.1")
+        hosts.insert("::1")
+        return hosts
+    }
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+    }
+}

@@ -1,0 +1,192 @@
+import Policy
+import Store
+import Zoneinfo
+
+/// The HTML pages and their forms (docs/parent-page.md#pages): each form posts, then the
+/// browser is sent back to the page it came from (303), so a reload never posts twice.
+extension WebApp {
+    func page(_ request: WebRequest, segments: [String], csrf: String) throws -> WebResponse {
+        let client = request.client.description
+        if request.method == "GET" || request.method == "HEAD" {
+            switch segments.count {
+            case 0: return .html(200, try home(csrf: csrf))
+            case 1 where segments[0] == "devices": return .html(200, try devicesPage(csrf: csrf))
+            case 2 where segments[0] == "profiles":
+                return .html(200, try dayPage(try profile(named: segments[1]), query: request.query, csrf: csrf))
+            default: throw Refusal(404, "no such page")
+            }
+        }
+        guard request.method == "POST" else { throw Refusal(405, "use GET or POST") }
+        let form = request.form
+        let zone = household.currentEngine().zone
+        switch (segments.count, segments.first) {
+        case (3, "profiles"):
+            let profile = try profile(named: segments[1])
+            switch segments[2] {
+            case "pause":
+                let end: Int64?
+                switch form["until"] {
+                case "morning": end = Times.next(hour: 6, after: now, zone: zone)
+                case "resumed": end = nil
+                default: end = try self.end(minutes: Int(form["minutes"] ?? ""), until: nil, open: false)
+                }
+                _ = try pause(profile, end: end, client: client)
+            case "resume": try resume(profile, client: client)
+            case "extend":
+                let app = form["app"].flatMap { $0.isEmpty ? nil : $0 }
+                _ = try extend(profile, minutes: try minutes(Int(form["minutes"] ?? "")), app: app, client: client)
+            case "exceptions":
+                let end =
+                    form["until"] == "today"
+                    ? Times.nextMidnight(after: now, zone: zone)
+                    : now + Int64(try minutes(Int(form["minutes"] ?? ""))) * 60
+                _ = try except(profile, name: form["name"] ?? "", end: end, client: client)
+            default: throw Refusal(404, "no such action")
+            }
+        case (3, "overrides") where segments[2] == "delete":
+            guard let id = Int64(segments[1]) else { throw Refusal(404, "no such override") }
+            try removeOverride(id: id, client: client)
+        case (2, "devices"):
+            try saveDevice(mac: segments[1], name: form["name"], profile: form["profile"], client: client)
+        default: throw Refusal(404, "no such action")
+        }
+        return .redirect(Self.back(form["back"]))
+    }
+
+    /// Where a form returns: one of the page's own paths, never another site.
+    static func back(_ path: String?) -> String {
+        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\"),
+            path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return "/" }
+        return path
+    }
+
+    private func home(csrf: String) throws -> String {
+        let zone = household.currentEngine().zone
+        var body = "<div class=\"cards\">"
+        for entry in try cards() {
+            let card = entry.card
+            let name = Escape.html(card.name)
+            let path = "/profiles/" + Escape.url(card.name)
+            var state = card.state.rawValue
+            if let until = card.until { state += " until " + Times.local(until, now: now, zone: zone) }
+            if card.state == .paused, card.until == nil { state += " until resumed" }
+            body +=
+                "<section class=\"card\" data-profile=\"\(name)\"><h2><a href=\"\(Escape.html(path))\">\(name)</a></h2>"
+            body += "<p class=\"state \(card.state.rawValue)\">\(Escape.html(state))</p>"
+            body += "<p class=\"muted\">Today: \(entry.today.queries) queries, \(entry.today.blocks) blocked</p>"
+            for budget in card.budgets {
+                body +=
+                    "<p>\(Escape.html(budget.app)): \(budget.usedMinutes) of \(budget.limitMinutes) min "
+                    + Pages.button(
+                        "+15 min", action: path + "/extend", csrf: csrf,
+                        fields: [("minutes", "15"), ("app", budget.app)]) + "</p>"
+            }
+            body += "<div class=\"actions\">"
+            if card.state == .paused {
+                body += Pages.button("Resume", action: path + "/resume", csrf: csrf, style: "primary")
+            } else {
+                body += Pages.button("Pause 15 min", action: path + "/pause", csrf: csrf, fields: [("minutes", "15")])
+                body += Pages.button("Pause 1 h", action: path + "/pause", csrf: csrf, fields: [("minutes", "60")])
+                body += Pages.button(
+                    "Pause until 06:00", action: path + "/pause", csrf: csrf, fields: [("until", "morning")])
+                body += Pages.button("Pause", action: path + "/pause", csrf: csrf, fields: [("until", "resumed")])
+            }
+            for minutes in [15, 30, 60] {
+                body += Pages.button(
+                    "+\(minutes) min", action: path + "/extend", csrf: csrf, fields: [("minutes", "\(minutes)")])
+            }
+            body += "</div>"
+            if !entry.devices.isEmpty {
+                body +=
+                    "<p class=\"muted\">Devices in the last hour: "
+                    + entry.devices.map { Escape.html($0.client) }.joined(separator: ", ") + "</p>"
+            }
+            body += overridesList(card.overrides, csrf: csrf, zone: zone)
+            body += "</section>"
+        }
+        body += "</div>"
+        return Pages.document(title: "Children", body: body, csrf: csrf)
+    }
+
+    private func overridesList(_ overrides: [Override], csrf: String, zone: ZoneRules) -> String {
+        guard !overrides.isEmpty else { return "" }
+        var list = "<ul class=\"overrides\">"
+        for override in overrides {
+            var text = override.kindName
+            switch override.kind {
+            case .exception(let name): text = "allow " + name.description
+            case .appBonus(let service, let minutes, _): text = "+\(minutes) min of \(service)"
+            case .pause, .extension: break
+            }
+            let until = override.end.map { " until " + Times.local($0, now: now, zone: zone) } ?? " until resumed"
+            list +=
+                "<li>\(Escape.html(text + until)) <span class=\"muted\">set \(Escape.html(Times.local(override.start, now: now, zone: zone))) by \(Escape.html(override.setBy))</span> "
+                + Pages.button("Remove", action: "/overrides/\(override.id)/delete", csrf: csrf, style: "danger")
+                + "</li>"
+        }
+        return list + "</ul>"
+    }
+
+    private func dayPage(_ profile: Profile, query: [String: String], csrf: String) throws -> String {
+        let zone = household.currentEngine().zone
+        let path = "/profiles/" + Escape.url(profile.name)
+        let rows = try store.history(
+            profile: profile.name, before: Int64(query["before"] ?? "") ?? .max, limit: 50, client: query["device"],
+            reason: query["reason"], domain: query["name"])
+        var body = "<h2>\(Escape.html(profile.name))</h2>"
+        body +=
+            "<table><thead><tr><th>Last seen</th><th>Name</th><th>Reason</th><th>Device</th><th>Count</th><th></th></tr></thead><tbody>"
+        for row in rows {
+            let allow =
+                Pages.button(
+                    "Allow 1 h", action: path + "/exceptions", csrf: csrf,
+                    fields: [("name", row.domain), ("minutes", "60"), ("back", path)])
+                + Pages.button(
+                    "Allow today", action: path + "/exceptions", csrf: csrf,
+                    fields: [("name", row.domain), ("until", "today"), ("back", path)])
+            body +=
+                "<tr><td>\(Escape.html(Times.local(row.lastSeen, now: now, zone: zone)))</td>"
+                + "<td class=\"name\">\(Escape.html(row.domain))</td><td>\(Escape.html(row.reason))</td>"
+                + "<td>\(Escape.html(row.client))</td><td>\(row.count)</td><td>\(allow)</td></tr>"
+        }
+        body += "</tbody></table>"
+        if let last = rows.last, rows.count == 50 {
+            body += "<p><a href=\"\(Escape.html(path))?before=\(last.lastSeen)\">Older</a></p>"
+        }
+        return Pages.document(title: profile.name, body: body, csrf: csrf)
+    }
+
+    private func devicesPage(csrf: String) throws -> String {
+        let zone = household.currentEngine().zone
+        let profiles = household.currentEngine().profiles.profiles.map(\.name).filter { $0 != Profile.noneName }
+        var body =
+            "<h2>Devices</h2><table><thead><tr><th>Device</th><th>Seen</th><th>Name and profile</th></tr></thead><tbody>"
+        for device in try devices() {
+            let label = device.name ?? device.client
+            body +=
+                "<tr><td class=\"device\">\(Escape.html(label))<br><span class=\"muted\">\(Escape.html(device.client))"
+            if !device.addresses.isEmpty { body += " · " + Escape.html(device.addresses.joined(separator: ", ")) }
+            body += "</span></td><td>\(Escape.html(Times.local(device.lastSeen, now: now, zone: zone)))</td><td>"
+            if let mac = device.mac {
+                var options = "<option value=\"\">(configuration)</option>"
+                for name in profiles {
+                    let selected = device.assigned == name ? " selected" : ""
+                    options += "<option value=\"\(Escape.html(name))\"\(selected)>\(Escape.html(name))</option>"
+                }
+                body +=
+                    "<form method=\"post\" action=\"/devices/\(Escape.html(Escape.url(mac)))\">"
+                    + "<input type=\"hidden\" name=\"csrf_token\" value=\"\(Escape.html(csrf))\">"
+                    + "<input type=\"hidden\" name=\"back\" value=\"/devices\">"
+                    + "<input type=\"text\" name=\"name\" maxlength=\"64\" value=\"\(Escape.html(device.name ?? ""))\" placeholder=\"name\">"
+                    + "<select name=\"profile\">\(options)</select> <button>Save</button></form>"
+            } else {
+                body +=
+                    "<span class=\"muted\">known by address only: \(Escape.html(device.profiles.joined(separator: ", ")))</span>"
+            }
+            body += "</td></tr>"
+        }
+        body += "</tbody></table>"
+        return Pages.document(title: "Devices", body: body, csrf: csrf)
+    }
+}

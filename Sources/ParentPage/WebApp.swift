@@ -1,0 +1,185 @@
+import DomainMatch
+import Passwords
+import Policy
+import Store
+import SystemIO
+import Zoneinfo
+
+/// The parent's page and its JSON API (docs/parent-page.md): a request in, a response out.
+/// It checks, in this order, before anything else runs: the `Host` (421 unless one of the
+/// gateway's names or addresses, so a rebinding page cannot reach it), that a password is
+/// set (503 until then), the session (401, or the login page), and for every change the
+/// CSRF token and the `Origin` (403). A GET never changes anything.
+///
+/// Threading: used on the page's own loop thread only (the store's calls block it briefly;
+/// no DNS or proxy loop waits on it).
+public final class WebApp {
+    let store: Store
+    let household: any Household
+    let password: WebPassword
+    /// Lower-case host names and addresses a request's `Host` may name (with or without a port).
+    let hosts: Set<String>
+    let clock: any Clock
+    let log: Logger
+    private var limiter = LoginLimiter()
+    private let sessions: Sessions
+
+    /// Bodies larger than this are refused with 413 before they are read.
+    public static let maxBody = 16 * 1024
+
+    public init(
+        store: Store, household: any Household, password: WebPassword, hosts: Set<String>, clock: any Clock,
+        log: Logger
+    ) {
+        self.store = store
+        self.household = household
+        self.password = password
+        self.hosts = Set(hosts.map { $0.lowercased() })
+        self.clock = clock
+        self.log = log
+        sessions = Sessions(store: store)
+    }
+
+    var now: Int64 { clock.wall().unixSeconds }
+
+    public func respond(_ request: WebRequest) -> WebResponse {
+        guard let host = request.header("Host"), hostAllowed(host) else {
+            return .text(421, "This page answers only to the gateway's own names and addresses.\n")
+        }
+        let segments = request.segments
+        if request.method == "GET", segments == ["static", "page.css"] {
+            return WebResponse(status: 200, headers: [("Content-Type", "text/css")], body: Array(Stylesheet.text.utf8))
+        }
+        guard let (stored, tag) = password.current() else {
+            return .text(
+                503,
+                "No password is set for this page yet. On the gateway, run: sudo phosra-gate web-password\n")
+        }
+        let isAPI = segments.first == "api"
+        let changes = request.method != "GET" && request.method != "HEAD"
+        if changes, let origin = request.header("Origin"), !originAllowed(origin, host: host) {
+            return refuse(403, "cross-origin request refused", api: isAPI)
+        }
+        if segments == ["api", "login"] || segments == ["login"] {
+            if request.method == "GET", !isAPI { return Pages.login(message: nil) }
+            guard request.method == "POST" else { return refuse(405, "use POST", api: isAPI) }
+            return login(request, stored: stored, tag: tag, api: isAPI)
+        }
+        // Everything else needs a session.
+        let session: Sessions.Session?
+        do {
+            session = try request.cookie(Sessions.cookieName).flatMap {
+                try sessions.find(token: $0, passwordTag: tag, now: now)
+            }
+        } catch {
+            log.error("web_store", [("error", "\(error)")])
+            return refuse(500, "the gateway's store cannot be read", api: isAPI)
+        }
+        guard let session else {
+            if isAPI || changes { return refuse(401, "log in first", api: isAPI) }
+            return .redirect("/login")
+        }
+        if changes {
+            let sent = request.header("X-CSRF-Token") ?? request.form["csrf_token"]
+            guard let sent, Crypto.constantTimeEqual(Array(sent.utf8), Array(session.csrfToken.utf8)) else {
+                return refuse(403, "missing or wrong CSRF token", api: isAPI)
+            }
+        }
+        if segments == ["api", "logout"] || segments == ["logout"] {
+            guard changes else { return refuse(405, "use POST", api: isAPI) }
+            try? sessions.close(session)
+            log.info("web_logout", [("client", "\(request.client)")])
+            var response = isAPI ? WebResponse.json(200, "{}") : .redirect("/login")
+            response.headers.append(("Set-Cookie", Sessions.expiredCookie))
+            return response
+        }
+        do {
+            if isAPI { return try api(request, segments: Array(segments.dropFirst())) }
+            return try page(request, segments: segments, csrf: session.csrfToken)
+        } catch let error as Refusal {
+            return refuse(error.status, error.message, api: isAPI)
+        } catch {
+            log.error("web_store", [("error", "\(error)")])
+            return refuse(500, "the gateway's store failed: \(error)", api: isAPI)
+        }
+    }
+
+    /// A request the page refuses, with what is wrong.
+    struct Refusal: Error {
+        let status: Int
+        let message: String
+
+        init(_ status: Int, _ message: String) {
+            self.status = status
+            self.message = message
+        }
+    }
+
+    func refuse(_ status: Int, _ message: String, api: Bool) -> WebResponse {
+        if api { return .json(status, "{\"error\": \(Escape.json(message))}") }
+        return Pages.message(status, message)
+    }
+
+    // MARK: - Login
+
+    private func login(_ request: WebRequest, stored: StoredPassword, tag: String, api: Bool) -> WebResponse {
+        let client = request.client.description
+        if let wait = limiter.retryAfter(client, now: now) {
+            log.warn("web_login_locked", [("client", client), ("retry_after", "\(wait)")])
+            var response = refuse(429, "too many wrong passwords from this device; try again later", api: api)
+            response.headers.append(("Retry-After", "\(wait)"))
+            return response
+        }
+        let given: String?
+        if api {
+            given = (try? JSONBody.decode(LoginBody.self, from: request.body))?.password
+        } else {
+            given = request.form["password"]
+        }
+        guard let given, !given.isEmpty, given.utf8.count <= 1024 else {
+            return refuse(400, "no password given", api: api)
+        }
+        guard stored.matches(Array(given.utf8)) else {
+            let lock = limiter.failed(client, now: now)
+            log.warn("web_login_failed", [("client", client)] + (lock.map { [("locked_for", "\($0)")] } ?? []))
+            if api { return .json(401, "{\"error\": \"wrong password\"}") }
+            return Pages.login(message: "Wrong password.", status: 401)
+        }
+        limiter.succeeded(client)
+        do {
+            let opened = try sessions.open(address: client, passwordTag: tag, now: now)
+            try store.pruneWebSessions(
+                idleBefore: now - Sessions.idleSeconds, createdBefore: now - Sessions.maxAgeSeconds)
+            log.info("web_login", [("client", client)])
+            var response =
+                api ? WebResponse.json(200, "{\"csrf_token\": \(Escape.json(opened.csrf))}") : .redirect("/")
+            response.headers.append(("Set-Cookie", Sessions.cookie(opened.token)))
+            return response
+        } catch {
+            log.error("web_store", [("error", "\(error)")])
+            return refuse(500, "cannot open a session: \(error)", api: api)
+        }
+    }
+
+    struct LoginBody: Decodable { let password: String }
+
+    // MARK: - Host and Origin
+
+    func hostAllowed(_ host: String) -> Bool {
+        let lower = host.lowercased()
+        if hosts.contains(lower) { return true }
+        // `name:port` and `[v6]:port`: the part before the port.
+        if lower.hasPrefix("["), let close = lower.firstIndex(of: "]") {
+            return hosts.contains(String(lower[lower.index(after: lower.startIndex)..<close]))
+        }
+        if let colon = lower.lastIndex(of: ":"), lower.firstIndex(of: ":") == colon {
+            return hosts.contains(String(lower[..<colon]))
+        }
+        return false
+    }
+
+    /// `Origin` must be this page itself: the scheme it is served on and the same host.
+    func originAllowed(_ origin: String, host: String) -> Bool {
+        origin.lowercased() == "https://" + host.lowercased()
+    }
+}

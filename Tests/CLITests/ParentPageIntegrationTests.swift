@@ -1,0 +1,245 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The parent's page on the real binary, driven by `curl` and checked with `dig`
+/// (docs/parent-page.md): the password first, sessions and CSRF, the `Host` check, a
+/// lockout per address, overrides enforced from the next query, kept across `kill -9`, and
+/// explained by `check` and `status`.
+@Suite(.blocking) struct ParentPageIntegrationTests {
+    static let password = "correct horse battery"
+
+    /// A gateway with a page on loopback and a password set.
+    struct Page {
+        let scratch: ScratchDirectory
+        let gate: GateRun
+        let webPort: UInt16
+        let redirectPort: UInt16
+        let config: String
+        var base: String { "https://127.0.0.1:\(webPort)" }
+
+        init(policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), setPassword: Bool = true) throws {
+            scratch = try ScratchDirectory("phosra-gate-page")
+            let dnsPort = FreePort.tcpAndUDP()
+            webPort = FreePort.tcpAndUDP()
+            redirectPort = FreePort.tcpAndUDP()
+            let policyPath = try scratch.write("policy.json", policy)
+            config = try scratch.write(
+                "gate.conf",
+                """
+                dns_listen = 127.0.0.1:\(dnsPort)
+                upstream = 127.0.0.1:9
+                state_dir = \(scratch.path("state"))
+                timezone = UTC
+                policy = \(policyPath)
+                proxy_listen =
+                web_listen = 127.0.0.1:\(webPort)
+                web_http_listen = 127.0.0.1:\(redirectPort)
+                """)
+            if setPassword {
+                let set = try GateCommand.run(["web-password", "--config", config], stdin: password + "\n")
+                #expect(set.status == 0, "\(set.stderr)")
+            }
+            gate = try GateRun(
+                ["--config", config, "--state-dir", scratch.path("state")], scratch: scratch, port: dnsPort)
+            if setPassword {
+                #expect(gate.daemon.waitFor("service=web", timeout: 10), "\(gate.log)")
+            }
+        }
+
+        func curl(_ path: String, _ options: [String] = [], from source: String = "127.0.0.1") throws -> CurlResult {
+            try Curl.run(["-k", "--interface", source] + options + [base + path])
+        }
+
+        /// Logs in from `source`: the cookie jar's path and the CSRF token.
+        func login(from source: String = "127.0.0.1") throws -> (jar: String, csrf: String) {
+            let jar = scratch.path("jar-\(source)")
+            let result = try curl(
+                "/api/login",
+                ["-c", jar, "-H", "Content-Type: application/json", "-d", #"{"password": "\#(password)"}"#],
+                from: source)
+            #expect(result.status == 200, "\(result)")
+            let csrf = try #require(TestJSON.parse(result.body)["csrf_token"]?.string)
+            return (jar, csrf)
+        }
+
+        func post(
+            _ path: String, _ body: String = "{}", session: (jar: String, csrf: String), extra: [String] = []
+        ) throws -> CurlResult {
+            try curl(
+                path,
+                [
+                    "-b", session.jar, "-H", "Content-Type: application/json", "-H", "X-CSRF-Token: \(session.csrf)",
+                    "-d", body,
+                ] + extra)
+        }
+
+        func dig(_ name: String) throws -> DigAnswer { try gate.dig(name) }
+    }
+
+    @Test func nothingIsServedBeforeThePasswordIsSetAndThenWithinASecond() throws {
+        let page = try Page(setPassword: false)
+        defer { page.gate.daemon.stop() }
+        #expect(try page.curl("/").exitCode != 0, "no listener without a password")
+        let set = try GateCommand.run(["web-password", "--config", page.config], stdin: Self.password + "\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(page.gate.daemon.waitFor("service=web", timeout: 5), "\(page.gate.log)")
+        let login = try page.curl("/login")
+        #expect(login.status == 200 && login.body.contains("type=\"password\""), "\(login)")
+        // The certificate made at first start is the gateway's own, its fingerprint logged.
+        #expect(page.gate.log.contains("sha256="))
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: page.scratch.path("state/web-key.pem"))[
+                .posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func aPauseBlocksTheNextQueryAndAResumeEndsIt() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        #expect(try !page.dig("example.com").extendedErrors.contains { $0.hasPrefix("15 (Blocked)") })
+        let session = try page.login()
+        let paused = try page.post("/api/profiles/default/pause", #"{"minutes": 15}"#, session: session)
+        #expect(paused.status == 200, "\(paused)")
+        let answer = try page.dig("example.com")
+        #expect(answer.status == "NXDOMAIN" && answer.extendedErrors == ["15 (Blocked): (paused)"], "\(answer)")
+        // The TTL of the block answer stays within block_ttl and the pause's end.
+        let profiles = try page.curl("/api/profiles", ["-b", session.jar])
+        let card = try #require(TestJSON.parse(profiles.body)["profiles"]?.array?.first)
+        #expect(card["state"]?.string == "paused" && card["until"]?.string != nil, "\(profiles.body)")
+        #expect(try page.post("/api/profiles/default/resume", session: session).status == 200)
+        #expect(try !page.dig("example.com").extendedErrors.contains { $0.hasPrefix("15 (Blocked)") })
+    }
+
+    @Test func anExceptionLetsABlockedNameThroughUntilItEnds() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        #expect(try page.dig("www.reddit.com").extendedErrors == ["15 (Blocked): (blocked_domain:reddit.com)"])
+        let session = try page.login()
+        let until = Date(timeIntervalSinceNow: 3)
+        let text = ISO8601DateFormatter().string(from: until)
+        let allowed = try page.post(
+            "/api/profiles/default/exceptions", #"{"name": "reddit.com", "until": "\#(text)"}"#, session: session)
+        #expect(allowed.status == 200, "\(allowed)")
+        #expect(
+            try !page.dig("www.reddit.com").extendedErrors.contains { $0.hasPrefix("15 (Blocked)") },
+            "allowed from the next query")
+        #expect(
+            try waitUntil(timeout: 8_000_000_000, interval: 100_000_000) {
+                try page.dig("www.reddit.com").extendedErrors == ["15 (Blocked): (blocked_domain:reddit.com)"]
+            }, "blocked again once the exception ended")
+    }
+
+    @Test func overridesSurviveKill9AndCheckAndStatusExplainThem() throws {
+        let page = try Page()
+        let session = try page.login()
+        #expect(try page.post("/api/profiles/default/pause", #"{"minutes": 30}"#, session: session).status == 200)
+        kill(page.gate.daemon.pid, SIGKILL)
+        _ = page.gate.daemon.waitForExit(timeout: 5)
+        let check = try GateCommand.run(["check", "--config", page.config, "example.com"])
+        #expect(check.stdout.contains("example.com: block paused — the parent paused this profile"), "\(check)")
+        #expect(check.stdout.contains("by page 127.0.0.1"), "\(check)")
+        let status = try GateCommand.run(["status", "--config", page.config])
+        #expect(status.stdout.contains("override 1: pause until"), "\(status)")
+        let again = try GateRun(
+            ["--config", page.config, "--state-dir", page.scratch.path("state")], scratch: page.scratch,
+            port: page.gate.port)
+        defer { again.daemon.stop() }
+        #expect(try again.dig("example.com").extendedErrors == ["15 (Blocked): (paused)"], "\(again.log)")
+    }
+
+    @Test func loginsAreLimitedPerAddressNeverForEveryone() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        func attempt(_ password: String, from source: String) throws -> CurlResult {
+            try page.curl(
+                "/api/login", ["-H", "Content-Type: application/json", "-d", #"{"password": "\#(password)"}"#],
+                from: source)
+        }
+        for _ in 0..<5 { #expect(try attempt("guess", from: "127.0.0.2").status == 401) }
+        let locked = try attempt(Self.password, from: "127.0.0.2")
+        #expect(locked.status == 429, "\(locked)")
+        let wait = locked.output.split(separator: "\r\n").first { $0.lowercased().hasPrefix("retry-after:") }
+            .flatMap { Int($0.split(separator: " ").last ?? "") }
+        #expect(wait.map { (800...900).contains($0) } == true, "15 minutes: \(locked.output)")
+        // The parent's phone, at another address, is not locked out.
+        #expect(try attempt(Self.password, from: "127.0.0.3").status == 200)
+        #expect(page.gate.log.contains("event=web_login_failed client=127.0.0.2"), "\(page.gate.log)")
+    }
+
+    @Test func aChangeNeedsTheSessionTheTokenAndTheOrigin() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        let session = try page.login()
+        let pause = "/api/profiles/default/pause"
+        let noSession = try page.curl(pause, ["-H", "Content-Type: application/json", "-d", "{}"])
+        #expect(noSession.status == 401)
+        let noToken = try page.curl(pause, ["-b", session.jar, "-H", "Content-Type: application/json", "-d", "{}"])
+        #expect(noToken.status == 403)
+        let foreign = try page.post(pause, session: session, extra: ["-H", "Origin: https://evil.example"])
+        #expect(foreign.status == 403, "\(foreign)")
+        // A form post from another site, as a child's page would send it.
+        let form = try page.curl(
+            "/profiles/default/pause",
+            ["-b", session.jar, "-H", "Origin: http://192.168.1.66", "-d", "until=resumed&csrf_token=\(session.csrf)"])
+        #expect(form.status == 403)
+        #expect(
+            try !page.dig("example.com").extendedErrors.contains { $0.hasPrefix("15 (Blocked)") }, "nothing was paused")
+        // A GET changes nothing, whatever it asks.
+        #expect(try page.curl(pause, ["-b", session.jar]).status == 404)
+        // The page's own form, with its token and origin, works.
+        let own = try page.curl(
+            "/profiles/default/pause",
+            ["-b", session.jar, "-H", "Origin: \(page.base)", "-d", "minutes=15&csrf_token=\(session.csrf)"])
+        #expect(own.status == 303, "\(own)")
+    }
+
+    @Test func aForeignHostIsRefusedAndThePlainPortOnlyRedirects() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        let rebound = try page.curl("/api/profiles", ["-H", "Host: attacker.example"])
+        #expect(rebound.status == 421)
+        let headers = try page.curl(
+            "/api/login", ["-H", "Content-Type: application/json", "-d", #"{"password": "\#(Self.password)"}"#])
+        let cookie = headers.output.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
+        for flag in ["HttpOnly", "Secure", "SameSite=Strict", "Path=/"] {
+            #expect(cookie.contains(flag), "\(cookie)")
+        }
+        for header in [
+            "content-security-policy: default-src 'none'", "x-content-type-options: nosniff",
+            "referrer-policy: no-referrer", "cache-control: no-store", "frame-ancestors 'none'",
+        ] {
+            #expect(headers.output.lowercased().contains(header), "\(header)")
+        }
+        let plain = try Curl.run(["http://127.0.0.1:\(page.redirectPort)/devices?x=1"])
+        #expect(plain.status == 301 && plain.output.contains("Location: \(page.base)/devices?x=1"), "\(plain)")
+    }
+
+    @Test func aNewPasswordEndsEverySession() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        let session = try page.login()
+        #expect(try page.curl("/api/profiles", ["-b", session.jar]).status == 200)
+        let set = try GateCommand.run(["web-password", "--config", page.config], stdin: "another long secret\n")
+        #expect(set.status == 0)
+        #expect(try page.curl("/api/profiles", ["-b", session.jar]).status == 401)
+    }
+
+    @Test func namesFromOutsideAreEscapedOnThePageAndInJSON() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        // A query name with <, ", ' and a right-to-left override (U+202E), as dig escapes them.
+        let hostile = #"x\060b\034c\039d\226\128\174e.reddit.com"#
+        #expect(try page.dig(hostile).status == "NXDOMAIN")
+        let session = try page.login()
+        let html = try #require(
+            try waitFor(timeout: 15_000_000_000, interval: 200_000_000) { () -> String? in
+                let day = try page.curl("/profiles/default", ["-b", session.jar])
+                return day.body.contains("reddit.com</td>") ? day.body : nil
+            }, "the hit reached the history")
+        #expect(html.contains("x&lt;b&quot;c&#39;d\\u{202e}e.reddit.com"), "\(html)")
+        #expect(!html.contains("x<b"))
+        let json = try page.curl("/api/profiles/default/hits", ["-b", session.jar])
+        #expect(json.body.contains(#"x\u003cb\"c\u0027d\u202ee.reddit.com"#), "\(json.body)")
+    }
+}
