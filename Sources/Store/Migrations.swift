@@ -232,7 +232,7 @@ enum Migrations {
                 CREATE INDEX overrides_live ON overrides(ends_at) WHERE removed_at IS NULL;
                 CREATE INDEX overrides_unreported ON overrides(id) WHERE reported = 0;
                 -- Devices as the parent named and assigned them on the page: an assignment comes
-                -- before the configuration's MAC and address entries (docs/parent-page.md#devices).
+                -- before the configuration's MAC and address entries (docs/parent-page.md#pages).
                 CREATE TABLE devices (
                     mac         TEXT PRIMARY KEY NOT NULL,
                     name        TEXT,

@@ -120,6 +120,6 @@ import Testing
         let extra = try GateProcess.run(["firewall", "print", "now"])
         #expect(extra.status == 1)
         #expect(extra.stderr.hasPrefix("phosra-gate firewall: unexpected \"now\""))
-        #expect(try GateProcess.run(["help"]).stdout.contains("firewall    print | apply | remove"))
+        #expect(try GateProcess.run(["help"]).stdout.contains(/\n  firewall +print \| apply \| remove/))
     }
 }
