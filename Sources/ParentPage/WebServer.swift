@@ -183,6 +183,8 @@ final class WebConnection: Selectable, TimerTarget {
     private var timer: TimerHandle?
     private var closed = false
     private var requestStarted = false
+    /// The peer shut down its side: no more requests will come.
+    private var peerDone = false
 
     init(socket: Socket, client: IPAddress, transport: Transport, server: WebServer) {
         self.socket = socket
@@ -216,6 +218,12 @@ final class WebConnection: Selectable, TimerTarget {
             return
         }
         process()
+        // The peer sent all it will: answer what is whole, then end; never poll its EOF again.
+        if peerDone, !closed {
+            closeAfterWrite = true
+            if output.isEmpty { return close() }
+            try? server.loop.setInterest(.write, for: socket.descriptor)
+        }
     }
 
     func writable() {
@@ -234,7 +242,7 @@ final class WebConnection: Selectable, TimerTarget {
             switch try socket.read(into: &buffer, maxBytes: 4096) {
             case .processed: buffer.withUnsafeReadableBytes { input.append(contentsOf: $0) }
             case .wouldBlock: return
-            case .eof: throw WebConnectionEnd()
+            case .eof: peerDone = true
             }
         case .tls(let session):
             let received = try session.receiveCiphertext(from: socket)
@@ -250,7 +258,7 @@ final class WebConnection: Selectable, TimerTarget {
             }
             // Handshake records to send back.
             if session.pendingCiphertext > 0 { flush() }
-            if case .eof = received, input.isEmpty { throw WebConnectionEnd() }
+            if case .eof = received { peerDone = true }
         }
         if input.count > room { throw WebConnectionEnd() }
     }
@@ -308,8 +316,8 @@ final class WebConnection: Selectable, TimerTarget {
     }
 
     private func respond(_ response: WebResponse, keepAlive: Bool, headOnly: Bool = false) {
-        closeAfterWrite = !keepAlive
-        output = response.serialized(keepAlive: keepAlive, headOnly: headOnly)
+        closeAfterWrite = closeAfterWrite || !keepAlive
+        output = response.serialized(keepAlive: keepAlive && !closeAfterWrite, headOnly: headOnly)
         flush()
     }
 
@@ -341,7 +349,7 @@ final class WebConnection: Selectable, TimerTarget {
                 }
                 if !output.isEmpty { return try server.loop.setInterest(.both, for: socket.descriptor) }
             }
-            try server.loop.setInterest(.read, for: socket.descriptor)
+            try server.loop.setInterest(peerDone ? .write : .read, for: socket.descriptor)
         } catch {
             return close()
         }

@@ -242,4 +242,55 @@ import Testing
         let json = try page.curl("/api/profiles/default/hits", ["-b", session.jar])
         #expect(json.body.contains(#"x\u003cb\"c\u0027d\u202ee.reddit.com"#), "\(json.body)")
     }
+
+    @Test func hostileRequestsGetAClearAnswerAndNothingMore() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        let bigHead = try page.curl("/login", ["-H", "X-Filler: " + String(repeating: "a", count: 9_000)])
+        #expect(bigHead.status == 431, "\(bigHead)")
+        let bigBody = try page.curl(
+            "/api/login",
+            ["-H", "Content-Type: application/json", "--data-binary", String(repeating: "x", count: 17_000)])
+        #expect(bigBody.status == 413, "\(bigBody)")
+        let chunked = try page.curl(
+            "/api/login", ["-H", "Transfer-Encoding: chunked", "-H", "Content-Type: application/json", "-d", "{}"])
+        #expect(chunked.status == 411, "\(chunked)")
+        // A request then a half-close: the answer comes, then the end (no spinning on EOF).
+        let reply = try Self.exchange(
+            port: page.redirectPort, Array("GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 301"), "\(reply)")
+        // Garbage is a 400 and the end.
+        #expect(try Self.exchange(port: page.redirectPort, Array("\u{1}\u{2}\r\n\r\n".utf8)).hasPrefix("HTTP/1.1 400"))
+        #expect(try page.curl("/login").status == 200, "still serving")
+    }
+
+    /// Sends `bytes` over plain TCP, shuts down the sending side, and reads until the end
+    /// (at most 5 s): what the gateway answered before closing.
+    static func exchange(port: UInt16, _ bytes: [UInt8]) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        #expect(connected == 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        shutdown(fd, Int32(SHUT_WR))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
 }
