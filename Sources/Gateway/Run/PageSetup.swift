@@ -13,8 +13,9 @@ import TLS
 /// `phosra-gate web-password`), its certificate, and the `Household` it sees the gateway
 /// through.
 package final class PageSetup: Household, @unchecked Sendable {
-    // Sendable: `started` and `group` change on the control thread only; the page's
-    // loop calls `currentEngine` and `parentChanged`, which touch the daemon's locked parts.
+    // Sendable: `group`, `server`, `bound` and `failedOnce` change on the control thread
+    // only; the page's loop calls `currentEngine` and `parentChanged`, which touch only the
+    // daemon's locked parts and the store.
     private weak var daemon: Daemon?
     private let store: Store
     private let log: Logger
@@ -27,7 +28,7 @@ package final class PageSetup: Household, @unchecked Sendable {
     private let password: WebPassword
     private var group: EventLoopGroup?
     private var server: WebServer?
-    /// Asked after each change: the sync sends overrides to the API as reports.
+    /// Called after each change (the daemon wakes the sync thread with it).
     var changed: (@Sendable () -> Void)?
     /// The addresses the page listens on, once started.
     private(set) var bound: [SocketAddress] = []
