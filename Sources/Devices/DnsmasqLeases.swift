@@ -12,14 +12,7 @@
 /// field instead; that cannot be told from the file, and such a length reads as a time
 /// in 1970.
 enum DnsmasqLeases {
-    static func parse(_ bytes: [UInt8]) -> [Lease] {
-        var table = LeaseTable()
-        LeaseText.forEachLine(bytes) { line in
-            if let lease = lease(bytes, line) { table.record(lease) }
-            return true
-        }
-        return table.leases
-    }
+    static func parse(_ bytes: [UInt8]) -> [Lease] { LeaseTable.leases(bytes, lease) }
 
     static func lease(_ bytes: [UInt8], _ line: Range<Int>) -> Lease? {
         // dnsmasq always writes five fields: fewer is a line cut short (dnsmasq rewrites the

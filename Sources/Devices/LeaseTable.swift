@@ -29,4 +29,15 @@ struct LeaseTable {
 
     /// The current leases, in the order their addresses first appeared.
     var leases: [Lease] { order.compactMap { current[$0] ?? nil } }
+
+    /// The leases of a file whose every line stands alone: `lease` reads one line (nil:
+    /// not a lease), later lines winning as `record` has it.
+    static func leases(_ bytes: [UInt8], _ lease: ([UInt8], Range<Int>) -> Lease?) -> [Lease] {
+        var table = LeaseTable()
+        LeaseText.forEachLine(bytes) { line in
+            if let found = lease(bytes, line) { table.record(found) }
+            return true
+        }
+        return table.leases
+    }
 }

@@ -18,14 +18,7 @@ import DomainMatch
 enum ODHCPDLeases {
     static let brokenMark: StaticString = "broken\\x20"
 
-    static func parse(_ bytes: [UInt8]) -> [Lease] {
-        var table = LeaseTable()
-        LeaseText.forEachLine(bytes) { line in
-            if let lease = lease(bytes, line) { table.record(lease) }
-            return true
-        }
-        return table.leases
-    }
+    static func parse(_ bytes: [UInt8]) -> [Lease] { LeaseTable.leases(bytes, lease) }
 
     static func lease(_ bytes: [UInt8], _ line: Range<Int>) -> Lease? {
         guard let fields = LeaseText.fields(bytes, line), fields.count >= 8,

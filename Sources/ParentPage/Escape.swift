@@ -1,3 +1,5 @@
+import SystemIO
+
 /// Text from outside (query names, device and DHCP host names, proxy users, notes) made
 /// safe where it is written. Every value the page did not write itself goes through one
 /// of these, at the moment it is written: never stored escaped, never written raw.
@@ -16,7 +18,7 @@ enum Escape {
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
             default:
-                if isHidden(scalar) {
+                if scalar.hidesText {
                     out += "\\u{" + String(scalar.value, radix: 16) + "}"
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -41,7 +43,7 @@ enum Escape {
             case "\t": out += "\\t"
             case "<", ">", "&", "'", "\u{2028}", "\u{2029}": out += unicodeEscape(scalar.value)
             default:
-                if scalar.value < 0x20 || isHidden(scalar) {
+                if scalar.value < 0x20 || scalar.hidesText {
                     out += unicodeEscape(scalar.value)
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -65,15 +67,6 @@ enum Escape {
             }
         }
         return out
-    }
-
-    /// Characters a reader cannot see or that reorder what follows: C0 and C1 controls,
-    /// DEL, and the bidi embedding, override, isolate and mark characters.
-    static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0..<0x20, 0x7F..<0xA0, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
     }
 
     private static func unicodeEscape(_ value: UInt32) -> String {

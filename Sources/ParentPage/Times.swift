@@ -67,12 +67,6 @@ enum Times {
         return Int64(days) * 86_400 + Int64(hour * 3_600 + minute * 60 + min(second, 59)) - Int64(offset)
     }
 
-    static func rfc3339(_ instant: Int64) -> String {
-        let utc = ZoneRules.utc.localDateTime(at: instant)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(utc.year)-\(two(utc.month))-\(two(utc.day))T\(two(utc.hour)):\(two(utc.minute)):\(two(utc.second))Z"
-    }
-
     /// `18:30` today, `Tue 18:30` within a week, else `2026-12-24 18:30`: the page's times.
     static func local(_ instant: Int64, now: Int64, zone: ZoneRules) -> String {
         let at = zone.localDateTime(at: instant)

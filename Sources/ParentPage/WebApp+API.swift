@@ -96,10 +96,10 @@ extension WebApp {
         }
         let devices = entry.devices.map { sighting in
             "{\"client\": \(Escape.json(sighting.client)), \"address\": \(optional(sighting.address)), "
-                + "\"mac\": \(optional(sighting.mac)), \"last_seen\": \(Escape.json(Times.rfc3339(sighting.lastSeen)))}"
+                + "\"mac\": \(optional(sighting.mac)), \"last_seen\": \(Escape.json(Timestamp.rfc3339(sighting.lastSeen)))}"
         }
         return "{\"name\": \(Escape.json(card.name)), \"state\": \"\(card.state.rawValue)\", "
-            + "\"until\": \(optional(card.until.map(Times.rfc3339))), "
+            + "\"until\": \(optional(card.until.map(Timestamp.rfc3339))), "
             + "\"overrides\": [\(card.overrides.map(overrideJSON).joined(separator: ", "))], "
             + "\"budgets\": [\(budgets.joined(separator: ", "))], "
             + "\"today\": {\"queries\": \(entry.today.queries), \"blocks\": \(entry.today.blocks)}, "
@@ -115,16 +115,17 @@ extension WebApp {
             text += "\"app\": \(Escape.json(service)), \"minutes\": \(minutes), "
         case .exception(let name): text += "\"name\": \(Escape.json(name.description)), "
         }
-        text += "\"start\": \(Escape.json(Times.rfc3339(override.start))), "
-        text += "\"until\": \(optional(override.end.map(Times.rfc3339))), \"set_by\": \(Escape.json(override.setBy))}"
+        text += "\"start\": \(Escape.json(Timestamp.rfc3339(override.start))), "
+        text +=
+            "\"until\": \(optional(override.end.map(Timestamp.rfc3339))), \"set_by\": \(Escape.json(override.setBy))}"
         return text
     }
 
     private func hitJSON(_ row: HistoryRow) -> String {
         "{\"name\": \(Escape.json(row.domain)), \"reason\": \(Escape.json(row.reason)), "
             + "\"category\": \(optional(row.category)), \"device\": \(Escape.json(row.client)), \"count\": \(row.count), "
-            + "\"first_seen\": \(Escape.json(Times.rfc3339(row.firstSeen))), "
-            + "\"last_seen\": \(Escape.json(Times.rfc3339(row.lastSeen)))}"
+            + "\"first_seen\": \(Escape.json(Timestamp.rfc3339(row.firstSeen))), "
+            + "\"last_seen\": \(Escape.json(Timestamp.rfc3339(row.lastSeen)))}"
     }
 
     /// A device as the Devices page lists it: what the store saw, with the parent's name
@@ -173,8 +174,8 @@ extension WebApp {
             + "\"addresses\": [\(device.addresses.map(Escape.json).joined(separator: ", "))], "
             + "\"name\": \(optional(device.name)), \"profile\": \(optional(device.assigned)), "
             + "\"seen_by\": [\(device.profiles.map(Escape.json).joined(separator: ", "))], "
-            + "\"first_seen\": \(Escape.json(Times.rfc3339(device.firstSeen))), "
-            + "\"last_seen\": \(Escape.json(Times.rfc3339(device.lastSeen)))}"
+            + "\"first_seen\": \(Escape.json(Timestamp.rfc3339(device.firstSeen))), "
+            + "\"last_seen\": \(Escape.json(Timestamp.rfc3339(device.lastSeen)))}"
     }
 
     private func optional(_ text: String?) -> String { text.map(Escape.json) ?? "null" }

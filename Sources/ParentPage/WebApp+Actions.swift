@@ -2,6 +2,7 @@ import DomainMatch
 import FoundationEssentials
 import Policy
 import Store
+import Zoneinfo
 
 /// What a parent can change, the same from a form and from the API: each writes the store
 /// and tells the gateway, which enforces it from the next query.
@@ -43,7 +44,7 @@ extension WebApp {
         log.info(
             "override_set",
             [("profile", profile), ("kind", override.kindName), ("id", "\(row.id)"), ("client", client)]
-                + (end.map { [("until", Times.rfc3339($0))] } ?? []))
+                + (end.map { [("until", Timestamp.rfc3339($0))] } ?? []))
         return Override(row) ?? override
     }
 

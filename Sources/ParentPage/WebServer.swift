@@ -130,11 +130,7 @@ public final class WebServer: @unchecked Sendable {
 
     static func ipAddress(_ address: SocketAddress) -> IPAddress? {
         if let bits = address.ipv4Bits { return .v4(bits) }
-        if let bits = address.ipv6Bits {
-            // A v4 client on a dual-stack socket: ::ffff:a.b.c.d is that address.
-            if bits.high == 0, bits.low >> 32 == 0xFFFF { return .v4(UInt32(truncatingIfNeeded: bits.low)) }
-            return .v6(high: bits.high, low: bits.low)
-        }
+        if let bits = address.ipv6Bits { return .v6(high: bits.high, low: bits.low) }
         return nil
     }
 }

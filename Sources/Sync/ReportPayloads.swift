@@ -184,10 +184,5 @@ public enum ReportPayloads {
     }
 
     /// `2026-03-31T14:20:00Z` (RFC 3339, UTC) for unix seconds.
-    public static func timestamp(_ unixSeconds: Int64) -> String {
-        let local = ZoneRules.utc.localDateTime(at: unixSeconds)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return
-            "\(local.year)-\(two(local.month))-\(two(local.day))T\(two(local.hour)):\(two(local.minute)):\(two(local.second))Z"
-    }
+    public static func timestamp(_ unixSeconds: Int64) -> String { Timestamp.rfc3339(unixSeconds) }
 }

@@ -37,7 +37,7 @@ import Zoneinfo
         ] {
             #expect(Times.parseRFC3339(bad) == nil, "\(bad)")
         }
-        #expect(Times.rfc3339(1_796_581_800) == "2026-12-06T18:30:00Z")
+        #expect(Timestamp.rfc3339(1_796_581_800) == "2026-12-06T18:30:00Z")
         #expect(Times.nextMidnight(after: 1_796_581_800, zone: .utc) == 1_796_601_600)
         #expect(Times.next(hour: 6, after: 1_796_581_800, zone: .utc) == 1_796_601_600 + 6 * 3_600)
     }

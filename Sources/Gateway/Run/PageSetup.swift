@@ -198,9 +198,6 @@ package final class PageSetup: Household, @unchecked Sendable {
         return hosts
     }
 
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
-    }
+    /// The host's name in lower case, as certificates and `Host` headers carry it.
+    static func hostName() -> String { RunOptions.hostName().lowercased() }
 }

@@ -188,24 +188,11 @@ package enum OwnAddresses {
 
 package enum OwnPrefixes {
     static func globalIPv6() -> [AddressRange] {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return [] }
-        defer { freeifaddrs(list) }
-        var ranges: [AddressRange] = []
-        var cursor: UnsafeMutablePointer<ifaddrs>? = first
-        while let entry = cursor {
-            defer { cursor = entry.pointee.ifa_next }
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET6) else {
-                continue
-            }
-            let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
-            }
+        OwnAddresses.of(interfaces: nil).compactMap { address in
             // Global unicast is 2000::/3.
-            guard bytes[0] & 0xE0 == 0x20 else { continue }
-            ranges.append(AddressRange(address: IPAddress(v6Bytes: bytes), prefixLength: 64))
+            guard case .v6(let high, _) = address, high >> 61 == 1 else { return nil }
+            return AddressRange(address: address, prefixLength: 64)
         }
-        return ranges
     }
 }
 
