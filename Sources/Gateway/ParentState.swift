@@ -9,16 +9,24 @@ import Store
 package struct ParentState: Sendable, Equatable {
     package var overrides: [String: Overrides]
     package var assignments: [MACAddress: String]
+    /// Whether the page is served: then every device is known by its MAC address (the
+    /// neighbour table is read), so the parent can see and assign each one.
+    package var learnsDevices: Bool
 
     package static let empty = ParentState(overrides: [:], assignments: [:])
 
-    package init(overrides: [String: Overrides], assignments: [MACAddress: String]) {
+    package init(overrides: [String: Overrides], assignments: [MACAddress: String], learnsDevices: Bool = false) {
         self.overrides = overrides
         self.assignments = assignments
+        self.learnsDevices = learnsDevices
     }
 
     /// The live overrides and the assignments stored in `store` at `now`.
-    package static func load(from store: Store, now: Int64) throws(StoreError) -> ParentState {
+    package static func load(
+        from store: Store, now: Int64, learnsDevices: Bool = false
+    ) throws(StoreError)
+        -> ParentState
+    {
         var overrides: [String: [Override]] = [:]
         for row in try store.liveOverrides(now: now) {
             guard let override = Override(row) else { continue }
@@ -29,7 +37,8 @@ package struct ParentState: Sendable, Equatable {
             guard let profile = device.profile, let mac = MACAddress(device.mac) else { continue }
             assignments[mac] = profile
         }
-        return ParentState(overrides: overrides.mapValues(Overrides.init), assignments: assignments)
+        return ParentState(
+            overrides: overrides.mapValues(Overrides.init), assignments: assignments, learnsDevices: learnsDevices)
     }
 
     /// `profile` with the overrides the parent set for it.

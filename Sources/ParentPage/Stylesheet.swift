@@ -28,5 +28,22 @@ enum Stylesheet {
         .new { color: var(--accent); font-weight: 600; }
         input[type=text], input[type=password], select { font: inherit; padding: 6px; max-width: 100%; }
         svg { width: 100%; height: auto; }
+        svg.day rect.q, .key.q::before { fill: #2f6fde55; background: #2f6fde55; }
+        svg.day rect.b, .key.b::before { fill: var(--warn); background: var(--warn); }
+        svg.day { max-width: 720px; display: block; }
+        svg.day text { font-size: 18px; fill: var(--muted); }
+        svg.day line.axis { stroke: #8886; }
+        .key::before { content: ""; display: inline-block; width: .8em; height: .8em; margin: 0 4px 0 8px; }
+        .totals { display: flex; flex-wrap: wrap; gap: 0 32px; }
+        .totals h4 { margin: 8px 0 0; }
+        form.allow, form.filter { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+        input[type=number] { font: inherit; padding: 6px; width: 5em; }
+        @media (max-width: 600px) {
+          table.history thead { display: none; }
+          table.history tr { display: block; padding: 6px 0; border-bottom: 1px solid #8883; }
+          table.history td { display: inline; border: 0; padding: 0 6px 0 0; }
+          table.history td.name { display: block; font-weight: 600; }
+          table.history td:last-child { display: block; margin-top: 4px; }
+        }
         """
 }

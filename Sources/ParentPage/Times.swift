@@ -5,8 +5,18 @@ enum Times {
     /// The first instant of the next local day after `instant` (a midnight the clock jumps
     /// over is the first hour that exists).
     static func nextMidnight(after instant: Int64, zone: ZoneRules) -> Int64 {
+        midnight(of: instant, zone: zone, days: 1) ?? instant + 86_400
+    }
+
+    /// The first instant of the local day of `instant`.
+    static func startOfDay(_ instant: Int64, zone: ZoneRules) -> Int64 {
+        midnight(of: instant, zone: zone, days: 0) ?? instant - instant % 86_400
+    }
+
+    /// The first instant of the local day `days` after that of `instant`.
+    private static func midnight(of instant: Int64, zone: ZoneRules, days: Int) -> Int64? {
         let today = zone.localDateTime(at: instant).daysSince1970
-        let date = CivilCalendar.date(days: today + 1)
+        let date = CivilCalendar.date(days: today + days)
         for hour in 0..<24 {
             let local = LocalDateTime(year: date.year, month: date.month, day: date.day, hour: hour)
             switch zone.resolve(local) {
@@ -14,7 +24,7 @@ enum Times {
             case .skipped: continue
             }
         }
-        return instant + 86_400
+        return nil
     }
 
     /// The next local `hour`:00 after `instant` (tomorrow's 06:00 at 22:00; today's at 05:00).

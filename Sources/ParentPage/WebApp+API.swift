@@ -78,7 +78,7 @@ extension WebApp {
     func cards() throws -> [(card: ProfileCard, today: (queries: Int, blocks: Int), devices: [ClientSighting])] {
         let engine = household.currentEngine()
         let instant = now
-        let midnight = Times.nextMidnight(after: instant, zone: engine.zone) - 86_400
+        let midnight = Times.startOfDay(instant, zone: engine.zone)
         let seen = try store.sightings(since: instant - 3_600)
         return try engine.profiles.profiles.filter { $0.name != Profile.noneName }.map { profile in
             let card = ProfileCard(profile, engine: engine, at: instant)

@@ -68,9 +68,7 @@ extension WebApp {
             let card = entry.card
             let name = Escape.html(card.name)
             let path = "/profiles/" + Escape.url(card.name)
-            var state = card.state.rawValue
-            if let until = card.until { state += " until " + Times.local(until, now: now, zone: zone) }
-            if card.state == .paused, card.until == nil { state += " until resumed" }
+            let state = stateText(card, zone: zone)
             body +=
                 "<section class=\"card\" data-profile=\"\(name)\"><h2><a href=\"\(Escape.html(path))\">\(name)</a></h2>"
             body += "<p class=\"state \(card.state.rawValue)\">\(Escape.html(state))</p>"
@@ -129,14 +127,62 @@ extension WebApp {
     }
 
     private func dayPage(_ profile: Profile, query: [String: String], csrf: String) throws -> String {
-        let zone = household.currentEngine().zone
+        let engine = household.currentEngine()
+        let zone = engine.zone
         let path = "/profiles/" + Escape.url(profile.name)
-        let rows = try store.history(
-            profile: profile.name, before: Int64(query["before"] ?? "") ?? .max, limit: 50, client: query["device"],
-            reason: query["reason"], domain: query["name"])
+        let midnight = Times.startOfDay(now, zone: zone)
+        let nextMidnight = Times.nextMidnight(after: now, zone: zone)
+        let card = ProfileCard(profile, engine: engine, at: now)
         var body = "<h2>\(Escape.html(profile.name))</h2>"
+        body += "<p class=\"state \(card.state.rawValue)\">\(Escape.html(stateText(card, zone: zone)))</p>"
+
+        let hours = try store.hours(profile: profile.name, from: midnight - midnight % 3_600, to: nextMidnight)
+        let queries = hours.reduce(0) { $0 + $1.queries }
+        let blocks = hours.reduce(0) { $0 + $1.blocks }
+        body += "<h3>Today</h3><p class=\"muted\">\(queries) queries, \(blocks) blocked "
+        body += "<span class=\"key q\">queries</span> <span class=\"key b\">blocked</span></p>"
+        body += DayChart.svg(hours: hours, midnight: midnight, nextMidnight: nextMidnight, zone: zone)
+        let totals = try store.blockTotals(profile: profile.name, from: midnight - midnight % 3_600)
+        if !totals.byReason.isEmpty || !totals.byCategory.isEmpty {
+            body += "<div class=\"totals\">"
+            for (title, rows) in [("Blocked today by reason", totals.byReason), ("by category", totals.byCategory)]
+            where !rows.isEmpty {
+                body += "<div><h4>\(title)</h4><ul>"
+                for row in rows { body += "<li>\(Escape.html(row.name)): \(row.count)</li>" }
+                body += "</ul></div>"
+            }
+            body += "</div>"
+        }
+
+        body += "<h3>Allow a site</h3>"
         body +=
-            "<table><thead><tr><th>Last seen</th><th>Name</th><th>Reason</th><th>Device</th><th>Count</th><th></th></tr></thead><tbody>"
+            "<form method=\"post\" action=\"\(Escape.html(path))/exceptions\" class=\"allow\">"
+            + "<input type=\"hidden\" name=\"csrf_token\" value=\"\(Escape.html(csrf))\">"
+            + "<input type=\"hidden\" name=\"back\" value=\"\(Escape.html(path))\">"
+            + "<input type=\"text\" name=\"name\" required maxlength=\"253\" placeholder=\"example.com\" "
+            + "value=\"\(Escape.html(query["allow"] ?? ""))\"> for "
+            + "<input type=\"number\" name=\"minutes\" min=\"1\" max=\"\(Self.maxMinutes)\" value=\"60\"> min "
+            + "<button>Allow</button></form>"
+
+        let filters = ["device", "reason", "name"].compactMap { key in
+            query[key].flatMap { $0.isEmpty ? nil : (key, $0) }
+        }
+        let rows = try store.history(
+            profile: profile.name, before: Int64(query["before"] ?? "") ?? .max, limit: Self.historyPage,
+            client: query["device"].flatMap { $0.isEmpty ? nil : $0 },
+            reason: query["reason"].flatMap { $0.isEmpty ? nil : $0 },
+            domain: query["name"].flatMap { $0.isEmpty ? nil : $0.lowercased() })
+        body += "<h3>Blocks of the last days</h3>"
+        body += "<form method=\"get\" action=\"\(Escape.html(path))\" class=\"filter\">"
+        for (key, label) in [("name", "name"), ("reason", "reason"), ("device", "device")] {
+            body +=
+                "<input type=\"text\" name=\"\(key)\" placeholder=\"\(label)\" maxlength=\"253\" "
+                + "value=\"\(Escape.html(query[key] ?? ""))\"> "
+        }
+        body += "<button>Filter</button></form>"
+        body +=
+            "<table class=\"history\"><thead><tr><th>Last seen</th><th>Name</th><th>Reason</th><th>Device</th>"
+            + "<th>Count</th><th></th></tr></thead><tbody>"
         for row in rows {
             let allow =
                 Pages.button(
@@ -151,10 +197,23 @@ extension WebApp {
                 + "<td>\(Escape.html(row.client))</td><td>\(row.count)</td><td>\(allow)</td></tr>"
         }
         body += "</tbody></table>"
-        if let last = rows.last, rows.count == 50 {
-            body += "<p><a href=\"\(Escape.html(path))?before=\(last.lastSeen)\">Older</a></p>"
+        if rows.isEmpty { body += "<p class=\"muted\">No blocks.</p>" }
+        if let last = rows.last, rows.count == Self.historyPage {
+            let more = (filters + [("before", "\(last.lastSeen)")]).map { "\($0.0)=\(Escape.url($0.1))" }
+            body += "<p><a href=\"\(Escape.html(path + "?" + more.joined(separator: "&")))\">Older</a></p>"
         }
         return Pages.document(title: profile.name, body: body, csrf: csrf)
+    }
+
+    /// Rows of the block history per page.
+    static let historyPage = 50
+
+    /// A card's state in words: `paused until 19:30`, `downtime until 07:00`, `allowed`.
+    func stateText(_ card: ProfileCard, zone: ZoneRules) -> String {
+        var state = card.state.rawValue
+        if let until = card.until { state += " until " + Times.local(until, now: now, zone: zone) }
+        if card.state == .paused, card.until == nil { state += " until resumed" }
+        return state
     }
 
     private func devicesPage(csrf: String) throws -> String {

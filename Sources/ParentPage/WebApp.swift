@@ -57,7 +57,7 @@ public final class WebApp {
         }
         let isAPI = segments.first == "api"
         let changes = request.method != "GET" && request.method != "HEAD"
-        if changes, let origin = request.header("Origin"), !originAllowed(origin, host: host) {
+        if changes, !sameOrigin(request, host: host) {
             return refuse(403, "cross-origin request refused", api: isAPI)
         }
         if segments == ["api", "login"] || segments == ["login"] {
@@ -178,8 +178,15 @@ public final class WebApp {
         return false
     }
 
-    /// `Origin` must be this page itself: the scheme it is served on and the same host.
-    func originAllowed(_ origin: String, host: String) -> Bool {
-        origin.lowercased() == "https://" + host.lowercased()
+    /// Whether a change comes from the page itself, as far as the browser says. `Origin`,
+    /// when it names one, must be this page (the scheme it is served on and the same host).
+    /// Under `Referrer-Policy: no-referrer` a browser sends `Origin: null` for the page's own
+    /// form posts, so `Sec-Fetch-Site`, when sent, must then say `same-origin`. A client that
+    /// sends neither (curl, an old browser) is left to the CSRF token, which only the page's
+    /// session can know.
+    func sameOrigin(_ request: WebRequest, host: String) -> Bool {
+        if let site = request.header("Sec-Fetch-Site")?.lowercased(), site != "same-origin" { return false }
+        guard let origin = request.header("Origin"), origin != "null" else { return true }
+        return origin.lowercased() == "https://" + host.lowercased()
     }
 }

@@ -110,6 +110,7 @@ public struct ProfileTable: Sendable {
     /// Longest prefix first, so the first range that contains an address is the longest.
     private let ranges: [(range: AddressRange, profile: Int)]
     private let fallback: Int
+    private let learnsMACs: Bool
 
     /// One profile covering everyone.
     public init(single rules: PolicyRules, name: String = "default", activity: ActivityCounters = ActivityCounters()) {
@@ -119,6 +120,7 @@ public struct ProfileTable: Sendable {
         byAssignment = [:]
         ranges = []
         fallback = 0
+        learnsMACs = false
     }
 
     /// `profiles` must hold a profile for every member of `roster` (by name); `none` is
@@ -127,8 +129,12 @@ public struct ProfileTable: Sendable {
     ///
     /// `assignments` are the parent's device assignments on the gateway (MAC → profile
     /// name): they come before the roster's MAC and address entries; one naming no
-    /// profile of the table is left out.
-    public init(roster: ProfileRoster, profiles given: [Profile], assignments: [MACAddress: String] = [:]) {
+    /// profile of the table is left out. `learnsMACs`: every client's MAC is looked up,
+    /// even when nothing is assigned by one (the parent's page lists devices by MAC).
+    public init(
+        roster: ProfileRoster, profiles given: [Profile], assignments: [MACAddress: String] = [:],
+        learnsMACs: Bool = false
+    ) {
         var profiles: [Profile] = []
         var index: [String: Int] = [:]
         for member in roster.members {
@@ -165,6 +171,7 @@ public struct ProfileTable: Sendable {
         self.byUser = byUser
         self.byMAC = byMAC
         self.byAssignment = byAssignment
+        self.learnsMACs = learnsMACs
         self.ranges = ranges
         fallback = index[roster.defaultProfile] ?? 0
     }
@@ -227,6 +234,7 @@ public struct ProfileTable: Sendable {
         return true
     }
 
-    /// Whether any profile lists a MAC address: only then is the neighbour table read.
-    public var usesMACs: Bool { !byMAC.isEmpty || !byAssignment.isEmpty }
+    /// Whether any profile lists a MAC address, or the page learns devices: only then is
+    /// the neighbour table read.
+    public var usesMACs: Bool { learnsMACs || !byMAC.isEmpty || !byAssignment.isEmpty }
 }

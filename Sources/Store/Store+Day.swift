@@ -61,3 +61,58 @@ extension Store {
         }
     }
 }
+
+/// One hour of a profile's day: queries and blocks counted in it.
+public struct DayHour: Sendable, Equatable {
+    /// Unix seconds of the hour's start.
+    public var hourStart: Int64
+    public var queries: Int
+    public var blocks: Int
+
+    public init(hourStart: Int64, queries: Int, blocks: Int) {
+        self.hourStart = hourStart
+        self.queries = queries
+        self.blocks = blocks
+    }
+}
+
+extension Store {
+    /// The hours of `profile` from `from` (inclusive) to `to` (exclusive) that have
+    /// counts, oldest first, from the hourly activity (a few rows a day, whatever the
+    /// number of hits).
+    public func hours(profile: String, from: Int64, to: Int64) throws(StoreError) -> [DayHour] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows(
+                """
+                SELECT h.hour_start, h.queries, coalesce(sum(c.count), 0) FROM activity_hours h
+                LEFT JOIN activity_counts c ON c.profile = h.profile AND c.hour_start = h.hour_start
+                    AND c.kind = 'reason'
+                WHERE h.profile = ?1 AND h.hour_start >= ?2 AND h.hour_start < ?3
+                GROUP BY h.hour_start ORDER BY h.hour_start
+                """, profile, from, to
+            ) { row in DayHour(hourStart: row.int64(0), queries: row.int(1), blocks: row.int(2)) }
+        }
+    }
+
+    /// Blocks of `profile` in the hours from `from` on, summed by reason kind and by
+    /// category, largest first.
+    public func blockTotals(
+        profile: String, from: Int64
+    ) throws(StoreError) -> (
+        byReason: [(name: String, count: Int)], byCategory: [(name: String, count: Int)]
+    ) {
+        try withDatabase { database throws(StoreError) in
+            let rows = try database.rows(
+                """
+                SELECT kind, name, sum(count) AS total FROM activity_counts
+                WHERE profile = ? AND hour_start >= ? AND kind IN ('reason', 'category')
+                GROUP BY kind, name ORDER BY total DESC, name
+                """, profile, from
+            ) { row in (kind: row.text(0), name: row.text(1), count: row.int(2)) }
+            return (
+                rows.filter { $0.kind == "reason" }.map { ($0.name, $0.count) },
+                rows.filter { $0.kind == "category" }.map { ($0.name, $0.count) }
+            )
+        }
+    }
+}

@@ -18,7 +18,14 @@ import Testing
         let config: String
         var base: String { "https://127.0.0.1:\(webPort)" }
 
-        init(policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), setPassword: Bool = true) throws {
+        /// `upstream`, `settings` (more lines of the configuration), `arguments` (more words
+        /// for `run`) and `environment` are for the tests that need an upstream, a proxy or a
+        /// clock of their own.
+        init(
+            policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), setPassword: Bool = true,
+            upstream: String = "127.0.0.1:9", settings: String = "", arguments: [String] = [],
+            environment: [String: String] = [:]
+        ) throws {
             scratch = try ScratchDirectory("phosra-gate-page")
             let dnsPort = FreePort.tcpAndUDP()
             webPort = FreePort.tcpAndUDP()
@@ -28,20 +35,22 @@ import Testing
                 "gate.conf",
                 """
                 dns_listen = 127.0.0.1:\(dnsPort)
-                upstream = 127.0.0.1:9
+                upstream = \(upstream)
                 state_dir = \(scratch.path("state"))
                 timezone = UTC
                 policy = \(policyPath)
                 proxy_listen =
                 web_listen = 127.0.0.1:\(webPort)
                 web_http_listen = 127.0.0.1:\(redirectPort)
+                \(settings)
                 """)
             if setPassword {
                 let set = try GateCommand.run(["web-password", "--config", config], stdin: password + "\n")
                 #expect(set.status == 0, "\(set.stderr)")
             }
             gate = try GateRun(
-                ["--config", config, "--state-dir", scratch.path("state")], scratch: scratch, port: dnsPort)
+                ["--config", config, "--state-dir", scratch.path("state")] + arguments, scratch: scratch, port: dnsPort,
+                environment: environment)
             if setPassword {
                 #expect(gate.daemon.waitFor("service=web", timeout: 10), "\(gate.log)")
             }
@@ -183,6 +192,14 @@ import Testing
             "/profiles/default/pause",
             ["-b", session.jar, "-H", "Origin: http://192.168.1.66", "-d", "until=resumed&csrf_token=\(session.csrf)"])
         #expect(form.status == 403)
+        // The same from a sandboxed frame (`Origin: null`), which the browser marks cross-site.
+        let sandboxed = try page.curl(
+            "/profiles/default/pause",
+            [
+                "-b", session.jar, "-H", "Origin: null", "-H", "Sec-Fetch-Site: cross-site", "-d",
+                "until=resumed&csrf_token=\(session.csrf)",
+            ])
+        #expect(sandboxed.status == 403)
         #expect(
             try !page.dig("example.com").extendedErrors.contains { $0.hasPrefix("15 (Blocked)") }, "nothing was paused")
         // A GET changes nothing, whatever it asks.
@@ -192,6 +209,14 @@ import Testing
             "/profiles/default/pause",
             ["-b", session.jar, "-H", "Origin: \(page.base)", "-d", "minutes=15&csrf_token=\(session.csrf)"])
         #expect(own.status == 303, "\(own)")
+        // As a browser sends it under `Referrer-Policy: no-referrer`: `Origin: null`, same-origin.
+        let browser = try page.curl(
+            "/profiles/default/resume",
+            [
+                "-b", session.jar, "-H", "Origin: null", "-H", "Sec-Fetch-Site: same-origin", "-d",
+                "csrf_token=\(session.csrf)",
+            ])
+        #expect(browser.status == 303, "\(browser)")
     }
 
     @Test func aForeignHostIsRefusedAndThePlainPortOnlyRedirects() throws {

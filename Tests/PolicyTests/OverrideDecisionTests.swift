@@ -214,4 +214,15 @@ import Zoneinfo
         let other = Client(address: IPAddress("192.168.1.6"), mac: MACAddress("aa:bb:cc:dd:ee:02"))
         #expect(assigned.choose(other).name == "alice")
     }
+
+    @Test func theNeighbourTableIsReadWhenAMACDecidesOrThePageLearnsDevices() {
+        let roster = ProfileRoster(
+            members: [.init(name: "alice", clients: [ClientEntry("192.168.1.0/24")!])], defaultProfile: "alice")
+        let profiles = [Profile(name: "alice", rules: .unfiltered)]
+        #expect(!ProfileTable(roster: roster, profiles: profiles).usesMACs, "addresses alone: no lookup")
+        #expect(ProfileTable(roster: roster, profiles: profiles, learnsMACs: true).usesMACs)
+        #expect(
+            ProfileTable(roster: roster, profiles: profiles, assignments: [MACAddress("aa:bb:cc:dd:ee:01")!: "alice"])
+                .usesMACs)
+    }
 }

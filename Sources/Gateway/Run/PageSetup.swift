@@ -82,7 +82,8 @@ package final class PageSetup: Household, @unchecked Sendable {
     package func parentChanged() {
         guard let daemon else { return }
         do {
-            daemon.replace(parent: try ParentState.load(from: store, now: clock.wall().unixSeconds))
+            daemon.replace(
+                parent: try ParentState.load(from: store, now: clock.wall().unixSeconds, learnsDevices: server != nil))
         } catch {
             log.error("overrides_unreadable", [("error", "\(error)")])
         }
@@ -126,6 +127,8 @@ package final class PageSetup: Household, @unchecked Sendable {
         }
         self.group = group
         self.server = server
+        // From now on every device is learnt by its MAC, for the Devices page.
+        parentChanged()
         log.info(
             "listening",
             [

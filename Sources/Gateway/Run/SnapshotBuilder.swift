@@ -47,7 +47,9 @@ package struct SnapshotBuilder {
         }
         let engine = DecisionEngine(
             system: SystemRules(decisions), categories: lists.categorySet, zone: zone,
-            profiles: ProfileTable(roster: roster, profiles: profiles, assignments: parent.assignments),
+            profiles: ProfileTable(
+                roster: roster, profiles: profiles, assignments: parent.assignments,
+                learnsMACs: parent.learnsDevices),
             services: services)
         var servers: [DomainName: UpstreamSpec] = [:]
         for forward in options.localForward { servers[forward.zone] = forward.server }
