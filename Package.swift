@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "NeighboursTests",
             dependencies: ["Neighbours", "DomainMatch", "EventLoop", "CSystem", "SystemIO", "TestSupport"]),
-        .testTarget(name: "ParentPageTests", dependencies: ["ParentPage", "Zoneinfo", "TestSupport"]),
+        .testTarget(name: "ParentPageTests", dependencies: ["ParentPage", "Store", "Zoneinfo", "TestSupport"]),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "DomainMatch", "SystemIO", "TestSupport"]),
         .testTarget(name: "FirewallTests", dependencies: ["Firewall", "DomainMatch", "Policy", "TestSupport"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),

@@ -1,3 +1,4 @@
+import Store
 import Testing
 import Zoneinfo
 
@@ -66,5 +67,29 @@ import Zoneinfo
         for bad in [nil, "https://evil.example/", "//evil.example", "/\\evil", "/a b", "javascript:alert(1)"] {
             #expect(WebApp.back(bad) == "/", "\(bad ?? "nil")")
         }
+    }
+}
+
+/// The child's day as an SVG chart: a slot per local hour, bars scaled to the busiest.
+@Suite struct DayChartTests {
+    @Test func aSlotPerHourOfTheLocalDayScaledToTheBusiestHour() throws {
+        let zone = try ZoneRules.load(named: "Europe/Berlin")
+        // 2026-03-29, the day Berlin's clocks skip 02:00: 23 hours.
+        let midnight: Int64 = 1_774_738_800
+        let next = midnight + 23 * 3_600
+        let svg = DayChart.svg(
+            hours: [
+                DayHour(hourStart: midnight + 3_600, queries: 100, blocks: 25),
+                DayHour(hourStart: midnight + 9 * 3_600, queries: 50, blocks: 0),
+            ], midnight: midnight, nextMidnight: next, zone: zone)
+        #expect(svg.components(separatedBy: "<title>").count - 1 == 23)
+        #expect(svg.contains("<title>01:00 — 100 queries, 25 blocked</title>"))
+        // 01:00 is followed by 03:00: the skipped hour has no slot.
+        #expect(svg.contains("<title>03:00 — 0 queries, 0 blocked</title>"))
+        #expect(!svg.contains("<title>02:00"))
+        // The busiest hour fills the plot (160 units); a quarter of it is blocked.
+        #expect(svg.contains("class=\"q\" x=\"36.0\" y=\"0.0\" width=\"21.9\" height=\"160.0\""), "\(svg)")
+        #expect(svg.contains("class=\"b\" x=\"36.0\" y=\"120.0\" width=\"21.9\" height=\"40.0\""))
+        #expect(!svg.contains("style="), "no inline style: the CSP forbids it")
     }
 }

@@ -77,3 +77,28 @@ import Testing
         #expect(try fixture.reopen().devices().count == 1)
     }
 }
+
+/// A child's day for the page's chart: hours from the hourly activity, blocks summed by
+/// reason and category, whatever the number of hits behind them.
+@Suite(.blocking) struct DayChartRowsTests {
+    @Test func hoursAndTotalsComeFromTheHourlyCounts() throws {
+        let fixture = try StoreFixture()
+        let hour = testNow - testNow % 3_600
+        try fixture.store.addActivity(
+            profile: "kid", hourStart: hour, queries: 40, blocksByReason: ["category": 3, "blocked_domain": 2],
+            blocksByCategory: ["adult": 3])
+        try fixture.store.addActivity(profile: "kid", hourStart: hour, queries: 10, blocksByReason: ["category": 1])
+        try fixture.store.addActivity(profile: "kid", hourStart: hour - 7_200, queries: 5)
+        try fixture.store.addActivity(profile: "teen", hourStart: hour, queries: 99, blocksByReason: ["paused": 9])
+        #expect(
+            try fixture.store.hours(profile: "kid", from: hour - 86_400, to: hour + 3_600) == [
+                DayHour(hourStart: hour - 7_200, queries: 5, blocks: 0),
+                DayHour(hourStart: hour, queries: 50, blocks: 6),
+            ])
+        #expect(try fixture.store.hours(profile: "kid", from: hour - 3_600, to: hour) == [])
+        let totals = try fixture.store.blockTotals(profile: "kid", from: hour - 86_400)
+        #expect(totals.byReason.map(\.name) == ["category", "blocked_domain"])
+        #expect(totals.byReason.map(\.count) == [4, 2])
+        #expect(totals.byCategory.map(\.name) == ["adult"] && totals.byCategory.map(\.count) == [3])
+    }
+}
