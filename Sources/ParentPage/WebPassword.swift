@@ -1,4 +1,5 @@
 import Base64
+import Glibc
 import Passwords
 import SystemIO
 
@@ -40,8 +41,12 @@ public final class WebPassword: @unchecked Sendable {
         return (stored, tag)
     }
 
-    /// Writes a new hash (the `web-password` command): the file is replaced whole, 0600.
+    /// Writes a new hash (the `web-password` command): the file is replaced whole, 0600,
+    /// owned by the state directory's owner, so a daemon that runs as its own user (the
+    /// package's `phosra-gate`) can read what `sudo phosra-gate web-password` wrote.
     public static func write(hash: String, stateDirectory: String) throws(SystemError) {
-        try Files.writeAtomically(stateDirectory + "/" + fileName, Array((hash + "\n").utf8), mode: 0o600)
+        let owner = getuid() == 0 ? try Files.owner(of: stateDirectory) : nil
+        try Files.writeAtomically(
+            stateDirectory + "/" + fileName, Array((hash + "\n").utf8), mode: 0o600, owner: owner)
     }
 }

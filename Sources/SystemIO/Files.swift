@@ -66,10 +66,12 @@ public enum Files {
 
     /// Writes to a temporary file beside `path`, flushes it and renames it into place,
     /// so a reader sees the old file or the new one, never half of one.
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(SystemError) {
+    public static func writeAtomically(
+        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, owner: Owner? = nil
+    ) throws(SystemError) {
         var result: Result<Void, SystemError> = .success(())
         bytes.withUnsafeBytes { buffer in
-            do throws(SystemError) { try writeAtomically(path, bytes: buffer, mode: mode) } catch {
+            do throws(SystemError) { try writeAtomically(path, bytes: buffer, mode: mode, owner: owner) } catch {
                 result = .failure(error)
             }
         }
@@ -121,7 +123,7 @@ extension Files {
 
     /// Like `writeAtomically(_:_:mode:)`, from raw memory.
     public static func writeAtomically(
-        _ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t = 0o644
+        _ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t = 0o644, owner: Owner? = nil
     ) throws(SystemError) {
         let temporary = path + ".tmp.\(getpid())"
         let fd = try systemCall("open", subject: temporary) {
@@ -138,9 +140,29 @@ extension Files {
                 write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             }
         }
+        if let owner { _ = try systemCall("fchown", subject: temporary) { fchown(fd, owner.user, owner.group) } }
         _ = try systemCall("fsync", subject: temporary) { fsync(fd) }
         _ = try systemCall("rename", subject: path) { rename(temporary, path) }
         done = true
+    }
+
+    /// Who owns a file: a file root writes for a daemon that runs as its own user is given
+    /// that user (the owner of its state directory).
+    public struct Owner: Equatable, Sendable {
+        public let user: uid_t
+        public let group: gid_t
+
+        public init(user: uid_t, group: gid_t) {
+            self.user = user
+            self.group = group
+        }
+    }
+
+    /// The owner of `path`.
+    public static func owner(of path: String) throws(SystemError) -> Owner {
+        var info = stat()
+        _ = try systemCall("stat", subject: path) { stat(path, &info) }
+        return Owner(user: info.st_uid, group: info.st_gid)
     }
 
     /// Creates a directory and its parents (like `mkdir -p`).

@@ -131,6 +131,7 @@ import Testing
         try logIn(browser, page)
         let blocked = ["15 (Blocked): (blocked_domain:reddit.com)"]
         #expect(try fromKid(page, "www.reddit.com").extendedErrors == blocked)
+        for name in ["origin.test", "old.reddit.com", "origin.test", "www.reddit.com"] { _ = try fromKid(page, name) }
         // The child's day lists the block once the hits are flushed to the store (every 5 s).
         try browser.get(page.base + "/profiles/kid")
         let listed = try waitUntil(timeout: 15_000_000_000, interval: 500_000_000) {

@@ -86,6 +86,22 @@ import Testing
         func dig(_ name: String) throws -> DigAnswer { try gate.dig(name) }
     }
 
+    /// `sudo phosra-gate web-password` writes for a daemon that runs as its own user: the
+    /// file goes to the state directory's owner (here `nobody`), still 0600.
+    @Test func thePasswordFileBelongsToTheStateDirectorysOwner() throws {
+        if getuid() != 0 { try Test.cancel("only root can write a file for another user") }
+        let scratch = try ScratchDirectory("pg-web-owner")
+        let state = scratch.path("state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        #expect(chown(state, 65_534, 65_534) == 0)
+        let set = try GateCommand.run(["web-password", "--state-dir", state], stdin: Self.password + "\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: state + "/web-password")
+        #expect(attributes[.ownerAccountID] as? Int == 65_534)
+        #expect(attributes[.groupOwnerAccountID] as? Int == 65_534)
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+    }
+
     @Test func nothingIsServedBeforeThePasswordIsSetAndThenWithinASecond() throws {
         let page = try Page(setPassword: false)
         defer { page.gate.daemon.stop() }
