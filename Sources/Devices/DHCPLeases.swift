@@ -65,12 +65,32 @@ public enum DHCPLeases {
     /// `/tmp/dhcp.leases`, `/var/lib/dhcp/dhcpd.leases`, `/var/lib/kea/kea-leases4.csv`,
     /// odhcpd's `leasefile`). Blocking; a file over `maximumFileBytes` is refused whole
     /// rather than read in part, since dhcpd and Kea append and the current leases are last.
+    /// A file with lines of no known format (not blank, not a `#` comment) is
+    /// `.unrecognised`: most likely `dhcp_leases` names the wrong file. An empty one, or a
+    /// fresh dhcpd file with only its header comments, has no leases.
     public static func read(path: String) throws(DevicesError) -> [Lease] {
+        let bytes: [UInt8]
         do {
-            return parse(try Files.read(path, limit: maximumFileBytes))
+            bytes = try Files.read(path, limit: maximumFileBytes)
         } catch {
             if error.errno == EFBIG { throw .tooLarge(path: path, limit: maximumFileBytes) }
             throw .unreadable(path: path, error)
         }
+        guard let format = format(of: bytes) else {
+            if hasContent(bytes) { throw .unrecognised(path: path) }
+            return []
+        }
+        return parse(bytes, as: format)
+    }
+
+    /// Whether a line of `bytes` is neither blank nor a `#` comment.
+    static func hasContent(_ bytes: [UInt8]) -> Bool {
+        var found = false
+        LeaseText.forEachLine(bytes) { line in
+            let first = line.first { bytes[$0] != LeaseText.space && bytes[$0] != LeaseText.tab }
+            found = first.map { bytes[$0] != UInt8(ascii: "#") } ?? false
+            return !found
+        }
+        return found
     }
 }

@@ -210,13 +210,37 @@ public struct ProfileTable: Sendable {
         }
     }
 
+    /// Which rule chose a client's profile, for whoever explains it (`check --client`, the
+    /// parent's Devices page).
+    public enum Reason: Sendable, Equatable {
+        case proxyUser(String)
+        /// The parent's assignment on the page.
+        case assigned(MACAddress)
+        /// A MAC entry of the configuration's `clients`.
+        case mac(MACAddress)
+        /// An address or CIDR entry of the configuration's `clients`, the longest that matched.
+        case address(ClientEntry)
+        /// None matched: `default_profile`.
+        case fallback
+    }
+
+    public func reason(_ client: Client) -> Reason {
+        switch match(client) {
+        case .user(let user, _): .proxyUser(user)
+        case .assigned(let mac, _): .assigned(mac)
+        case .mac(let mac, _): .mac(mac)
+        case .range(let range, _): .address(.range(range))
+        case .fallback: .fallback
+        }
+    }
+
     /// How `client` was matched, for `check --client`.
     public func why(_ client: Client) -> String {
-        switch match(client) {
-        case .user(let user, _): "proxy user \(user)"
-        case .assigned(let mac, _): "MAC \(mac), assigned on the page"
-        case .mac(let mac, _): "MAC \(mac)"
-        case .range(let range, _): "address \(ClientEntry.range(range))"
+        switch reason(client) {
+        case .proxyUser(let user): "proxy user \(user)"
+        case .assigned(let mac): "MAC \(mac), assigned on the page"
+        case .mac(let mac): "MAC \(mac)"
+        case .address(let entry): "address \(entry)"
         case .fallback: "default_profile"
         }
     }

@@ -253,6 +253,18 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 PRAGMA user_version = 5;
                 """),
+        Migration(
+            version: 6,
+            sql: """
+                -- Instants the parent's page keeps for itself, by name: `devices_seen`, up to
+                -- which the parent has seen the devices (docs/parent-page.md#pages). Written
+                -- only by a POST, so a GET still changes nothing.
+                CREATE TABLE page_marks (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    at   INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                PRAGMA user_version = 6;
+                """),
     ]
 
     /// The schema version this build writes and reads.

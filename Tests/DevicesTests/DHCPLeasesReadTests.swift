@@ -32,6 +32,16 @@ import Testing
         }
     }
 
+    @Test func aFileOfNoKnownFormatIsUnrecognisedButHeaderCommentsAreNoLeases() throws {
+        let scratch = try ScratchDirectory()
+        let wrong = try scratch.write("hosts", "127.0.0.1 localhost\n::1 localhost\n")
+        #expect(throws: DevicesError.unrecognised(path: wrong)) { try DHCPLeases.read(path: wrong) }
+        let fresh = try scratch.write(
+            "dhcpd.leases", "# The format of this file is documented in the dhcpd.leases(5) manual page.\n\n")
+        #expect(try DHCPLeases.read(path: fresh).isEmpty)
+        #expect(try DHCPLeases.read(path: try scratch.write("empty.leases", "")).isEmpty)
+    }
+
     @Test func aDirectoryIsUnreadable() throws {
         let scratch = try ScratchDirectory()
         let error = #expect(throws: DevicesError.self) { try DHCPLeases.read(path: scratch.path) }

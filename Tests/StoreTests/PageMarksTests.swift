@@ -1,0 +1,32 @@
+import TestSupport
+import Testing
+
+@testable import Store
+
+/// Instants the parent's page keeps (migration 6): a mark only moves forward, and a
+/// database of version 5 gains the table with its other rows kept.
+@Suite(.blocking) struct PageMarksTests {
+    @Test func aMarkOnlyMovesForwardAndSurvivesAReopen() throws {
+        let fixture = try StoreFixture()
+        #expect(try fixture.store.pageMark("devices_seen") == nil)
+        try fixture.store.advancePageMark("devices_seen", to: testNow)
+        try fixture.store.advancePageMark("devices_seen", to: testNow - 60)
+        #expect(try fixture.store.pageMark("devices_seen") == testNow, "an older tab's post does not move it back")
+        try fixture.store.advancePageMark("devices_seen", to: testNow + 60)
+        fixture.store.close()
+        #expect(try fixture.reopen().pageMark("devices_seen") == testNow + 60)
+    }
+
+    @Test func aVersion5DatabaseIsMigratedWithItsDevicesKept() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.saveDevice(mac: "aa:bb:cc:dd:ee:01", name: "tablet", profile: "kid", now: testNow, by: "t")
+        // As a gateway of the previous release left it.
+        try fixture.store.testExecute("DROP TABLE page_marks; PRAGMA user_version = 5;")
+        fixture.store.close()
+        let store = try fixture.reopen()
+        #expect(try store.testInteger("PRAGMA user_version") == Migrations.latest && Migrations.latest == 6)
+        #expect(try store.devices().map(\.name) == ["tablet"])
+        try store.advancePageMark("devices_seen", to: testNow)
+        #expect(try store.pageMark("devices_seen") == testNow)
+    }
+}
