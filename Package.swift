@@ -117,7 +117,7 @@ let package = Package(
             name: "ParentPage",
             dependencies: [
                 "Locks", "DomainMatch", "Zoneinfo", "Policy", "Store", "SystemIO", "HTTP1", "Passwords", "Base64",
-                "EventLoop", "TLS",
+                "EventLoop", "TLS", "Devices",
             ]),
         // Composition root: the settings schema, options, the profile plan, the snapshot
         // builder and the daemon (`Serve`) that `run` starts.
@@ -184,7 +184,12 @@ let package = Package(
         .testTarget(
             name: "NeighboursTests",
             dependencies: ["Neighbours", "DomainMatch", "EventLoop", "CSystem", "SystemIO", "TestSupport"]),
-        .testTarget(name: "ParentPageTests", dependencies: ["ParentPage", "Store", "Zoneinfo", "TestSupport"]),
+        .testTarget(
+            name: "ParentPageTests",
+            dependencies: [
+                "ParentPage", "Zoneinfo", "TestSupport", "Store", "Policy", "DomainMatch", "SystemIO", "HTTP1",
+                "Passwords",
+            ]),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "DomainMatch", "SystemIO", "TestSupport"]),
         .testTarget(name: "FirewallTests", dependencies: ["Firewall", "DomainMatch", "Policy", "TestSupport"]),
         .testTarget(name: "BlocklistsTests", dependencies: ["Blocklists", "DomainMatch", "Policy", "SystemIO"]),

@@ -1,4 +1,3 @@
-import DomainMatch
 import Policy
 import Store
 import Zoneinfo
@@ -46,6 +45,15 @@ extension WebApp {
             return .json(200, "{}")
         case ("GET", 1, "devices"):
             return .json(200, "{\"devices\": [" + (try devices().map(deviceJSON).joined(separator: ", ")) + "]}")
+        case ("POST", 2, "devices") where segments[1] == "seen":
+            let body = try decode(SeenBody.self, request)
+            var through = now
+            if let text = body.through {
+                guard let at = Times.parseRFC3339(text) else { throw Refusal(400, "through must be an RFC 3339 time") }
+                through = min(at, now)
+            }
+            try markDevicesSeen(through: through, client: client)
+            return .json(200, "{\"seen_through\": \(Escape.json(Timestamp.rfc3339(through)))}")
         case ("POST", 2, "devices"):
             let body = try decode(DeviceBody.self, request)
             try saveDevice(mac: segments[1], name: body.name, profile: body.profile, client: client)
@@ -60,6 +68,10 @@ extension WebApp {
         var until: String?
         var app: String?
         var name: String?
+    }
+
+    struct SeenBody: Decodable {
+        var through: String?
     }
 
     struct DeviceBody: Decodable {
@@ -128,55 +140,5 @@ extension WebApp {
             + "\"last_seen\": \(Escape.json(Timestamp.rfc3339(row.lastSeen)))}"
     }
 
-    /// A device as the Devices page lists it: what the store saw, with the parent's name
-    /// and assignment.
-    struct Device {
-        let mac: String?
-        let client: String
-        var addresses: [String]
-        var name: String?
-        var assigned: String?
-        var profiles: [String]
-        var firstSeen: Int64
-        var lastSeen: Int64
-    }
-
-    func devices() throws -> [Device] {
-        let named = Dictionary(try store.devices().map { ($0.mac, $0) }, uniquingKeysWith: { first, _ in first })
-        var byClient: [String: Device] = [:]
-        for sighting in try store.sightings(since: now - 30 * 86_400) {
-            var device =
-                byClient[sighting.client]
-                ?? Device(
-                    mac: sighting.mac, client: sighting.client, addresses: [], name: nil, assigned: nil, profiles: [],
-                    firstSeen: sighting.firstSeen, lastSeen: sighting.lastSeen)
-            if let address = sighting.address, !device.addresses.contains(address) { device.addresses.append(address) }
-            if !device.profiles.contains(sighting.profile) { device.profiles.append(sighting.profile) }
-            device.firstSeen = min(device.firstSeen, sighting.firstSeen)
-            device.lastSeen = max(device.lastSeen, sighting.lastSeen)
-            byClient[sighting.client] = device
-        }
-        for (mac, row) in named where byClient[mac] == nil {
-            byClient[mac] = Device(
-                mac: mac, client: mac, addresses: [], name: nil, assigned: nil, profiles: [], firstSeen: row.changedAt,
-                lastSeen: row.changedAt)
-        }
-        for (key, device) in byClient {
-            guard let mac = device.mac ?? (MACAddress(key) != nil ? key : nil), let row = named[mac] else { continue }
-            byClient[key]?.name = row.name
-            byClient[key]?.assigned = row.profile
-        }
-        return byClient.values.sorted { ($1.lastSeen, $0.client) < ($0.lastSeen, $1.client) }
-    }
-
-    private func deviceJSON(_ device: Device) -> String {
-        "{\"mac\": \(optional(device.mac)), \"client\": \(Escape.json(device.client)), "
-            + "\"addresses\": [\(device.addresses.map(Escape.json).joined(separator: ", "))], "
-            + "\"name\": \(optional(device.name)), \"profile\": \(optional(device.assigned)), "
-            + "\"seen_by\": [\(device.profiles.map(Escape.json).joined(separator: ", "))], "
-            + "\"first_seen\": \(Escape.json(Timestamp.rfc3339(device.firstSeen))), "
-            + "\"last_seen\": \(Escape.json(Timestamp.rfc3339(device.lastSeen)))}"
-    }
-
-    private func optional(_ text: String?) -> String { text.map(Escape.json) ?? "null" }
+    func optional(_ text: String?) -> String { text.map(Escape.json) ?? "null" }
 }

@@ -46,6 +46,13 @@ extension WebApp {
         case (3, "overrides") where segments[2] == "delete":
             guard let id = Int64(segments[1]) else { throw Refusal(404, "no such override") }
             try removeOverride(id: id, client: client)
+        case (2, "devices") where segments[1] == "seen":
+            var shown = now
+            if let text = form["through"] {
+                guard let at = Int64(text) else { throw Refusal(400, "through must be a time in Unix seconds") }
+                shown = min(at, now)
+            }
+            try markDevicesSeen(through: shown, client: client)
         case (2, "devices"):
             try saveDevice(mac: segments[1], name: form["name"], profile: form["profile"], client: client)
         default: throw Refusal(404, "no such action")
@@ -214,38 +221,5 @@ extension WebApp {
         if let until = card.until { state += " until " + Times.local(until, now: now, zone: zone) }
         if card.state == .paused, card.until == nil { state += " until resumed" }
         return state
-    }
-
-    private func devicesPage(csrf: String) throws -> String {
-        let zone = household.currentEngine().zone
-        let profiles = household.currentEngine().profiles.profiles.map(\.name).filter { $0 != Profile.noneName }
-        var body =
-            "<h2>Devices</h2><table><thead><tr><th>Device</th><th>Seen</th><th>Name and profile</th></tr></thead><tbody>"
-        for device in try devices() {
-            let label = device.name ?? device.client
-            body +=
-                "<tr><td class=\"device\">\(Escape.html(label))<br><span class=\"muted\">\(Escape.html(device.client))"
-            if !device.addresses.isEmpty { body += " · " + Escape.html(device.addresses.joined(separator: ", ")) }
-            body += "</span></td><td>\(Escape.html(Times.local(device.lastSeen, now: now, zone: zone)))</td><td>"
-            if let mac = device.mac {
-                var options = "<option value=\"\">(configuration)</option>"
-                for name in profiles {
-                    let selected = device.assigned == name ? " selected" : ""
-                    options += "<option value=\"\(Escape.html(name))\"\(selected)>\(Escape.html(name))</option>"
-                }
-                body +=
-                    "<form method=\"post\" action=\"/devices/\(Escape.html(Escape.url(mac)))\">"
-                    + "<input type=\"hidden\" name=\"csrf_token\" value=\"\(Escape.html(csrf))\">"
-                    + "<input type=\"hidden\" name=\"back\" value=\"/devices\">"
-                    + "<input type=\"text\" name=\"name\" maxlength=\"64\" value=\"\(Escape.html(device.name ?? ""))\" placeholder=\"name\">"
-                    + "<select name=\"profile\">\(options)</select> <button>Save</button></form>"
-            } else {
-                body +=
-                    "<span class=\"muted\">known by address only: \(Escape.html(device.profiles.joined(separator: ", ")))</span>"
-            }
-            body += "</td></tr>"
-        }
-        body += "</tbody></table>"
-        return Pages.document(title: "Devices", body: body, csrf: csrf)
     }
 }

@@ -21,6 +21,8 @@ public final class WebApp {
     let hosts: Set<String>
     let clock: any Clock
     let log: Logger
+    /// Lease names and vendors for the Devices page.
+    let deviceFacts: DeviceFacts
     private var limiter = LoginLimiter()
     private let sessions: Sessions
 
@@ -29,7 +31,7 @@ public final class WebApp {
 
     public init(
         store: Store, household: any Household, password: WebPassword, hosts: Set<String>, clock: any Clock,
-        log: Logger
+        log: Logger, deviceFacts: DeviceFacts
     ) {
         self.store = store
         self.household = household
@@ -37,6 +39,7 @@ public final class WebApp {
         self.hosts = Set(hosts.map { $0.lowercased() })
         self.clock = clock
         self.log = log
+        self.deviceFacts = deviceFacts
         sessions = Sessions(store: store)
     }
 

@@ -20,17 +20,19 @@ import Testing
 
         /// `upstream`, `settings` (more lines of the configuration), `arguments` (more words
         /// for `run`) and `environment` are for the tests that need an upstream, a proxy or a
-        /// clock of their own.
+        /// clock of their own; `leases`: a lease file's text, given to the gateway as `dhcp_leases`.
         init(
             policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), setPassword: Bool = true,
             upstream: String = "127.0.0.1:9", settings: String = "", arguments: [String] = [],
-            environment: [String: String] = [:]
+            environment: [String: String] = [:], leases: String? = nil
         ) throws {
             scratch = try ScratchDirectory("phosra-gate-page")
             let dnsPort = FreePort.tcpAndUDP()
             webPort = FreePort.tcpAndUDP()
             redirectPort = FreePort.tcpAndUDP()
             let policyPath = try scratch.write("policy.json", policy)
+            var leaseLine = ""
+            if let leases { leaseLine = "dhcp_leases = " + (try scratch.write("dhcp.leases", leases)) }
             config = try scratch.write(
                 "gate.conf",
                 """
@@ -42,6 +44,7 @@ import Testing
                 proxy_listen =
                 web_listen = 127.0.0.1:\(webPort)
                 web_http_listen = 127.0.0.1:\(redirectPort)
+                \(leaseLine)
                 \(settings)
                 """)
             if setPassword {
@@ -282,6 +285,23 @@ import Testing
         #expect(!html.contains("x<b"))
         let json = try page.curl("/api/profiles/default/hits", ["-b", session.jar])
         #expect(json.body.contains(#"x\u003cb\"c\u0027d\u202ee.reddit.com"#), "\(json.body)")
+    }
+
+    @Test func theDevicesPageNamesADeviceFromTheDHCPLeaseFile() throws {
+        // dnsmasq's format. Loopback has no neighbour entry, so the device is known by its
+        // address, and its lease names it by that address.
+        let page = try Page(leases: "0 aa:bb:cc:dd:ee:01 127.0.0.1 Mias-Laptop 01:aa:bb:cc:dd:ee:01\n")
+        defer { page.gate.daemon.stop() }
+        _ = try page.dig("example.com")
+        let session = try page.login()
+        let html = try #require(
+            try waitFor(timeout: 15_000_000_000, interval: 200_000_000) { () -> String? in
+                let devices = try page.curl("/devices", ["-b", session.jar])
+                return devices.body.contains("127.0.0.1") ? devices.body : nil
+            }, "the sighting reached the store")
+        #expect(html.contains("Mias-Laptop"), "\(html)")
+        #expect(html.contains("<span class=\"new\">new</span>"))
+        #expect(!page.gate.log.contains("dhcp_leases_unreadable"), "\(page.gate.log)")
     }
 
     @Test func hostileRequestsGetAClearAnswerAndNothingMore() throws {

@@ -26,6 +26,7 @@ package final class PageSetup: Household, @unchecked Sendable {
     private let certificate: (cert: String, key: String)?
     private let names: [String]
     private let password: WebPassword
+    private let leasePath: String
     private var group: EventLoopGroup?
     private var server: WebServer?
     /// Called after each change (the daemon wakes the sync thread with it).
@@ -58,6 +59,7 @@ package final class PageSetup: Household, @unchecked Sendable {
             certificate = nil
         }
         names = settings[Key.webNames]
+        leasePath = settings[Key.dhcpLeases]
         password = WebPassword(stateDirectory: stateDirectory)
     }
 
@@ -115,7 +117,8 @@ package final class PageSetup: Household, @unchecked Sendable {
         }
         let loop = group.next()
         let app = WebApp(
-            store: store, household: self, password: password, hosts: allowedHosts(), clock: clock, log: log)
+            store: store, household: self, password: password, hosts: allowedHosts(), clock: clock, log: log,
+            deviceFacts: DeviceFacts(leasePath: leasePath))
         let server = WebServer(loop: loop, clock: clock, app: app, tls: tls, httpsPort: https[0].port)
         let https = https.map { SocketAddress(listen: $0) }
         let redirect = redirect.map { SocketAddress(listen: $0) }

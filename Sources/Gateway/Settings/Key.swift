@@ -180,6 +180,9 @@ package enum Key {
     package static let webNames = ConfigKey(
         "web_names", .strings, reload: false,
         "more host names the page answers to (besides the host's name, its addresses and localhost)")
+    package static let dhcpLeases = ConfigKey(
+        "dhcp_leases", .string, reload: false,
+        "the DHCP server's lease file (dnsmasq, ISC dhcpd, Kea CSV or odhcpd): device names for the page")
 
     /// Every key in the documentation's order: what the parser and the flags accept.
     static let all: [AnyConfigKey] = [
@@ -197,7 +200,7 @@ package enum Key {
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,
         logFormat.erased, metricsListen.erased,
-        webListen.erased, webHTTPListen.erased, webTLSCert.erased, webTLSKey.erased, webNames.erased,
+        webListen.erased, webHTTPListen.erased, webTLSCert.erased, webTLSKey.erased, webNames.erased, dhcpLeases.erased,
     ]
 
     package static let schema = ConfigSchema(all)
