@@ -203,7 +203,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "TestSupport"]),
+            dependencies: [
+                "Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "HTTPClient", "TestSupport",
+            ]),
         .testTarget(name: "StoreTests", dependencies: ["Locks", "Store", "SystemIO", "TestSupport"]),
         .testTarget(
             name: "HTTPProxyTests",

@@ -125,19 +125,26 @@ extension Store {
         }
     }
 
-    /// Overrides set or removed that the API has not been sent yet, oldest first, at most `limit`.
-    public func unreportedOverrides(limit: Int) throws(StoreError) -> [OverrideRow] {
+    /// Overrides set or removed that the API has not been sent yet, oldest first, at most
+    /// `limit`; only `profile`'s when given (each profile reports under its own key).
+    public func unreportedOverrides(profile: String? = nil, limit: Int) throws(StoreError) -> [OverrideRow] {
         try withDatabase { database throws(StoreError) in
             try database.rows(
-                "SELECT \(Self.overrideColumns) FROM overrides WHERE reported = 0 ORDER BY id LIMIT ?", limit,
-                make: Self.override)
+                """
+                SELECT \(Self.overrideColumns) FROM overrides
+                WHERE reported = 0 AND (?1 IS NULL OR profile = ?1) ORDER BY id LIMIT ?2
+                """, profile, limit, make: Self.override)
         }
     }
 
-    /// Marks overrides as sent to the API.
-    public func markOverridesReported(_ ids: [Int64]) throws(StoreError) {
+    /// Marks overrides as sent to the API, each only as it was sent: a removal stored while
+    /// its setting was on the way is news still, and stays unreported.
+    public func markOverridesReported(_ rows: [OverrideRow]) throws(StoreError) {
         try write { database throws(StoreError) in
-            for id in ids { try database.run("UPDATE overrides SET reported = 1 WHERE id = ?", id) }
+            for row in rows {
+                try database.run(
+                    "UPDATE overrides SET reported = 1 WHERE id = ? AND removed_at IS ?", row.id, row.removedAt)
+            }
         }
     }
 

@@ -36,6 +36,7 @@ public final class SyncService: @unchecked Sendable {
     private let doorbell: Doorbell
     private let stopping = Atomic<Bool>(false)
     private let forced = Atomic<Bool>(false)
+    private let reportWanted = Atomic<Bool>(false)
     private var thread: SystemThread?
     /// The policy version each profile enforces when it is not synced (a local file).
     private let localVersions: [String: Int]
@@ -76,6 +77,12 @@ public final class SyncService: @unchecked Sendable {
         doorbell.ring()
     }
 
+    /// A parent changed an override: the reports go out now, without the polls of a `wake`.
+    public func reportSoon() {
+        reportWanted.store(true, ordering: .releasing)
+        doorbell.ring()
+    }
+
     /// Stops the thread after a last flush of hits into the store (SIGTERM).
     public func stop() {
         stopping.store(true, ordering: .releasing)
@@ -86,7 +93,9 @@ public final class SyncService: @unchecked Sendable {
 
     private func loop() {
         while !stopping.load(ordering: .acquiring) {
-            let wakeAt = runDue(force: forced.exchange(false, ordering: .acquiring))
+            let wakeAt = runDue(
+                force: forced.exchange(false, ordering: .acquiring),
+                reportNow: reportWanted.exchange(false, ordering: .acquiring))
             let wait = max(0, wakeAt - SyncTime(clock).monotonic)
             _ = try? doorbell.wait(timeout: Nanoseconds(wait) * 1_000_000, clock: clock)
             doorbell.drain()
@@ -95,9 +104,9 @@ public final class SyncService: @unchecked Sendable {
     }
 
     /// One round of the sync thread: every job that is due now (the profiles' requests
-    /// too when `force`); returns when the next one is due (monotonic milliseconds). Apart
+    /// too when `force`, the reports when `reportNow`); returns when the next one is due (monotonic milliseconds). Apart
     /// from the thread so that tests drive it with a `ManualClock`.
-    func runDue(force: Bool = false) -> Int64 {
+    func runDue(force: Bool = false, reportNow: Bool = false) -> Int64 {
         let now = SyncTime(clock)
         if now.monotonic >= nextFlush {
             flush(now)
@@ -118,7 +127,7 @@ public final class SyncService: @unchecked Sendable {
         }
         // Requests take time (blocking HTTP), so each reads the clocks afresh.
         for sync in profiles { sync.step(now: SyncTime(clock), force: force) }
-        if now.monotonic >= nextReport || force {
+        if now.monotonic >= nextReport || force || reportNow {
             report(SyncTime(clock))
             nextReport = SyncTime(clock).monotonic + intervals.report
         }
@@ -150,6 +159,8 @@ public final class SyncService: @unchecked Sendable {
 
     private func report(_ now: SyncTime) {
         for sync in profiles {
+            // First: a parent's few changes are not held behind a long queue of hits.
+            OverrideReporter.send(for: sync, store: store, now: now, log: log)
             var reporter = reporters[sync.profile] ?? HitReporter()
             reporter.send(for: sync, store: store, now: now, log: log)
             reporters[sync.profile] = reporter

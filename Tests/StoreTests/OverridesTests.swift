@@ -51,12 +51,22 @@ import Testing
         let store = fixture.store
         let set = try store.addOverride(Self.pause())
         #expect(try store.unreportedOverrides(limit: 10).map(\.id) == [set.id])
-        try store.markOverridesReported([set.id])
+        #expect(try store.unreportedOverrides(profile: "teen", limit: 10).isEmpty)
+        try store.markOverridesReported([set])
         #expect(try store.unreportedOverrides(limit: 10).isEmpty)
         // Its removal is news again, with who removed it.
         _ = try store.removeOverride(id: set.id, now: testNow + 5, by: "page ::1")
-        let again = try store.unreportedOverrides(limit: 10)
+        let again = try store.unreportedOverrides(profile: "kid", limit: 10)
         #expect(again.map(\.removedBy) == ["page ::1"])
+    }
+
+    @Test func aRemovalStoredWhileTheSettingWasSentStaysUnreported() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let sent = try store.addOverride(Self.pause())
+        _ = try store.removeOverride(id: sent.id, now: testNow + 5, by: "page ::1")
+        try store.markOverridesReported([sent])
+        #expect(try store.unreportedOverrides(limit: 10).map(\.removedAt) == [testNow + 5])
     }
 
     @Test func aDeviceIsNamedAndAssignedAndANilFieldKeepsWhatWasStored() throws {

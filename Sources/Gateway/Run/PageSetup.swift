@@ -29,7 +29,7 @@ package final class PageSetup: Household, @unchecked Sendable {
     private let leasePath: String
     private var group: EventLoopGroup?
     private var server: WebServer?
-    /// Called after each change (the daemon wakes the sync thread with it).
+    /// Called after each change (the sync thread reports it at once).
     var changed: (@Sendable () -> Void)?
     /// The addresses the page listens on, once started.
     private(set) var bound: [SocketAddress] = []

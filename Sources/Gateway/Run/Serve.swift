@@ -90,7 +90,7 @@ package enum Serve {
             let page = PageSetup(
                 settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory, log: log,
                 clock: clock)
-            page.changed = { sync.wake() }
+            page.changed = { sync.reportSoon() }
             daemon.watchTick = { page.startIfReady() }
             daemon.beforeStop = {
                 page.stop()

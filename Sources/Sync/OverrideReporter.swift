@@ -1,0 +1,93 @@
+import Store
+
+/// Sends each override a parent set or removed on the page as a `parent_override` report
+/// (docs/parent-page.md#overrides), under the key of the profile it is for, so the API keeps
+/// the trail the gateway's page shows. The store is the queue: a row is marked reported only
+/// after a 202, so a dead API or a restart leaves it for a later round. One report per
+/// change, on the profile's request budget: a parent makes a few a day.
+public enum OverrideReporter {
+    /// Returns how many changes were delivered.
+    @discardableResult
+    public static func send(
+        for sync: ProfileSync, store: Store, now: SyncTime, log: (String, [(String, String)]) -> Void
+    ) -> Int {
+        guard let rows = try? store.unreportedOverrides(profile: sync.profile, limit: 20) else { return 0 }
+        var delivered = 0
+        for row in rows {
+            guard sync.spendForReport(now) else { break }
+            switch sync.send(ReportPayloads.parentOverride(row, at: now.wallSeconds)) {
+            case .accepted:
+                try? store.markOverridesReported([row])
+                delivered += 1
+            case .rejected(let why):
+                // The server will never take this body: resending it each round would
+                // only hold back the ones after it. The row keeps the trail locally.
+                try? store.markOverridesReported([row])
+                log("override_report_rejected", [("profile", sync.profile), ("id", "\(row.id)"), ("error", why)])
+            case .rateLimited(let seconds):
+                sync.rateLimited(retryAfter: seconds, now: now)
+                return delivered
+            case .unauthorized, .failed:
+                return delivered
+            }
+        }
+        return delivered
+    }
+}
+
+extension ReportPayloads {
+    /// The payload of a `parent_override` report: one override as the page set it and, once
+    /// removed, when and by whom. The same `override_id` ties a removal to its setting.
+    struct ParentOverride: Encodable {
+        let overrideID: Int64
+        let profile: String
+        let kind: String
+        let start: String
+        let end: String?
+        let setBy: String
+        let name: String?
+        let app: String?
+        let minutes: Int?
+        let removed: Bool
+        let removedAt: String?
+        let removedBy: String?
+
+        enum CodingKeys: String, CodingKey {
+            case overrideID = "override_id"
+            case profile, kind, start, end, name, app, minutes, removed
+            case setBy = "set_by"
+            case removedAt = "removed_at"
+            case removedBy = "removed_by"
+        }
+
+        // `end` is sent as null (until resumed); the fields of other kinds are left out.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(overrideID, forKey: .overrideID)
+            try container.encode(profile, forKey: .profile)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(start, forKey: .start)
+            try container.encode(end, forKey: .end)
+            try container.encode(setBy, forKey: .setBy)
+            try container.encodeIfPresent(name, forKey: .name)
+            try container.encodeIfPresent(app, forKey: .app)
+            try container.encodeIfPresent(minutes, forKey: .minutes)
+            try container.encode(removed, forKey: .removed)
+            try container.encodeIfPresent(removedAt, forKey: .removedAt)
+            try container.encodeIfPresent(removedBy, forKey: .removedBy)
+        }
+    }
+
+    public static func parentOverride(_ row: OverrideRow, at now: Int64) -> [UInt8] {
+        encode(
+            Envelope(
+                reportType: "parent_override", reportedAt: timestamp(now),
+                payload: ParentOverride(
+                    overrideID: row.id, profile: row.profile, kind: row.kind, start: timestamp(row.startsAt),
+                    end: row.endsAt.map(timestamp), setBy: row.setBy,
+                    name: row.kind == "exception" ? row.target : nil,
+                    app: row.kind == "app_bonus" ? row.target : nil, minutes: row.minutes,
+                    removed: row.removedAt != nil, removedAt: row.removedAt.map(timestamp),
+                    removedBy: row.removedBy)))
+    }
+}
