@@ -58,7 +58,7 @@ extension TLSServerContext {
         guard SSL_CTX_use_PrivateKey(context, key) == 1 else { throw rejected(path) }
     }
 
-    private static func read(_ path: String) throws(TLSError) -> [UInt8] {
+    static func read(_ path: String) throws(TLSError) -> [UInt8] {
         do {
             return try Files.read(path, limit: fileLimit)
         } catch {
@@ -67,7 +67,7 @@ extension TLSServerContext {
     }
 
     /// The bytes in a memory BIO (a copy, so the array need not outlive it).
-    private static func memoryBIO(_ bytes: [UInt8], _ path: String) throws(TLSError) -> OpaquePointer {
+    static func memoryBIO(_ bytes: [UInt8], _ path: String) throws(TLSError) -> OpaquePointer {
         guard let bio = BIO_new(BIO_s_mem()), BIO_write(bio, bytes, Int32(bytes.count)) == Int32(bytes.count)
         else {
             throw .configuration("cannot buffer \(path): \(ErrorQueue.reason(ErrorQueue.drainOldest()))")
@@ -77,7 +77,7 @@ extension TLSServerContext {
 
     /// The error for a failed read or load: `notPEM` when OpenSSL found no block of the
     /// kind it wanted anywhere in the file, else its reason.
-    private static func failure(_ path: String, notPEM: TLSError.CredentialProblem) -> TLSError {
+    static func failure(_ path: String, notPEM: TLSError.CredentialProblem) -> TLSError {
         let code = ErrorQueue.drainOldest()
         let problem = pg_err_is_pem_no_start_line(code) != 0 ? notPEM : .rejected(ErrorQueue.reason(code))
         return .credentialFile(path: path, problem: problem)

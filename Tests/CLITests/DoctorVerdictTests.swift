@@ -30,6 +30,31 @@ import Testing
         #expect(fine.outcome == .ok && fine.what.contains("pid 42"))
     }
 
+    @Test func thePagesCertificate() {
+        func web(
+            password: Bool = true, alive: Bool = true, parents: Bool = false, _ certificate: V.WebCertificate
+        ) -> DoctorCheck {
+            V.web(
+                passwordSet: password, alive: alive, path: "/s/web-cert.pem", parents: parents,
+                certificate: certificate, now: Self.now)
+        }
+        let fingerprint = "AB:CD"
+        let fine = web(.loaded(fingerprint: fingerprint, notAfter: Self.now + 800 * 86_400))
+        #expect(fine.outcome == .ok && fine.what.hasPrefix("certificate /s/web-cert.pem sha256=AB:CD, valid until"))
+        #expect(web(password: false, .absent).outcome == .skip, "no page without a password")
+        #expect(web(password: false, .absent).fix?.contains("web-password") == true)
+        #expect(web(alive: false, .absent).outcome == .skip, "made at the page's first start")
+        #expect(web(.absent).outcome == .fail, "a running page has one")
+        let soon = web(.loaded(fingerprint: fingerprint, notAfter: Self.now + 29 * 86_400))
+        #expect(soon.outcome == .fail && soon.fix?.contains("remove /s/web-cert.pem") == true)
+        let expired = web(parents: true, .loaded(fingerprint: fingerprint, notAfter: Self.now - 1))
+        #expect(
+            expired.outcome == .fail && expired.what.contains("expired")
+                && expired.fix?.contains("web_tls_cert") == true)
+        let broken = web(.unreadable("web-key.pem: the key is not the certificate's"))
+        #expect(broken.outcome == .fail && broken.what.contains("not the certificate's"))
+    }
+
     @Test func listenersAndUpstreams() {
         #expect(V.listener("dns udp", "127.0.0.1:53", .answered).outcome == .ok)
         let dead = V.listener("proxy", "127.0.0.1:3128", .failed("connection refused"))

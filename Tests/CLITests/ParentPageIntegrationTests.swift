@@ -122,6 +122,25 @@ import Testing
         #expect(mode == 0o600)
     }
 
+    /// The fingerprint a parent compares with the browser's: the `listening` log line's,
+    /// shown by `status` and checked by `doctor` in the same form.
+    @Test func statusAndDoctorShowTheLoggedFingerprint() throws {
+        let page = try Page()
+        defer { page.gate.daemon.stop() }
+        let logged = try #require(
+            page.gate.log.split(separator: "\n").first { $0.contains("event=listening service=web") }?
+                .split(separator: " ").first { $0.hasPrefix("sha256=") }.map(String.init))
+        let certificate = page.scratch.path("state/web-cert.pem")
+        let status = try GateCommand.run(["status", "--config", page.config])
+        #expect(status.stdout.contains("web: certificate \(certificate) \(logged), valid until"), "\(status)")
+        let json = try TestJSON.parse(try GateCommand.run(["status", "--json", "--config", page.config]).stdout)
+        #expect(json["web"]?["sha256"]?.string.map { "sha256=" + $0 } == logged)
+        let doctor = try GateCommand.run(["doctor", "--json", "--config", page.config])
+        let web = try TestJSON.parse(doctor.stdout)["checks"]?.array?.first { $0["check"]?.string == "web" }
+        #expect(web?["status"]?.string == "ok", "\(doctor)")
+        #expect(web?["what"]?.string?.contains("\(certificate) \(logged)") == true, "\(doctor)")
+    }
+
     @Test func aPauseBlocksTheNextQueryAndAResumeEndsIt() throws {
         let page = try Page()
         defer { page.gate.daemon.stop() }

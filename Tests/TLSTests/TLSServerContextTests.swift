@@ -29,6 +29,17 @@ import Testing
         #expect(try pair.serverContext().notAfter == 1_800_000_000 + 30 * 86_400)
     }
 
+    /// `status` reads the certificate without its key (which only root may read): the same
+    /// fingerprint and end as the context `run` serves with.
+    @Test func theSummaryOfTheFileAloneIsTheContexts() throws {
+        let summary = try CertificateSummary(file: pair.certificateFile)
+        let context = try pair.serverContext()
+        #expect(summary.fingerprintSHA256 == context.fingerprintSHA256 && summary.notAfter == context.notAfter)
+        #expect(throws: TLSError.credentialFile(path: pair.keyFile, problem: .noCertificate)) {
+            try CertificateSummary(file: pair.keyFile)
+        }
+    }
+
     @Test func aChainFromACAIsServedAndVerifiesAgainstThatCA() throws {
         let pki = try TestPKI()
         let chain = pair.directory.path("chain.pem")

@@ -11,7 +11,7 @@ struct DoctorCheck: Equatable, Sendable {
     }
 
     /// Which check: `daemon`, `listener`, `canary`, `upstream`, `clock`, `api`, `firewall`,
-    /// `lists`, `router_advertisements`, or `configuration` (docs/doctor.md names each).
+    /// `web`, `lists`, `router_advertisements`, or `configuration` (docs/doctor.md names each).
     var check: String
     var outcome: Outcome
     /// What was found, one line.

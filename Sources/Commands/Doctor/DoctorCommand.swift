@@ -5,6 +5,7 @@ import EventLoop
 import Firewall
 import Gateway
 import Glibc
+import ParentPage
 import Policy
 import Store
 import Sync
@@ -44,8 +45,9 @@ enum DoctorCommand: Command {
     }
 
     /// Every check, in the order a parent would look: is it running, does it answer, does
-    /// it filter, can it resolve, is its time right, can it sync, is the LAN held, are its
-    /// lists fresh, is another router handing out DNS servers.
+    /// it filter, can it resolve, is its time right, can it sync, is the LAN held, does the
+    /// parent's page have a certificate that loads, are its lists fresh, is another router
+    /// handing out DNS servers.
     static func checks(configPath: String?, flags: Settings, clock: any Clock, testClock: Bool) -> [DoctorCheck] {
         let fromCheckout = configPath == nil && !Files.exists(ConfigFile.defaultPath)
         let settings: Settings
@@ -94,6 +96,7 @@ enum DoctorCommand: Command {
         checks.append(DoctorVerdict.clock(testClock ? .testClock : DoctorProbe.kernelClock()))
         checks += api(plan, settings: settings, options: options, states: syncStates, clock: clock)
         checks.append(firewall(settings, fromCheckout: fromCheckout))
+        checks.append(web(settings, stateDirectory: state, alive: alive, now: now))
         let folder = settings[Key.lists].isEmpty ? ListsLocator.defaultFolder() : settings[Key.lists]
         let folders = (folder.map { [$0] } ?? []) + [ListsLocator.stateFolder(state)]
         checks.append(
@@ -175,6 +178,25 @@ enum DoctorCommand: Command {
         }
         if checks.isEmpty { checks.append(.skip("api", "not used: every profile has a policy file")) }
         return checks
+    }
+
+    /// The page's certificate loaded with its key, as `run` loads it.
+    static func web(_ settings: Settings, stateDirectory: String, alive: Bool, now: Int64) -> DoctorCheck {
+        let files = PageSetup.certificateFiles(settings, stateDirectory: stateDirectory)
+        let certificate: DoctorVerdict.WebCertificate
+        if !files.parents && !Files.exists(files.certificate) {
+            certificate = .absent
+        } else {
+            do {
+                let loaded = try TLSServerContext(certificateFile: files.certificate, keyFile: files.key)
+                certificate = .loaded(fingerprint: loaded.fingerprintSHA256, notAfter: loaded.notAfter)
+            } catch {
+                certificate = .unreadable("\(error)")
+            }
+        }
+        return DoctorVerdict.web(
+            passwordSet: Files.exists(stateDirectory + "/" + WebPassword.fileName), alive: alive,
+            path: files.certificate, parents: files.parents, certificate: certificate, now: now)
     }
 
     static func firewall(_ settings: Settings, fromCheckout: Bool) -> DoctorCheck {

@@ -250,4 +250,58 @@ enum DoctorVerdict {
         }
         return .ok("lists", "the newest list file was written \(StatusText.ago(age)) (\(newest.path))")
     }
+
+    // MARK: The page
+
+    /// How long before it expires a certificate is said to need renewing.
+    static let certificateRenewal: Int64 = 30 * 86_400
+
+    /// The page's certificate as `doctor` loaded it with its key.
+    enum WebCertificate: Equatable, Sendable {
+        /// No file yet: the gateway makes one when the page starts.
+        case absent
+        case unreadable(String)
+        case loaded(fingerprint: String, notAfter: Int64)
+    }
+
+    /// `parents`: the certificate is `web_tls_cert`, not the gateway's own; `alive`: `run`
+    /// holds the state directory; `now`: unix seconds.
+    static func web(
+        passwordSet: Bool, alive: Bool, path: String, parents: Bool, certificate: WebCertificate, now: Int64
+    ) -> DoctorCheck {
+        guard passwordSet else {
+            return .skip(
+                "web", "the parent's page is off: no password is set",
+                fix: "sudo phosra-gate web-password (docs/parent-page.md)")
+        }
+        let remake =
+            parents
+            ? "give web_tls_cert and web_tls_key a certificate and its key that load, then restart"
+            : "remove \(path) and the web-key.pem beside it and restart: the gateway makes a new one "
+                + "(compare its new fingerprint in the browser)"
+        switch certificate {
+        case .absent:
+            guard alive else {
+                return .skip("web", "no certificate yet at \(path): run makes it when the page starts")
+            }
+            return .fail(
+                "web", "the page should be serving but there is no certificate at \(path)",
+                fix: "journalctl -u phosra-gate says why the page did not start (event=web_not_started)")
+        case .unreadable(let why):
+            return .fail("web", "the page's certificate does not load: \(why)", fix: remake)
+        case .loaded(let fingerprint, let notAfter):
+            let stamp = "\(path) sha256=\(fingerprint)"
+            guard notAfter > now else {
+                return .fail(
+                    "web", "the page's certificate \(stamp) expired \(StatusText.rfc3339(notAfter))", fix: remake)
+            }
+            guard notAfter - now > certificateRenewal else {
+                return .fail(
+                    "web",
+                    "the page's certificate \(stamp) expires \(StatusText.rfc3339(notAfter)): browsers will refuse it",
+                    fix: remake)
+            }
+            return .ok("web", "certificate \(stamp), valid until \(StatusText.rfc3339(notAfter))")
+        }
+    }
 }

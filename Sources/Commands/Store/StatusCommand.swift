@@ -2,16 +2,19 @@ import Config
 import EventLoop
 import Gateway
 import Glibc
+import ParentPage
 import Policy
 import Store
 import Sync
 import SystemIO
+import TLS
 import Zoneinfo
 
 /// `phosra-gate status`: what the store says — whether `run` is alive and where it
 /// listens, per profile the policy version and id, last sync and last error, revoked or
 /// not, hits queued and dead-lettered, the devices seen in the last hour — and any note
-/// (a database moved aside). Profiles of the configuration that never ran are listed too.
+/// (a database moved aside). Profiles of the configuration that never ran are listed too,
+/// and the page's certificate with the fingerprint a parent compares with the browser's.
 enum StatusCommand: Command {
     static let name = "status"
     static let summary = "what run is doing: policy versions, last sync, queued hits"
@@ -29,6 +32,23 @@ enum StatusCommand: Command {
         /// The parent's overrides in force (docs/parent-page.md#overrides), by profile.
         var overrides: [String: [OverrideRow]] = [:]
         var notes: [String]
+        var web: Web? = nil
+    }
+
+    /// The parent's page as its files say (docs/parent-page.md#setting-up).
+    struct Web {
+        var passwordSet: Bool
+        var certificatePath: String
+        /// The certificate, or why it could not be read; nil when the file is not there yet.
+        var certificate: Result<CertificateSummary, TLSError>?
+
+        static func read(_ settings: Settings, stateDirectory: String) -> Web {
+            let path = PageSetup.certificateFiles(settings, stateDirectory: stateDirectory).certificate
+            let exists = Files.exists(path)
+            return Web(
+                passwordSet: Files.exists(stateDirectory + "/" + WebPassword.fileName), certificatePath: path,
+                certificate: exists ? Result { () throws(TLSError) in try CertificateSummary(file: path) } : nil)
+        }
     }
 
     /// How far back `status` lists devices.
@@ -45,7 +65,8 @@ enum StatusCommand: Command {
                 (try? ProfilePlan.from(
                     settings, registered: DeviceIdentity.registeredProfiles(stateDirectory: state)))?.flushedProfiles
                 ?? []
-            let report = try read(state, configured: configured, now: clock.wall().unixSeconds)
+            var report = try read(state, configured: configured, now: clock.wall().unixSeconds)
+            report.web = Web.read(settings, stateDirectory: state)
             if arguments.isSet("--json") {
                 console.out(json(report))
             } else {
@@ -151,8 +172,26 @@ enum StatusCommand: Command {
                 lines.append(text)
             }
         }
+        if let web = report.web { lines.append(webLine(web)) }
         lines += report.notes.map { "note: \($0)" }
         return lines
+    }
+
+    /// `web: certificate PATH sha256=…, valid until …`, in the `listening` log line's form.
+    static func webLine(_ web: Web) -> String {
+        let path = TerminalText.safe(web.certificatePath)
+        switch web.certificate {
+        case .success(let summary)?:
+            return "web: certificate \(path) sha256=\(summary.fingerprintSHA256), "
+                + "valid until \(StatusText.rfc3339(summary.notAfter))"
+                + (web.passwordSet ? "" : " (the page is off: no password, phosra-gate web-password)")
+        case .failure(let error)?:
+            return "web: certificate \(path) unreadable: \(TerminalText.safe("\(error)"))"
+        case nil:
+            return web.passwordSet
+                ? "web: no certificate yet at \(path) (run makes it when the page starts)"
+                : "web: off (no password: phosra-gate web-password)"
+        }
     }
 
     static func json(_ report: Report) -> String {
@@ -212,9 +251,20 @@ enum StatusCommand: Command {
             ("heartbeat_at", optional(beat?.updatedAt)),
             ("listeners", "[" + (beat?.listeners ?? []).map(JSONText.string).joined(separator: ",") + "]"),
         ])
+        let summary = try? report.web?.certificate?.get()
+        let error: String? =
+            if case .failure(let error)? = report.web?.certificate { "\(error)" } else { nil }
+        let web =
+            report.web.map { web in
+                JSONText.object([
+                    ("password_set", "\(web.passwordSet)"), ("certificate", JSONText.string(web.certificatePath)),
+                    ("sha256", JSONText.string(summary?.fingerprintSHA256)), ("not_after", optional(summary?.notAfter)),
+                    ("error", JSONText.string(error)),
+                ])
+            } ?? "null"
         return JSONText.object([
             ("state_dir", JSONText.string(report.stateDirectory)), ("run", run),
-            ("profiles", "[" + profiles.joined(separator: ",") + "]"),
+            ("profiles", "[" + profiles.joined(separator: ",") + "]"), ("web", web),
             ("notes", "[" + report.notes.map(JSONText.string).joined(separator: ",") + "]"),
         ])
     }

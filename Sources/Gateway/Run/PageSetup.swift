@@ -51,16 +51,23 @@ package final class PageSetup: Household, @unchecked Sendable {
         redirect =
             settings.isSet(Key.webHTTPListen)
             ? settings[Key.webHTTPListen] : https.map { ListenAddress(address: $0.address, port: 8080) }
-        let cert = settings[Key.webTLSCert]
-        let key = settings[Key.webTLSKey]
-        if !cert.isEmpty, !key.isEmpty {
-            certificate = (cert, key)
-        } else {
-            certificate = nil
-        }
+        let files = Self.certificateFiles(settings, stateDirectory: stateDirectory)
+        certificate = files.parents ? (files.certificate, files.key) : nil
         names = settings[Key.webNames]
         leasePath = settings[Key.dhcpLeases]
         password = WebPassword(stateDirectory: stateDirectory)
+    }
+
+    /// The page's certificate and key: the parent's (`web_tls_cert` and `web_tls_key`, both
+    /// set), else those the gateway makes in the state directory. `status` and `doctor`
+    /// read the same files `run` serves.
+    package static func certificateFiles(
+        _ settings: Settings, stateDirectory: String
+    ) -> (certificate: String, key: String, parents: Bool) {
+        let cert = settings[Key.webTLSCert]
+        let key = settings[Key.webTLSKey]
+        if !cert.isEmpty, !key.isEmpty { return (cert, key, true) }
+        return (stateDirectory + "/" + certificateFile, stateDirectory + "/" + keyFile, false)
     }
 
     /// Port 8443's addresses by default: those of `lan_interfaces`, else loopback.
