@@ -6,7 +6,8 @@ import SystemIO
 import Zoneinfo
 
 /// The parent's page and its JSON API (docs/parent-page.md): a request in, a response out.
-/// It checks, in this order, before anything else runs: the `Host` (421 unless one of the
+/// It checks, in this order, before anything else runs: the client (403 unless
+/// `web_allow_clients` lets it in), the `Host` (421 unless one of the
 /// gateway's names or addresses, so a rebinding page cannot reach it), that a password is
 /// set (503 until then), the session (401, or the login page), and for every change the
 /// CSRF token and the `Origin` (403). A GET never changes anything.
@@ -23,16 +24,26 @@ public final class WebApp {
     let log: Logger
     /// Lease names and vendors for the Devices page.
     let deviceFacts: DeviceFacts
+    /// `web_allow_clients`.
+    let clients: PageClients
+    /// The MAC address behind a client's address when the neighbour table knows it (on this
+    /// loop's thread).
+    let deviceMAC: (IPAddress) -> MACAddress?
     private var limiter = LoginLimiter()
     private let sessions: Sessions
+    /// When each refused address was last logged: a device that keeps asking is said once a minute.
+    private var refusalsLogged: [IPAddress: Int64] = [:]
 
     /// Bodies larger than this are refused with 413 before they are read.
     public static let maxBody = 16 * 1024
 
     public init(
-        store: Store, household: any Household, password: WebPassword, hosts: Set<String>, clock: any Clock,
-        log: Logger, deviceFacts: DeviceFacts
+        store: Store, household: any Household, password: WebPassword, hosts: Set<String>,
+        clients: PageClients = .everyone, deviceMAC: @escaping (IPAddress) -> MACAddress? = { _ in nil },
+        clock: any Clock, log: Logger, deviceFacts: DeviceFacts
     ) {
+        self.clients = clients
+        self.deviceMAC = deviceMAC
         self.store = store
         self.household = household
         self.password = password
@@ -46,6 +57,9 @@ public final class WebApp {
     var now: Int64 { clock.wall().unixSeconds }
 
     public func respond(_ request: WebRequest) -> WebResponse {
+        guard clientAllowed(request.client) else {
+            return .text(403, "This page is not open to this device.\n")
+        }
         guard let host = request.header("Host"), hostAllowed(host) else {
             return .text(421, "This page answers only to the gateway's own names and addresses.\n")
         }
@@ -166,7 +180,21 @@ public final class WebApp {
 
     struct LoginBody: Decodable { let password: String }
 
-    // MARK: - Host and Origin
+    // MARK: - Client, Host and Origin
+
+    func clientAllowed(_ address: IPAddress) -> Bool {
+        if clients.isEveryone { return true }
+        let client = Client(address: address, mac: clients.needsMAC ? deviceMAC(address) : nil)
+        if clients.allows(client, profile: { household.currentEngine().profiles.choose($0).name }) { return true }
+        if refusalsLogged.count > 1024 { refusalsLogged = [:] }
+        if now - (refusalsLogged[address] ?? .min / 2) >= 60 {
+            refusalsLogged[address] = now
+            var fields = [("client", "\(address)")]
+            if let mac = client.mac { fields.append(("mac", "\(mac)")) }
+            log.warn("web_client_refused", fields + [("note", "not in web_allow_clients")])
+        }
+        return false
+    }
 
     func hostAllowed(_ host: String) -> Bool {
         let lower = host.lowercased()

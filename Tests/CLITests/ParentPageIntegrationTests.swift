@@ -141,6 +141,31 @@ import Testing
         #expect(web?["what"]?.string?.contains("\(certificate) \(logged)") == true, "\(doctor)")
     }
 
+    /// `web_allow_clients`: a device not on the list gets a 403 before the login page, and is
+    /// logged; one on it by address, or by the profile the gateway gives it, gets the page.
+    @Test func onlyTheAllowedClientsGetThePage() throws {
+        let page = try Page(
+            settings: """
+                web_allow_clients = 127.0.0.2, parents
+                default_profile = none
+                [profile parents]
+                clients = 127.0.0.3
+                """)
+        defer { page.gate.daemon.stop() }
+        let refused = try page.curl("/login")
+        #expect(refused.status == 403 && refused.body.contains("not open to this device"), "\(refused)")
+        #expect(!refused.body.contains("password"), "not even the login form")
+        let api = try page.curl(
+            "/api/login", ["-H", "Content-Type: application/json", "-d", #"{"password": "\#(Self.password)"}"#])
+        #expect(api.status == 403 && !api.output.lowercased().contains("set-cookie"), "\(api)")
+        #expect(page.gate.daemon.waitFor("event=web_client_refused client=127.0.0.1", timeout: 5), "\(page.gate.log)")
+        for source in ["127.0.0.2", "127.0.0.3"] {
+            let allowed = try page.curl("/login", from: source)
+            #expect(allowed.status == 200 && allowed.body.contains("type=\"password\""), "\(source): \(allowed)")
+        }
+        _ = try page.login(from: "127.0.0.3")
+    }
+
     @Test func aPauseBlocksTheNextQueryAndAResumeEndsIt() throws {
         let page = try Page()
         defer { page.gate.daemon.stop() }

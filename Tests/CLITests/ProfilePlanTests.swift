@@ -84,6 +84,15 @@ import Testing
         ),
         ("[profile a.b]", "x.conf:1: profile name \"a.b\" may hold only letters, digits, - and _"),
         ("[profile none]", "x.conf:1: \"none\" is the unfiltered profile's name; choose another"),
+        (
+            "web_allow_clients = 10.0.0.1, parent\n[profile kid]",
+            "x.conf:1: web_allow_clients: \"parent\" is not an address, a CIDR, a MAC address or a profile (kid)"
+        ),
+        (
+            "web_allow_clients = 10.0.0.300",
+            "x.conf:1: web_allow_clients: \"10.0.0.300\" is not an IP address, a CIDR, a MAC address "
+                + "(aa:bb:cc:dd:ee:ff) or a profile name"
+        ),
     ])
     func mistakesAreNamed(text: String, message: String) {
         // A key that is missing has no line: the error names the file.

@@ -2,6 +2,7 @@ import Config
 import DomainMatch
 import EventLoop
 import Glibc
+import Neighbours
 import ParentPage
 import Policy
 import Store
@@ -25,6 +26,7 @@ package final class PageSetup: Household, @unchecked Sendable {
     private let redirect: [ListenAddress]
     private let certificate: (cert: String, key: String)?
     private let names: [String]
+    private let clients: PageClients
     private let password: WebPassword
     private let leasePath: String
     private var group: EventLoopGroup?
@@ -55,6 +57,7 @@ package final class PageSetup: Household, @unchecked Sendable {
         certificate = files.parents ? (files.certificate, files.key) : nil
         names = settings[Key.webNames]
         leasePath = settings[Key.dhcpLeases]
+        clients = PageClients(settings[Key.webAllowClients])
         password = WebPassword(stateDirectory: stateDirectory)
     }
 
@@ -123,8 +126,13 @@ package final class PageSetup: Household, @unchecked Sendable {
             throw .usage("the page's loop: \(error)")
         }
         let loop = group.next()
+        // The page loop's own view of the neighbour table, as each DNS loop has its own;
+        // its netlink socket opens on first use, on that loop.
+        let neighbours = NeighbourCache()
+        let clock = self.clock
         let app = WebApp(
-            store: store, household: self, password: password, hosts: allowedHosts(), clock: clock, log: log,
+            store: store, household: self, password: password, hosts: allowedHosts(), clients: clients,
+            deviceMAC: { neighbours.mac(for: $0, now: clock.now()) }, clock: clock, log: log,
             deviceFacts: DeviceFacts(leasePath: leasePath))
         let server = WebServer(loop: loop, clock: clock, app: app, tls: tls, httpsPort: https[0].port)
         let https = https.map { SocketAddress(listen: $0) }

@@ -1,5 +1,6 @@
 import Config
 import DomainMatch
+import ParentPage
 import Policy
 import Sync
 
@@ -25,6 +26,20 @@ package struct ProfilePlan: Equatable {
     /// The plan of `settings`. `registered` names the profiles with a device key; without
     /// profile sections the first of them (sorted) names the one profile.
     package static func from(_ settings: Settings, registered: [String]) throws(GatewayError) -> ProfilePlan {
+        let plan = try roster(settings, registered: registered)
+        // `web_allow_clients` may name profiles: only those of this plan.
+        let names = Set(plan.roster.members.map(\.name) + [plan.roster.defaultProfile])
+        for case .profile(let name) in settings[Key.webAllowClients] where !names.contains(name) {
+            throw .config(
+                settings.error(
+                    Key.webAllowClients,
+                    "\"\(name)\" is not an address, a CIDR, a MAC address or a profile (\(names.sorted().joined(separator: ", ")))"
+                ))
+        }
+        return plan
+    }
+
+    private static func roster(_ settings: Settings, registered: [String]) throws(GatewayError) -> ProfilePlan {
         guard !settings.profiles.isEmpty else {
             let global = settings[Key.policy]
             let name = global.isEmpty ? registered.sorted().first ?? "default" : "default"

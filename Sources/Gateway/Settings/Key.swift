@@ -3,6 +3,7 @@ import DNSProxy
 import DNSUpstream
 import DomainMatch
 import Firewall
+import ParentPage
 import Policy
 import ProxyCore
 import Sync
@@ -183,6 +184,9 @@ package enum Key {
     package static let dhcpLeases = ConfigKey(
         "dhcp_leases", .string, reload: false,
         "the DHCP server's lease file (dnsmasq, ISC dhcpd, Kea CSV or odhcpd): device names for the page")
+    package static let webAllowClients = ConfigKey(
+        "web_allow_clients", .pageClients, reload: false,
+        "the only devices the page answers: IPs, CIDRs, MAC addresses or profile names (default: any)")
 
     /// Every key in the documentation's order: what the parser and the flags accept.
     static let all: [AnyConfigKey] = [
@@ -200,7 +204,8 @@ package enum Key {
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,
         logFormat.erased, metricsListen.erased,
-        webListen.erased, webHTTPListen.erased, webTLSCert.erased, webTLSKey.erased, webNames.erased, dhcpLeases.erased,
+        webListen.erased, webHTTPListen.erased, webTLSCert.erased, webTLSKey.erased, webNames.erased,
+        webAllowClients.erased, dhcpLeases.erased,
     ]
 
     package static let schema = ConfigSchema(all)
@@ -243,6 +248,12 @@ extension ValueType where Value == [ClientEntry] {
     static let clientEntries = ValueType<ClientEntry>.form(
         "client", expected: "an IP address, a CIDR or a MAC address (aa:bb:cc:dd:ee:ff)"
     ) { ClientEntry($0) }.list
+}
+
+extension ValueType where Value == [PageClients.Entry] {
+    static let pageClients = ValueType<PageClients.Entry>.form(
+        "page client", expected: "an IP address, a CIDR, a MAC address (aa:bb:cc:dd:ee:ff) or a profile name"
+    ) { PageClients.Entry($0) }.list
 }
 
 extension ValueType where Value == BlockMode {
