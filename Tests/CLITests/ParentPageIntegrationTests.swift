@@ -20,16 +20,18 @@ import Testing
 
         /// `upstream`, `settings` (more lines of the configuration), `arguments` (more words
         /// for `run`) and `environment` are for the tests that need an upstream, a proxy or a
-        /// clock of their own; `leases`: a lease file's text, given to the gateway as `dhcp_leases`.
+        /// clock of their own; `leases`: a lease file's text, given to the gateway as
+        /// `dhcp_leases`; `proxyPort`: the proxy on loopback (off when nil).
         init(
             policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), setPassword: Bool = true,
             upstream: String = "127.0.0.1:9", settings: String = "", arguments: [String] = [],
-            environment: [String: String] = [:], leases: String? = nil
+            environment: [String: String] = [:], leases: String? = nil, proxyPort: UInt16? = nil,
+            webPort: UInt16? = nil, redirectPort: UInt16? = nil
         ) throws {
             scratch = try ScratchDirectory("phosra-gate-page")
             let dnsPort = FreePort.tcpAndUDP()
-            webPort = FreePort.tcpAndUDP()
-            redirectPort = FreePort.tcpAndUDP()
+            self.webPort = webPort ?? FreePort.tcpAndUDP()
+            self.redirectPort = redirectPort ?? FreePort.tcpAndUDP()
             let policyPath = try scratch.write("policy.json", policy)
             var leaseLine = ""
             if let leases { leaseLine = "dhcp_leases = " + (try scratch.write("dhcp.leases", leases)) }
@@ -42,8 +44,8 @@ import Testing
                 timezone = UTC
                 policy = \(policyPath)
                 proxy_listen =
-                web_listen = 127.0.0.1:\(webPort)
-                web_http_listen = 127.0.0.1:\(redirectPort)
+                web_listen = 127.0.0.1:\(self.webPort)
+                web_http_listen = 127.0.0.1:\(self.redirectPort)
                 \(leaseLine)
                 \(settings)
                 """)
@@ -51,9 +53,11 @@ import Testing
                 let set = try GateCommand.run(["web-password", "--config", config], stdin: password + "\n")
                 #expect(set.status == 0, "\(set.stderr)")
             }
+            // GateRun turns the proxy off unless a flag names it.
+            let proxy = proxyPort.map { ["--proxy-listen", "127.0.0.1:\($0)"] } ?? []
             gate = try GateRun(
-                ["--config", config, "--state-dir", scratch.path("state")] + arguments, scratch: scratch, port: dnsPort,
-                environment: environment)
+                ["--config", config, "--state-dir", scratch.path("state")] + proxy + arguments, scratch: scratch,
+                port: dnsPort, environment: environment)
             if setPassword {
                 #expect(gate.daemon.waitFor("service=web", timeout: 10), "\(gate.log)")
             }
@@ -164,6 +168,32 @@ import Testing
             #expect(allowed.status == 200 && allowed.body.contains("type=\"password\""), "\(source): \(allowed)")
         }
         _ = try page.login(from: "127.0.0.3")
+    }
+
+    /// A device cannot reach the page through the proxy (docs/proxy.md#local-destinations):
+    /// CONNECT to its HTTPS port and a plain GET to its redirect port are refused as local
+    /// destinations, even with both ports among those the proxy otherwise allows and IP
+    /// literals allowed.
+    @Test func thePageIsNotReachableThroughTheProxy() throws {
+        let proxyPort = FreePort.tcpAndUDP()
+        let webPort = FreePort.tcpAndUDP()
+        let redirectPort = FreePort.tcpAndUDP()
+        let page = try Page(
+            settings: """
+                allow_ip_connect = true
+                connect_ports = 443, \(webPort)
+                http_ports = 80, \(redirectPort)
+                """, proxyPort: proxyPort, webPort: webPort, redirectPort: redirectPort)
+        defer { page.gate.daemon.stop() }
+        #expect(try page.curl("/login").status == 200, "the page itself answers")
+        let proxy = "http://127.0.0.1:\(proxyPort)"
+        for host in ["127.0.0.1", "localhost"] {
+            let tunnel = try Curl.run(["-k", "-p", "-x", proxy, "https://\(host):\(webPort)/login"])
+            #expect(tunnel.connectStatus == 403, "CONNECT \(host): \(tunnel)")
+            #expect(tunnel.output.contains("X-Phosra-Block: local_destination"), "\(tunnel)")
+            let plain = try Curl.run(["-x", proxy, "http://\(host):\(redirectPort)/login"])
+            #expect(plain.status == 403 && plain.output.contains("X-Phosra-Block: local_destination"), "\(plain)")
+        }
     }
 
     @Test func aPauseBlocksTheNextQueryAndAResumeEndsIt() throws {

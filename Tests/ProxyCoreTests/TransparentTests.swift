@@ -32,6 +32,22 @@ import Testing
         #expect(connection.tunnel?.serverName == (try? QueryName.parse("example.org")))
     }
 
+    /// A connection the firewall sent here whose destination is the gateway itself (its
+    /// parent's page on 8443, say) is refused like a proxy request to it: never connected.
+    @Test func theGatewayItselfIsNeverTheDestination() {
+        var own = fixture
+        own.settings.ownAddresses = [destination.address]
+        for port: UInt16 in [443, 8443] {
+            var connection = redirected(port: port)
+            let actions = connection.receive(TLSClientHello.record(serverName: "gate.example"), own.env())
+            #expect(!actions.contains { if case .connect = $0 { true } else { false } }, "port \(port)")
+            #expect(
+                connection.clientOut.getBytes(at: connection.clientOut.readerIndex, length: 7)
+                    == ProxyResponse.accessDeniedAlert, "port \(port)")
+            #expect(actions.hits.isEmpty, "not a policy decision")
+        }
+    }
+
     @Test func aBlockedNameGetsAnAccessDeniedAlertAndAHit() {
         var connection = redirected()
         let actions = connection.receive(TLSClientHello.record(serverName: "www.reddit.com"), fixture.env())
