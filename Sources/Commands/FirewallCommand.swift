@@ -89,7 +89,8 @@ enum FirewallCommand: Command {
             !settings.isSet(Key.stateDir) && fromCheckout ? RunOptions.checkoutStateDirectory : settings[Key.stateDir]
         let doh = try DoHAddresses.load(settings, stateDirectory: stateDirectory, warnings: &warnings)
         return FirewallModel(
-            lanInterfaces: interfaces, dns: dns, transparent: transparent, roster: plan.roster, doh: doh)
+            lanInterfaces: interfaces, dns: dns, transparent: transparent, roster: plan.roster, doh: doh,
+            pagePorts: PageSetup.ports(settings))
     }
 
     private static func ports(

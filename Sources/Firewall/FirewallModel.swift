@@ -16,11 +16,15 @@ public struct FirewallModel: Sendable, Equatable {
     public var roster: ProfileRoster
     /// DNS-over-HTTPS resolvers: TCP 443 to them is refused.
     public var doh: [AddressRange]
+    /// The parent's page's TCP ports (`web_listen`, `web_http_listen`): open from the LAN
+    /// interfaces and this host only.
+    public var pagePorts: [UInt16]
 
     public init(
         lanInterfaces: [InterfaceName], dns: RedirectPorts, transparent: RedirectPorts? = nil,
-        roster: ProfileRoster, doh: [AddressRange]
+        roster: ProfileRoster, doh: [AddressRange], pagePorts: [UInt16] = []
     ) {
+        self.pagePorts = Array(Set(pagePorts)).sorted()
         self.lanInterfaces = lanInterfaces
         self.dns = dns
         self.transparent = transparent

@@ -15,9 +15,11 @@ public enum FirewallError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// The nftables table `inet phosra_gate` (docs/network.md#the-firewall) as the text
-/// `nft -f` reads. Only two hooks, both on traffic entering from the LAN interfaces:
-/// `prerouting` (nat) redirects DNS, and TCP 80/443 when there is a transparent listener;
-/// `forward` (filter) rejects what would go around the gateway. The gateway's own traffic
+/// `nft -f` reads. Two hooks on traffic entering from the LAN interfaces: `prerouting`
+/// (nat) redirects DNS, and TCP 80/443 when there is a transparent listener; `forward`
+/// (filter) rejects what would go around the gateway. A third, `input` (filter), drops the
+/// parent's page's ports on every interface but the LAN's and loopback, so a gateway that
+/// is also the router never shows its page to the internet. The gateway's own traffic
 /// (its upstream queries, API calls, list downloads) leaves through `output`, which the
 /// table has no chain for, so it is never touched. The text is the same for the same
 /// model: elements are sorted and nothing depends on the time or the host.
@@ -76,6 +78,17 @@ public enum Ruleset {
             ]
         }
         lines += ["\t}"]
+
+        if !model.pagePorts.isEmpty {
+            let ports = model.pagePorts.map(String.init).joined(separator: ", ")
+            lines += [
+                "", "\tchain input {", "\t\ttype filter hook input priority filter; policy accept;",
+                "\t\t# The parent's page (web_listen, web_http_listen): from the LAN and this host only.",
+                "\t\tiifname { \"lo\", \(lan) } tcp dport { \(ports) } accept",
+                "\t\ttcp dport { \(ports) } drop",
+                "\t}",
+            ]
+        }
 
         lines += ["", "\tchain forward {", "\t\ttype filter hook forward priority filter; policy accept;"]
         lines += catchFiltered(lan: lan, clients: clients, addressSet: addressSet, action: "reject_bypass")

@@ -50,6 +50,9 @@ import Testing
         for address in ["8.8.8.8", "203.0.113.77", "198.51.100.99", "2001:db8:9::/48", "2606:4700:4700::1111"] {
             #expect(text.contains("\t\t\t\(address)"), "\(address)")
         }
+        // The page's default ports, open on the LAN and loopback only.
+        #expect(text.contains("iifname { \"lo\", \"br-lan\", \"wlan0\" } tcp dport { 8080, 8443 } accept\n"))
+        #expect(text.contains("\t\ttcp dport { 8080, 8443 } drop\n"))
         // Printing twice prints the same.
         #expect(try firewall(["print", "--config", config]).stdout == text)
         // What `print` shows is what `nft -c` accepts (it needs root; skipped without nft).
@@ -69,6 +72,15 @@ import Testing
         // No IPv4 listener: IPv4 DNS goes to the IPv6 listener's port, where nothing
         // listens on IPv4 (closed), and the command says so.
         #expect(output.stderr.contains("warning: dns_listen has no IPv4 address a redirect reaches"))
+    }
+
+    @Test func thePagesPortsFollowItsListeners() throws {
+        let moved = try firewall([
+            "print", "--config", try configuration("web_listen = 192.168.1.1:9443\nweb_http_listen = 192.168.1.1:9080"),
+        ])
+        #expect(moved.stdout.contains("tcp dport { 9080, 9443 } drop\n"), "\(moved.stdout)")
+        let off = try firewall(["print", "--config", try configuration("web_listen =\nweb_http_listen =")])
+        #expect(off.status == 0 && !off.stdout.contains("chain input"), "\(off.stdout)")
     }
 
     @Test func withoutLANInterfacesTheErrorNamesTheKey() throws {

@@ -49,6 +49,10 @@ import Testing
                 .single(), interfaces: ["br-lan", "wlan*"], dns: RedirectPorts(v4: 53, v6: 5353),
                 transparent: RedirectPorts(3129), doh: [])
         ),
+        (
+            "the parent's page on two ports",
+            FirewallRulesetTests.model(.single(), interfaces: ["br-lan", "wlan*"], pagePorts: [8080, 8443])
+        ),
     ]
 
     @Test(arguments: models.indices) func nftAcceptsTheTableAndTheApplyScript(_ index: Int) throws {

@@ -16,11 +16,12 @@ import Testing
 
     static func model(
         _ roster: ProfileRoster, interfaces: [String] = ["br-lan"], dns: RedirectPorts = RedirectPorts(53),
-        transparent: RedirectPorts? = nil, doh: [String] = ["8.8.8.8", "2001:4860:4860::8888"]
+        transparent: RedirectPorts? = nil, doh: [String] = ["8.8.8.8", "2001:4860:4860::8888"],
+        pagePorts: [UInt16] = []
     ) -> FirewallModel {
         FirewallModel(
             lanInterfaces: interfaces.map { InterfaceName($0)! }, dns: dns, transparent: transparent, roster: roster,
-            doh: doh.map { AddressRange($0)! })
+            doh: doh.map { AddressRange($0)! }, pagePorts: pagePorts)
     }
 
     /// `line` without leading and trailing tabs and spaces (and `also`).
@@ -183,10 +184,29 @@ import Testing
             hooks == [
                 "type nat hook prerouting priority dstnat; policy accept;",
                 "type filter hook forward priority filter; policy accept;",
-            ])
+            ], "no input chain without the page's ports")
         for chain in ["prerouting", "forward"] {
             #expect(Self.rules(text, chain: chain)[1] == "iifname != { \"br-lan\", \"wlan*\" } return")
         }
+    }
+
+    /// The parent's page: its ports accepted from the LAN interfaces and loopback, dropped
+    /// from anywhere else (a gateway that is the router has the internet on another
+    /// interface); nothing else reaching the gateway is touched.
+    @Test func thePagesPortsAreOpenOnlyOnTheLANAndLoopback() throws {
+        let text = try Ruleset.text(
+            Self.model(.single(), interfaces: ["br-lan", "wlan*"], pagePorts: [8443, 8080, 8443]))
+        #expect(
+            text.contains("\t\ttype filter hook input priority filter; policy accept;\n"),
+            "the gateway's other services stay as they are")
+        #expect(
+            Self.rules(text, chain: "input") == [
+                "type filter hook input priority filter; policy accept;",
+                "iifname { \"lo\", \"br-lan\", \"wlan*\" } tcp dport { 8080, 8443 } accept",
+                "tcp dport { 8080, 8443 } drop",
+            ])
+        let off = try Ruleset.text(Self.model(.single(), pagePorts: []))
+        #expect(!off.contains("chain input"), "no page, no rule")
     }
 
     @Test func withoutLANInterfacesThereIsNoTable() {

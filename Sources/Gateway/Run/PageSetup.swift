@@ -49,16 +49,30 @@ package final class PageSetup: Household, @unchecked Sendable {
         let hosts = Self.defaultHosts(settings)
         https =
             settings.isSet(Key.webListen)
-            ? settings[Key.webListen] : hosts.map { ListenAddress(address: $0, port: 8443) }
+            ? settings[Key.webListen] : hosts.map { ListenAddress(address: $0, port: Self.defaultPort) }
         redirect =
             settings.isSet(Key.webHTTPListen)
-            ? settings[Key.webHTTPListen] : https.map { ListenAddress(address: $0.address, port: 8080) }
+            ? settings[Key.webHTTPListen]
+            : https.map { ListenAddress(address: $0.address, port: Self.defaultRedirectPort) }
         let files = Self.certificateFiles(settings, stateDirectory: stateDirectory)
         certificate = files.parents ? (files.certificate, files.key) : nil
         names = settings[Key.webNames]
         leasePath = settings[Key.dhcpLeases]
         clients = PageClients(settings[Key.webAllowClients])
         password = WebPassword(stateDirectory: stateDirectory)
+    }
+
+    static let defaultPort: UInt16 = 8443
+    static let defaultRedirectPort: UInt16 = 8080
+
+    /// The TCP ports the page listens on, HTTPS and redirect, as `init` chooses them: what
+    /// the firewall opens on the LAN interfaces only.
+    package static func ports(_ settings: Settings) -> [UInt16] {
+        let https = settings.isSet(Key.webListen) ? settings[Key.webListen].map(\.port) : [defaultPort]
+        let redirect =
+            settings.isSet(Key.webHTTPListen)
+            ? settings[Key.webHTTPListen].map(\.port) : (https.isEmpty ? [] : [defaultRedirectPort])
+        return Array(Set(https + redirect)).sorted()
     }
 
     /// The page's certificate and key: the parent's (`web_tls_cert` and `web_tls_key`, both
