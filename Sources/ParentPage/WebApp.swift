@@ -141,8 +141,12 @@ public final class WebApp {
 
     private func login(_ request: WebRequest, stored: StoredPassword, tag: String, api: Bool) -> WebResponse {
         let client = request.client.description
-        if let wait = limiter.retryAfter(client, now: now) {
-            log.warn("web_login_locked", [("client", client), ("retry_after", "\(wait)")])
+        let mac = deviceMAC(request.client)
+        let device = LoginLimiter.key(request.client, mac: mac)
+        // The log names the device as well when it is known by its MAC.
+        let who = [("client", client)] + (mac.map { [("mac", "\($0)")] } ?? [])
+        if let wait = limiter.retryAfter(device, now: now) {
+            log.warn("web_login_locked", who + [("retry_after", "\(wait)")])
             var response = refuse(429, "too many wrong passwords from this device; try again later", api: api)
             response.headers.append(("Retry-After", "\(wait)"))
             return response
@@ -157,17 +161,17 @@ public final class WebApp {
             return refuse(400, "no password given", api: api)
         }
         guard stored.matches(Array(given.utf8)) else {
-            let lock = limiter.failed(client, now: now)
-            log.warn("web_login_failed", [("client", client)] + (lock.map { [("locked_for", "\($0)")] } ?? []))
+            let lock = limiter.failed(device, now: now)
+            log.warn("web_login_failed", who + (lock.map { [("locked_for", "\($0)")] } ?? []))
             if api { return .json(401, "{\"error\": \"wrong password\"}") }
             return Pages.login(message: "Wrong password.", status: 401)
         }
-        limiter.succeeded(client)
+        limiter.succeeded(device)
         do {
             let opened = try sessions.open(address: client, passwordTag: tag, now: now)
             try store.pruneWebSessions(
                 idleBefore: now - Sessions.idleSeconds, createdBefore: now - Sessions.maxAgeSeconds)
-            log.info("web_login", [("client", client)])
+            log.info("web_login", who)
             var response =
                 api ? WebResponse.json(200, "{\"csrf_token\": \(Escape.json(opened.csrf))}") : .redirect("/")
             response.headers.append(("Set-Cookie", Sessions.cookie(opened.token)))
