@@ -274,8 +274,9 @@ final class Tunnel {
 }
 
 /// The page on a LAN built in network namespaces: the gateway behind a bridge, a device
-/// with its own MAC address, the browser on the gateway's side. The parent assigns the
-/// device, known by its MAC, to a child on the Devices page; its next query is the child's.
+/// with its own MAC address, the browser on the gateway's side. The Devices page shows
+/// the device under the name it gave the DHCP server, marked new; the parent names it and
+/// assigns it to a child; its next query is the child's.
 @Suite(.serialized, .blocking) struct ParentPageLANBrowserTests {
     static let mac = "02:00:5e:10:00:0a"
 
@@ -308,6 +309,10 @@ final class Tunnel {
         defer { dnsmasq.kill() }
         let home = try scratch.write("home.json", PolicyDocuments.json())
         let kid = try scratch.write("kid.json", PolicyDocuments.json(blocked: ["reddit.com"]))
+        // dnsmasq's lease file: expiry, MAC, address, host name, client id. The host name is
+        // the device's own choice, so markup in it must come out as text.
+        let leases = try scratch.write(
+            "dnsmasq.leases", "4102444800 \(Self.mac) 198.51.100.10 Mia<b>s-Tablet 01:\(Self.mac)\n")
         let config = try scratch.write(
             "gate.conf",
             """
@@ -319,6 +324,7 @@ final class Tunnel {
             allow_clients = 198.51.100.0/24
             web_listen = 198.51.100.1:8443
             web_http_listen = 198.51.100.1:8080
+            dhcp_leases = \(leases)
             default_profile = home
             [profile home]
             policy = \(home)
@@ -353,6 +359,11 @@ final class Tunnel {
             return try browser.source().contains(Self.mac)
         }
         #expect(listed, "the device is listed by its MAC: \(gate.log)")
+        // The DHCP server's name for it, shown as text, and the device marked new.
+        #expect(try browser.text("table").contains("Mia<b>s-Tablet"))
+        let listing = try browser.source()
+        #expect(listing.contains("Mia&lt;b&gt;s-Tablet") && !listing.contains("Mia<b>"), "\(listing)")
+        #expect(try browser.text(".new").lowercased().contains("new"))
         try browser.fill(form + " input[name=name]", "Tablet")
         try browser.select(form + " select[name=profile]", value: "kid")
         try browser.click(form + " button")
