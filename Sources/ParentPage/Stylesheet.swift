@@ -44,6 +44,9 @@ enum Stylesheet {
           table.history td { display: inline; border: 0; padding: 0 6px 0 0; }
           table.history td.name { display: block; font-weight: 600; }
           table.history td:last-child { display: block; margin-top: 4px; }
+          table.devices thead { display: none; }
+          table.devices tr { display: block; padding: 8px 0; border-bottom: 1px solid #8883; }
+          table.devices td { display: block; border: 0; padding: 2px 0; }
         }
         """
 }

@@ -134,7 +134,8 @@ extension WebApp {
                     "Mark all as seen", action: "/devices/seen", csrf: csrf,
                     fields: [("through", "\(now)"), ("back", "/devices")]) + "</p>"
         }
-        body += "<table><thead><tr><th>Device</th><th>Seen</th><th>Profile</th></tr></thead><tbody>"
+        body +=
+            "<table class=\"devices\"><thead><tr><th>Device</th><th>Seen</th><th>Profile</th></tr></thead><tbody>"
         for device in list {
             body += "<tr><td class=\"device\">\(Escape.html(device.label))"
             if device.isNew { body += " <span class=\"new\">new</span>" }

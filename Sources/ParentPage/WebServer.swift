@@ -54,6 +54,9 @@ public final class WebServer: @unchecked Sendable {
         for (addresses, secure) in [(https, true), (redirect, false)] {
             for address in addresses {
                 let socket = try Socket.listen(on: address, backlog: 64)
+                // Accepted sockets inherit it: a response's last TLS record goes out at
+                // once, not after the client's delayed acknowledgement of the one before.
+                try? socket.setNoDelay()
                 let listener = Listener(socket: socket, server: self, secure: secure)
                 try loop.register(socket.descriptor, interest: .read, handler: listener)
                 listeners.append(listener)

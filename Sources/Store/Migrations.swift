@@ -265,6 +265,15 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 PRAGMA user_version = 6;
                 """),
+        Migration(
+            version: 7,
+            sql: """
+                -- A child's block history on the parent's page, newest first: with this index
+                -- the newest 50 of a profile are read from its end, whatever the planner
+                -- knows of the table (a week of hits is hundreds of thousands of rows).
+                CREATE INDEX hit_history_profile_last_seen ON hit_history(profile, last_seen);
+                PRAGMA user_version = 7;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -25,18 +25,31 @@ public struct HistoryRow: Sendable, Equatable {
 /// A child's day as the parent's page shows it (docs/parent-page.md): counts since a
 /// moment, and the block history newest first.
 extension Store {
-    /// Queries (from the hourly activity, whole hours from `since`'s) and blocks (from the
-    /// history) of `profile` since `since`.
+    /// Queries and blocks of `profile` in the hours from that of `since` on, from the
+    /// hourly activity: a few rows a day, however many hits the history holds.
     public func dayCounts(profile: String, since: Int64) throws(StoreError) -> (queries: Int, blocks: Int) {
         try withDatabase { database throws(StoreError) in
+            let hour = since - since % 3_600
             let queries = try database.integer(
                 "SELECT coalesce(sum(queries), 0) FROM activity_hours WHERE profile = ? AND hour_start >= ?", profile,
-                since - since % 3_600)
+                hour)
             let blocks = try database.integer(
-                "SELECT coalesce(sum(count), 0) FROM hit_history WHERE profile = ? AND last_seen >= ?", profile, since)
+                """
+                SELECT coalesce(sum(count), 0) FROM activity_counts
+                WHERE profile = ? AND hour_start >= ? AND kind = 'reason'
+                """, profile, hour)
             return (queries, blocks)
         }
     }
+
+    /// The block history's query: read from the end of `hit_history_profile_last_seen`.
+    static let historyQuery = """
+        SELECT domain, reason, category, client, count, first_seen, last_seen FROM hit_history
+        WHERE profile = ?1 AND last_seen < ?2 AND (?3 IS NULL OR client = ?3)
+            AND (?4 IS NULL OR reason = ?4 OR reason LIKE ?4 || ':%')
+            AND (?5 IS NULL OR domain = ?5 OR domain LIKE '%.' || ?5)
+        ORDER BY last_seen DESC, domain LIMIT ?6
+        """
 
     /// Blocks of `profile` last seen before `before`, newest first, at most `limit`;
     /// `client` and `reason` (its kind: `category` matches `category:adult`) filter.
@@ -45,15 +58,7 @@ extension Store {
         domain: String? = nil
     ) throws(StoreError) -> [HistoryRow] {
         try withDatabase { database throws(StoreError) in
-            try database.rows(
-                """
-                SELECT domain, reason, category, client, count, first_seen, last_seen FROM hit_history
-                WHERE profile = ?1 AND last_seen < ?2 AND (?3 IS NULL OR client = ?3)
-                    AND (?4 IS NULL OR reason = ?4 OR reason LIKE ?4 || ':%')
-                    AND (?5 IS NULL OR domain = ?5 OR domain LIKE '%.' || ?5)
-                ORDER BY last_seen DESC, domain LIMIT ?6
-                """, profile, before, client, reason, domain, limit
-            ) { row in
+            try database.rows(Self.historyQuery, profile, before, client, reason, domain, limit) { row in
                 HistoryRow(
                     domain: row.text(0), reason: row.text(1), category: row.optionalText(2), client: row.text(3),
                     count: row.int(4), firstSeen: row.int64(5), lastSeen: row.int64(6))

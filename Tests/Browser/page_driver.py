@@ -52,7 +52,8 @@ def first(driver, css, text=None):
     for element in driver.find_elements(By.CSS_SELECTOR, css):
         if text is None or element.text.strip() == text:
             return element
-    raise LookupError("nothing matches %s%s" % (css, "" if text is None else " with text %r" % text))
+    raise LookupError("nothing matches %s%s at %s: %s" % (
+        css, "" if text is None else " with text %r" % text, driver.current_url, driver.page_source[:600]))
 
 
 def submit(driver, element):

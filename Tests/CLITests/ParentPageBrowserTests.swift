@@ -349,7 +349,11 @@ final class Tunnel {
         let browser = try PageBrowser(scratch: scratch, prefix: try lan.exec(in: lan.gateway, []))
         defer { browser.close() }
         let base = "https://198.51.100.1:8443"
-        try browser.get(base + "/login")
+        let ready = try waitUntil(timeout: 10_000_000_000, interval: 200_000_000) {
+            try browser.get(base + "/login")
+            return try browser.source().contains("type=\"password\"")
+        }
+        #expect(ready, "the login page: \(gate.log)")
         try browser.fill("input[name=password]", ParentPageIntegrationTests.password)
         try browser.click("button", text: "Log in")
         // The device shows up by its MAC once its sighting is flushed (every 5 s).

@@ -106,9 +106,21 @@ import Testing
                 DayHour(hourStart: hour, queries: 50, blocks: 6),
             ])
         #expect(try fixture.store.hours(profile: "kid", from: hour - 3_600, to: hour) == [])
+        // The card's "today": the hours from that of the given instant on.
+        #expect(try fixture.store.dayCounts(profile: "kid", since: hour - 7_200 + 60) == (55, 6))
+        #expect(try fixture.store.dayCounts(profile: "kid", since: hour + 60) == (50, 6))
         let totals = try fixture.store.blockTotals(profile: "kid", from: hour - 86_400)
         #expect(totals.byReason.map(\.name) == ["category", "blocked_domain"])
         #expect(totals.byReason.map(\.count) == [4, 2])
         #expect(totals.byCategory.map(\.name) == ["adult"] && totals.byCategory.map(\.count) == [3])
+    }
+
+    /// A week of hits is hundreds of thousands of rows: the page's newest 50 must come
+    /// from the end of an index on (profile, last_seen), not from a sort of the profile's
+    /// rows, whatever statistics the planner has.
+    @Test func theBlockHistoryIsReadFromItsIndex() throws {
+        let fixture = try StoreFixture()
+        let plan = try fixture.store.testRows("EXPLAIN QUERY PLAN " + Store.historyQuery) { $0.text(3) }
+        #expect(plan.contains { $0.contains("USING INDEX hit_history_profile_last_seen") }, "\(plan)")
     }
 }
