@@ -1,12 +1,10 @@
-import DomainMatch
-import Policy
-
-/// Failed logins per device, never for everyone: one device guessing is locked out, the
-/// parent's phone is not. A device is its MAC address when the neighbour table knows it
-/// (`key`), so the many IPv6 addresses one device can take share one lockout. Five failures lock the client for 15 minutes; each lockout
-/// after that doubles (30, 60, … at most a day) until a login succeeds or a day passes
-/// without a failure. Bounded: at most `capacity` clients are remembered, the oldest
-/// forgotten first (one that is forgotten starts again at zero, after having waited).
+/// Failed logins per client address, never for everyone: one address guessing is locked
+/// out, the parent's phone is not. Not per MAC address: every device behind a Wi-Fi
+/// extender that bridges by rewriting MACs would share the extender's, and one child's
+/// guesses would lock the parent's phone. Five failures lock the address for 15 minutes;
+/// each lockout after that doubles (30, 60, … at most a day) until a login succeeds or a
+/// day passes without a failure. Bounded: at most `capacity` addresses are remembered, the
+/// oldest forgotten first (one that is forgotten starts again at zero, after having waited).
 struct LoginLimiter {
     static let failuresBeforeLock = 5
     static let firstLock: Int64 = 15 * 60
@@ -24,12 +22,6 @@ struct LoginLimiter {
     private var entries: [String: Entry] = [:]
 
     init(capacity: Int = 4096) { self.capacity = capacity }
-
-    /// Whom a login from `address` counts against: the device behind it when its MAC is
-    /// known, else the address itself.
-    static func key(_ address: IPAddress, mac: MACAddress?) -> String {
-        mac.map { "mac \($0)" } ?? address.description
-    }
 
     /// Seconds `client` must still wait, or nil when it may try.
     func retryAfter(_ client: String, now: Int64) -> Int64? {

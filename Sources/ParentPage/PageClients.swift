@@ -69,11 +69,14 @@ public struct PageClients: Sendable, Equatable {
     public var needsMAC: Bool { !macs.isEmpty || !profiles.isEmpty }
 
     /// Whether `client` may reach the page; `profile` names the profile that governs a
-    /// client now, asked only when an address or MAC did not already let it in.
-    public func allows(_ client: Client, profile: (Client) -> String) -> Bool {
+    /// client now, asked only when an address or MAC did not already let it in (nil when
+    /// only `default_profile` does: a child's device whose MAC the gateway cannot see
+    /// just now, from an address it never used, must not pass as the default's).
+    public func allows(_ client: Client, profile: (Client) -> String?) -> Bool {
         if isEveryone { return true }
         if let address = client.address, ranges.contains(where: { $0.contains(address) }) { return true }
         if let mac = client.mac, macs.contains(mac) { return true }
-        return !profiles.isEmpty && profiles.contains(profile(client))
+        guard !profiles.isEmpty, let name = profile(client) else { return false }
+        return profiles.contains(name)
     }
 }

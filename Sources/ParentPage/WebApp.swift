@@ -141,10 +141,9 @@ public final class WebApp {
 
     private func login(_ request: WebRequest, stored: StoredPassword, tag: String, api: Bool) -> WebResponse {
         let client = request.client.description
-        let mac = deviceMAC(request.client)
-        let device = LoginLimiter.key(request.client, mac: mac)
+        let device = client
         // The log names the device as well when it is known by its MAC.
-        let who = [("client", client)] + (mac.map { [("mac", "\($0)")] } ?? [])
+        let who = [("client", client)] + (deviceMAC(request.client).map { [("mac", "\($0)")] } ?? [])
         if let wait = limiter.retryAfter(device, now: now) {
             log.warn("web_login_locked", who + [("retry_after", "\(wait)")])
             var response = refuse(429, "too many wrong passwords from this device; try again later", api: api)
@@ -189,7 +188,12 @@ public final class WebApp {
     func clientAllowed(_ address: IPAddress) -> Bool {
         if clients.isEveryone { return true }
         let client = Client(address: address, mac: clients.needsMAC ? deviceMAC(address) : nil)
-        if clients.allows(client, profile: { household.currentEngine().profiles.choose($0).name }) { return true }
+        let table = household.currentEngine().profiles
+        let chosen: (Client) -> String? = { client in
+            if case .fallback = table.reason(client) { return nil }
+            return table.choose(client).name
+        }
+        if clients.allows(client, profile: chosen) { return true }
         if refusalsLogged.count > 1024 { refusalsLogged = [:] }
         if now - (refusalsLogged[address] ?? .min / 2) >= 60 {
             refusalsLogged[address] = now

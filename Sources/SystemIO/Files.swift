@@ -125,9 +125,12 @@ extension Files {
     public static func writeAtomically(
         _ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t = 0o644, owner: Owner? = nil
     ) throws(SystemError) {
-        let temporary = path + ".tmp.\(getpid())"
+        // A fresh name, made here or not at all: never a file or link already there (a
+        // link planted by whoever may write the directory would otherwise be followed, and
+        // with `owner`, its target given away).
+        let temporary = path + ".tmp.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let fd = try systemCall("open", subject: temporary) {
-            open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         }
         var done = false
         defer {

@@ -107,6 +107,18 @@ import Testing
         #expect(attributes[.ownerAccountID] as? Int == 65_534)
         #expect(attributes[.groupOwnerAccountID] as? Int == 65_534)
         #expect(attributes[.posixPermissions] as? Int == 0o600)
+        // A link planted where the file goes is replaced, never followed: its target keeps
+        // its bytes and its owner.
+        let victim = try scratch.write("victim", "root's own\n")
+        try FileManager.default.removeItem(atPath: state + "/web-password")
+        try FileManager.default.createSymbolicLink(atPath: state + "/web-password", withDestinationPath: victim)
+        let again = try GateCommand.run(["web-password", "--state-dir", state], stdin: Self.password + "\n")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's own\n")
+        #expect(try FileManager.default.attributesOfItem(atPath: victim)[.ownerAccountID] as? Int == 0)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: state + "/web-password")[.type] as? FileAttributeType
+                == .typeRegular)
     }
 
     @Test func nothingIsServedBeforeThePasswordIsSetAndThenWithinASecond() throws {

@@ -50,7 +50,7 @@ import Testing
     @Test func aProfileLetsInTheDevicesTheGatewayGivesIt() throws {
         let list = try Self.clients("192.168.1.20", "parents")
         var asked: [Client] = []
-        let choose: (Client) -> String = { client in
+        let choose: (Client) -> String? = { client in
             asked.append(client)
             return client.mac == MACAddress("aa:bb:cc:dd:ee:0a") ? "parents" : "kid"
         }
@@ -58,6 +58,8 @@ import Testing
         #expect(asked.isEmpty, "an address that matches needs no profile")
         #expect(list.allows(Self.client("192.168.1.77", mac: "aa:bb:cc:dd:ee:0a"), profile: choose))
         #expect(!list.allows(Self.client("192.168.1.78", mac: "aa:bb:cc:dd:ee:0b"), profile: choose))
+        // Chosen by nothing but default_profile (nil): never in, whatever the default is.
+        #expect(!list.allows(Self.client("192.168.1.79"), profile: { _ in nil }))
     }
 
     @Test func emptyIsEveryone() {

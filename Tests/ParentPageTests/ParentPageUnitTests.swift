@@ -63,23 +63,6 @@ import Zoneinfo
         #expect(small.retryAfter("x", now: 5) == nil, "x was forgotten, so four more failures do not lock it")
     }
 
-    /// A phone with many IPv6 addresses is one device to the limiter once its MAC is
-    /// known: five wrong passwords from any of them lock all of them, and not another device.
-    @Test func theLockoutIsTheDevicesWhenItsMACIsKnown() throws {
-        let phone = try #require(MACAddress("aa:bb:cc:dd:ee:01"))
-        let addresses = try (1...5).map { try #require(IPAddress("2001:db8::\($0)")) }
-        var limiter = LoginLimiter()
-        var lock: Int64?
-        for address in addresses { lock = limiter.failed(LoginLimiter.key(address, mac: phone), now: 1_000) }
-        #expect(lock == 900, "five addresses, one device")
-        let sixth = try #require(IPAddress("2001:db8::6"))
-        #expect(limiter.retryAfter(LoginLimiter.key(sixth, mac: phone), now: 1_001) == 899)
-        #expect(limiter.retryAfter(LoginLimiter.key(sixth, mac: nil), now: 1_001) == nil, "unknown MAC: by address")
-        let other = try #require(MACAddress("aa:bb:cc:dd:ee:02"))
-        #expect(limiter.retryAfter(LoginLimiter.key(addresses[0], mac: other), now: 1_001) == nil)
-        #expect(LoginLimiter.key(addresses[0], mac: nil) == "2001:db8::1")
-    }
-
     @Test func aFormReturnsOnlyToThePagesOwnPaths() {
         #expect(WebApp.back("/profiles/mia") == "/profiles/mia")
         for bad in [nil, "https://evil.example/", "//evil.example", "/\\evil", "/a b", "javascript:alert(1)"] {

@@ -2,6 +2,7 @@ import Config
 import DomainMatch
 import EventLoop
 import Glibc
+import Locks
 import Neighbours
 import ParentPage
 import Policy
@@ -108,8 +109,9 @@ package final class PageSetup: Household, @unchecked Sendable {
     package func parentChanged() {
         guard let daemon else { return }
         do {
+            let learns = serving.withLock { $0 }
             daemon.replace(
-                parent: try ParentState.load(from: store, now: clock.wall().unixSeconds, learnsDevices: server != nil))
+                parent: try ParentState.load(from: store, now: clock.wall().unixSeconds, learnsDevices: learns))
         } catch {
             log.error("overrides_unreadable", [("error", "\(error)")])
         }
@@ -132,6 +134,9 @@ package final class PageSetup: Household, @unchecked Sendable {
     }
 
     private var failedOnce = false
+    /// Set before the listeners accept (control thread), read by `parentChanged` on the
+    /// page's thread as well: while the page serves, every device is learnt by its MAC.
+    private let serving = Lock(false)
 
     private func start() throws(GatewayError) {
         let tls = try loadCertificate()
@@ -151,9 +156,11 @@ package final class PageSetup: Household, @unchecked Sendable {
         let server = WebServer(loop: loop, clock: clock, app: app, tls: tls, httpsPort: https[0].port)
         let https = https.map { SocketAddress(listen: $0) }
         let redirect = redirect.map { SocketAddress(listen: $0) }
+        serving.withLock { $0 = true }
         do {
             bound = try loop.runSync { try server.start(https: https, redirect: redirect) }
         } catch {
+            serving.withLock { $0 = false }
             group.shutdownGracefully()
             throw .usage("web_listen: \(error)")
         }
