@@ -29,17 +29,14 @@ public struct HitReporter {
                 batchID: batch.id, version: batch.policyVersion,
                 windowStart: batch.windowStart, windowEnd: batch.windowEnd,
                 events: events, merged: batch.mergedEvents, at: now.wallSeconds)
-            switch sync.send(body) {
+            switch sync.deliver(body, now: now) {
             case .accepted:
                 _ = try? store.completeBatch(id: batch.id)
                 delivered += 1
             case .rejected(let why):
                 _ = try? store.deadLetter(batchID: batch.id, reason: why, now: now.wallSeconds)
                 log("hits_dead_lettered", [("profile", sync.profile), ("batch_id", batch.id), ("error", why)])
-            case .rateLimited(let seconds):
-                sync.rateLimited(retryAfter: seconds, now: now)
-                return delivered
-            case .unauthorized, .failed:
+            case .stop:
                 return delivered
             }
         }

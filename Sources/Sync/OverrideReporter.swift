@@ -15,19 +15,16 @@ public enum OverrideReporter {
         var delivered = 0
         for row in rows {
             guard sync.spendForReport(now) else { break }
-            switch sync.send(ReportPayloads.parentOverride(row, at: now.wallSeconds)) {
+            switch sync.deliver(ReportPayloads.parentOverride(row, at: now.wallSeconds), now: now) {
             case .accepted:
                 try? store.markOverridesReported([row])
                 delivered += 1
             case .rejected(let why):
-                // The server will never take this body: resending it each round would
-                // only hold back the ones after it. The row keeps the trail locally.
+                // Resending it each round would only hold back the ones after it. The row
+                // keeps the trail locally.
                 try? store.markOverridesReported([row])
                 log("override_report_rejected", [("profile", sync.profile), ("id", "\(row.id)"), ("error", why)])
-            case .rateLimited(let seconds):
-                sync.rateLimited(retryAfter: seconds, now: now)
-                return delivered
-            case .unauthorized, .failed:
+            case .stop:
                 return delivered
             }
         }

@@ -241,6 +241,28 @@ public final class ProfileSync {
 
     /// Sends a report body on this profile's budget.
     public func send(_ body: [UInt8]) -> APIResult { api.report(body) }
+
+    /// What a queued report's sender does next.
+    public enum Delivery: Equatable {
+        /// 202: mark it sent.
+        case accepted
+        /// 400: the server will never take this body; set it aside and go on.
+        case rejected(String)
+        /// 429 (the profile is now held for `Retry-After`), 401 or no answer: stop this round.
+        case stop
+    }
+
+    /// Sends one queued report and says what to do with it; a 429 holds the profile.
+    public func deliver(_ body: [UInt8], now: SyncTime) -> Delivery {
+        switch send(body) {
+        case .accepted: return .accepted
+        case .rejected(let why): return .rejected(why)
+        case .rateLimited(let seconds):
+            rateLimited(retryAfter: seconds, now: now)
+            return .stop
+        case .unauthorized, .failed: return .stop
+        }
+    }
 }
 
 /// What a 404 from the API ("no active policy") means for a profile (`on_no_policy`).
