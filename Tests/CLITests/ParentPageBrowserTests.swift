@@ -207,23 +207,10 @@ final class Tunnel {
     private let descriptor: Int32
 
     init(from source: String, proxyPort: UInt16, to target: String) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        func connectTo(_ host: String, _ port: UInt16, bindOnly: Bool) -> Int32 {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr(host)
-            address.sin_port = port.bigEndian
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bindOnly
-                        ? bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                        : connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
-        guard connectTo(source, 0, bindOnly: true) == 0, connectTo("127.0.0.1", proxyPort, bindOnly: false) == 0 else {
+        guard let connected = LoopbackSocketFactory.connect(tcp: true, from: source, to: proxyPort, timeout: 10) else {
             throw PageBrowser.Failure(description: "cannot reach the proxy: errno \(errno)")
         }
+        descriptor = connected
         try send("CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n")
         let head = try receive(until: "\r\n\r\n")
         guard head.hasPrefix("HTTP/1.1 200") else { throw PageBrowser.Failure(description: "CONNECT answered \(head)") }
