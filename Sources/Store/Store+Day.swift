@@ -28,17 +28,8 @@ extension Store {
     /// Queries and blocks of `profile` in the hours from that of `since` on, from the
     /// hourly activity: a few rows a day, however many hits the history holds.
     public func dayCounts(profile: String, since: Int64) throws(StoreError) -> (queries: Int, blocks: Int) {
-        try withDatabase { database throws(StoreError) in
-            let hour = since - since % 3_600
-            let queries = try database.integer(
-                "SELECT coalesce(sum(queries), 0) FROM activity_hours WHERE profile = ? AND hour_start >= ?", profile,
-                hour)
-            let blocks = try database.integer(
-                """
-                SELECT coalesce(sum(count), 0) FROM activity_counts
-                WHERE profile = ? AND hour_start >= ? AND kind = 'reason'
-                """, profile, hour)
-            return (queries, blocks)
+        try hours(profile: profile, from: since - since % 3_600, to: .max).reduce((0, 0)) {
+            ($0.queries + $1.queries, $0.blocks + $1.blocks)
         }
     }
 
