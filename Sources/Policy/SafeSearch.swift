@@ -85,8 +85,16 @@ public enum SafeSearch {
             "www.youtube.com", "m.youtube.com", "youtube.com", "youtubei.googleapis.com",
             "youtube.googleapis.com", "www.youtube-nocookie.com",
         ] { table[name] = youTube }
+        // Google's other hosts of the same search engine, with its unfiltered results.
+        for name in ["ipv4.google.com", "ipv6.google.com", "images.google.com", "encrypted.google.com"] {
+            table[name] = "forcesafesearch.google.com"
+        }
         for name in ["www.bing.com", "bing.com", "edgeservices.bing.com"] { table[name] = "strict.bing.com" }
-        for name in ["duckduckgo.com", "www.duckduckgo.com", "start.duckduckgo.com"] {
+        // html. and lite. are DuckDuckGo's pages without JavaScript, served by the same engine.
+        for name in [
+            "duckduckgo.com", "www.duckduckgo.com", "start.duckduckgo.com", "html.duckduckgo.com",
+            "lite.duckduckgo.com",
+        ] {
             table[name] = "safe.duckduckgo.com"
         }
         for name in ["pixabay.com", "www.pixabay.com"] { table[name] = "safesearch.pixabay.com" }
