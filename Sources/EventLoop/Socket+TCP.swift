@@ -160,6 +160,16 @@ extension Socket {
         _ = try systemCall("shutdown", subject: subject) { Glibc.shutdown(descriptor, how) }
     }
 
+    /// SO_LINGER with a zero timeout: closing then resets the connection and drops what is
+    /// still queued to send, instead of delivering it before the FIN.
+    public func resetOnClose() throws(SystemError) {
+        var value = linger(l_onoff: 1, l_linger: 0)
+        let descriptor = descriptor
+        _ = try systemCall("setsockopt(SO_LINGER)", subject: subject) {
+            Glibc.setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
+        }
+    }
+
     /// TCP_NODELAY: send small writes at once instead of waiting to coalesce them (for
     /// request/response protocols such as DNS over TCP and proxied HTTP).
     public func setNoDelay(_ enabled: Bool = true) throws(SystemError) {

@@ -74,11 +74,17 @@ extension ConnectionHandler {
         timerDeadline = nil
     }
 
-    /// Closes everything and tells the loop. Idempotent.
-    func teardown() {
+    /// Closes everything and tells the loop. Idempotent. `reset`: both connections end
+    /// with a reset, dropping what the kernel still queues for them (and the relay's pipes
+    /// go with their bytes), so nothing more reaches the client.
+    func teardown(reset: Bool = false) {
         guard !closed else { return }
         closed = true
         cancelTimer()
+        if reset {
+            try? socket.resetOnClose()
+            try? upstream?.socket.resetOnClose()
+        }
         if let relay {
             relay.stop()
             self.relay = nil

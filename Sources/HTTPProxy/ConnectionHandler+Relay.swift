@@ -16,7 +16,7 @@ extension ConnectionHandler {
         owner.metrics.tunnels.add()
         owner.metrics.tunnelsOpen.add(1)
         cancelTimer()
-        owner.tunnels.insert(self)
+        owner.followed.insert(self)
         relayStep(.start)
     }
 

@@ -136,7 +136,7 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
         deliver { $0.deadlinePassed($1) }
     }
 
-    /// The loop's once-a-second pass over tunnels (docs/proxy.md#open-tunnels-follow-the-policy).
+    /// The loop's once-a-second pass over open connections (docs/proxy.md#open-connections-follow-the-policy).
     func tick() {
         let lastActivity = relay?.lastActivity ?? owner.loop.clock.now()
         deliver { $0.tick($1, lastActivity: lastActivity) }
@@ -169,11 +169,16 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
                     self.deliver { $0.lookupFinished(result, $1) }
                 }
             case .checkLogin(let login): owner.checkLogin(login, for: self)
-            case .connect(let address): openUpstream(address)
+            case .connect(let address):
+                // From its first origin on, the connection's exchanges and tunnel are
+                // re-decided every second (docs/proxy.md#open-connections-follow-the-policy).
+                owner.followed.insert(self)
+                openUpstream(address)
             case .dropUpstream: dropUpstream()
             case .relay: startRelay()
             case .record(let hit): owner.hits.record(hit)
             case .close: teardown()
+            case .abort: teardown(reset: true)
             }
         }
     }

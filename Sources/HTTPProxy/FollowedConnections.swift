@@ -1,14 +1,15 @@
-/// The open tunnels of one loop (docs/proxy.md#open-tunnels-follow-the-policy): the loop re-decides each at least once a
-/// second and whenever a new snapshot is published, so a tunnel whose host a cutoff or a
-/// new policy now blocks is closed within a second — what a DNS filter cannot do, since
+/// The connections of one loop that have reached an origin, tunnels and plain HTTP
+/// (docs/proxy.md#open-connections-follow-the-policy): the loop re-decides each at least
+/// once a second and whenever a new snapshot is published, so one whose host a cutoff or
+/// a new policy now blocks ends within a second — what a DNS filter cannot do, since
 /// cached answers and open sockets outlive it. Loop-confined; members leave when closed.
 ///
 /// The members are visited in rounds, a bounded batch at a time (`nextBatch`), so the
-/// loop answers DNS queries between two batches however many tunnels are open
+/// loop answers DNS queries between two batches however many are open
 /// (docs/performance.md#bounded-loop-work). Members are kept in an array whose first
 /// `cursor` slots are the ones this round has visited; insertions and removals keep that
 /// split, so a round visits each member present throughout it exactly once.
-struct TunnelRegistry<Member: AnyObject> {
+struct FollowedConnections<Member: AnyObject> {
     private var members: [Member] = []
     private var positions: [ObjectIdentifier: Int] = [:]
     /// Members before it were visited in the current round.

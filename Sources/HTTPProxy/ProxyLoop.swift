@@ -9,7 +9,7 @@ import SystemIO
 import Zoneinfo
 
 /// The HTTP proxy on one event loop (the loops it shares with the DNS proxy): its
-/// listeners, its connections, the registry of open tunnels re-decided every second,
+/// listeners, its connections, the connections re-decided every second (`followed`),
 /// a spare-pipe pool, and this loop's copy of the snapshot and settings (read without a
 /// lock). Loop-confined except `openConnections`; one per loop, made on the loop thread.
 public final class ProxyLoop: TimerTarget, @unchecked Sendable {
@@ -38,7 +38,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     private(set) var clock = ZoneClock()
     public private(set) var settings: ProxySettings
     private var connections: [ObjectIdentifier: ConnectionHandler] = [:]
-    var tunnels = TunnelRegistry<ConnectionHandler>()
+    var followed = FollowedConnections<ConnectionHandler>()
     let relayBuffers = RelayBuffers()
     private var servers: [ProxyServer] = []
     private var ticking = false
@@ -47,8 +47,8 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     public let openConnections = Atomic<Int>(0)
     /// A round of re-deciding every open tunnel starts once a second.
     static let tickInterval: Nanoseconds = 1_000_000_000
-    /// A round goes by batches of this many tunnels, `sweepGap` apart: a few tens of
-    /// microseconds of the loop at a time, and 16,000 tunnels a second.
+    /// A round goes by batches of this many connections, `sweepGap` apart: a few tens of
+    /// microseconds of the loop at a time, and 16,000 connections a second.
     static let sweepBatch = 32
     static let sweepGap: Nanoseconds = 2_000_000
     private var roundStarted: Nanoseconds = 0
@@ -91,7 +91,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         return server.address
     }
 
-    /// A new snapshot or new settings (loop thread): open tunnels are re-decided at once.
+    /// A new snapshot or new settings (loop thread): open connections are re-decided at once.
     public func update(snapshot: ProxySnapshot, settings: ProxySettings) {
         self.snapshot = snapshot
         decisions = Self.decisions(from: snapshot)
@@ -198,7 +198,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     /// Called once by each handler when it has closed its sockets.
     func connectionClosed(_ handler: ConnectionHandler) {
         guard connections.removeValue(forKey: ObjectIdentifier(handler)) != nil else { return }
-        tunnels.remove(handler)
+        followed.remove(handler)
         caps.release(handler.slot)
         openConnections.subtract(1, ordering: .relaxed)
     }
@@ -213,7 +213,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         guard ticking else { return }
         if let sweepTimer { _ = loop.cancelTimer(sweepTimer) }
         sweepTimer = nil
-        tunnels.startRound()
+        followed.startRound()
         roundStarted = loop.clock.now()
         sweep()
     }
@@ -221,12 +221,12 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     /// One batch of the round; the next batch, or the next round a second after this one
     /// began.
     private func sweep() {
-        for handler in tunnels.nextBatch(limit: Self.sweepBatch) { handler.tick() }
+        for handler in followed.nextBatch(limit: Self.sweepBatch) { handler.tick() }
         let now = loop.clock.now()
         var next = now &+ Self.sweepGap
-        if tunnels.roundFinished {
+        if followed.roundFinished {
             if draining { closeIdle() }
-            tunnels.startRound()
+            followed.startRound()
             roundStarted = max(roundStarted &+ Self.tickInterval, now)
             next = roundStarted
         }

@@ -71,6 +71,8 @@ public struct Exchange: Equatable, Sendable {
     }
 
     public let method: String
+    /// What the request asked for: the loop re-decides it while the exchange is open.
+    public let target: ProxyTarget
     /// The host and URL as the client asked for them (for a block page after the lookup).
     public let site: String
     public let url: String
@@ -97,6 +99,20 @@ public struct Exchange: Equatable, Sendable {
     public var inspect = true
 
     public var responseDone: Bool { response == .done }
+
+    /// Why this exchange may no longer go on under `policy` (docs/proxy.md#open-connections-follow-the-policy),
+    /// as a tunnel is judged: its host is now refused (the block is the host's reason), or
+    /// now rewritten somewhere its origin is not (no hit: a rewrite is not a block).
+    public func judge(_ policy: TargetPolicy) -> TunnelJudgement {
+        switch policy.verdict(target, isConnect: false) {
+        case .refuse(let block):
+            return .close(hit: (target.host.description, block.decision))
+        case .resolve(let name, let decision) where decision.action == .rewrite:
+            return origin.destination == .name(name) ? .keep : .close(hit: nil)
+        case .resolve, .address:
+            return .keep
+        }
+    }
 
     /// What resolving and connecting this exchange's origin waits for.
     var pending: Pending {

@@ -5,7 +5,7 @@ import Policy
 /// Reaching the origin (docs/proxy.md#connect): the lookup through the gateway's resolver, the
 /// connect within `connect_timeout` (over every address the lookup gave), then for a
 /// tunnel `200 Connection established`, the SNI check (docs/proxy.md#the-sni-check) and the relay; the tunnel
-/// re-decided every second while open (docs/proxy.md#open-tunnels-follow-the-policy).
+/// re-decided every second while open (docs/proxy.md#open-connections-follow-the-policy).
 extension ProxyConnection {
     /// Starts resolving (a name) or connecting (an IP literal); the connect timeout runs
     /// from here.
@@ -142,27 +142,37 @@ extension ProxyConnection {
         return [.relay]
     }
 
-    /// Once a second for an open tunnel, and at once when a new snapshot is published
-    /// (docs/proxy.md#open-tunnels-follow-the-policy): closed when idle for `tunnel_idle`, or when the policy now refuses its
-    /// host or its server name (recorded as a hit).
     /// How recent a tunnel's last bytes must be for a tick to count it as in use: the
     /// loop's tick interval.
     static let usageWindow: UInt64 = 1_000_000_000
 
+    /// Once a second for an open tunnel or plain-HTTP exchange, and at once when a new
+    /// snapshot is published (docs/proxy.md#open-connections-follow-the-policy): a tunnel
+    /// idle for `tunnel_idle` is closed; one whose host or server name, or an exchange
+    /// whose host, the policy now refuses is aborted (recorded as a hit), so what is
+    /// buffered for the client is dropped rather than delivered.
     public mutating func tick(_ env: ProxyEnvironment, lastActivity: UInt64) -> [ProxyAction] {
-        guard let tunnel else { return [] }
-        if case .relaying = state, env.now >= lastActivity &+ env.settings.tunnelIdle { return close() }
-        let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-        // Bytes moved since the last tick (one a second): a minute of the app's budget.
-        if case .relaying = state, lastActivity &+ Self.usageWindow > env.now, let name = tunnel.usedName {
-            env.recordUse(of: name, by: profile)
+        let judgement: TunnelJudgement
+        switch state {
+        case .relaying(let tunnel):
+            if env.now >= lastActivity &+ env.settings.tunnelIdle { return close() }
+            let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
+            // Bytes moved since the last tick (one a second): a minute of the app's budget.
+            if lastActivity &+ Self.usageWindow > env.now, let name = tunnel.usedName {
+                env.recordUse(of: name, by: profile)
+            }
+            judgement = tunnel.judge(env.policy(of: profile))
+        case .exchanging(let exchange):
+            judgement = exchange.judge(env.policy(for: client, mac: clientMAC, user: proxyUser))
+        default:
+            return []
         }
-        switch tunnel.judge(env.policy(of: profile)) {
+        switch judgement {
         case .keep:
             return []
         case .close(let hit):
             let record = hit.map { [ProxyAction.record(self.hit($0.0, $0.1, env))] } ?? []
-            return record + close()
+            return record + abort()
         }
     }
 

@@ -60,7 +60,7 @@ extension ProxyConnection {
             destination = .address(address)
         }
         var exchange = Exchange(
-            method: head.method, site: target.host.description, url: head.target,
+            method: head.method, target: target, site: target.host.description, url: head.target,
             head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
             clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
             origin: Origin(destination: destination, port: redirectedTo?.port ?? target.port),

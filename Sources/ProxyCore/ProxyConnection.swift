@@ -22,6 +22,9 @@ public enum ProxyAction: Equatable, Sendable {
     case record(Hit)
     /// Close both sockets now.
     case close
+    /// Close both sockets now with a reset: what is still buffered for the client (in the
+    /// proxy or the kernel) is dropped, not delivered. For a connection the policy ends.
+    case abort
 }
 
 /// One client connection of the HTTP proxy as a state machine that does no I/O
@@ -180,6 +183,13 @@ public struct ProxyConnection: Sendable {
         deadline = nil
         upstream = nil
         return [.close]
+    }
+
+    /// Ends at once with a reset, so nothing already buffered reaches the client: the
+    /// policy no longer lets this connection's bytes through.
+    mutating func abort() -> [ProxyAction] {
+        _ = close()
+        return [.abort]
     }
 
     /// Ends after the response already in `clientOut`: the driver flushes it and shuts

@@ -3,7 +3,7 @@ import Policy
 
 /// A CONNECT tunnel as the policy sees it: where the client asked to go, where the
 /// tunnel really goes (a safe-search rewrite's target), and the TLS server name once the
-/// SNI check has read it. The loop re-decides every open tunnel from this (docs/proxy.md#open-tunnels-follow-the-policy).
+/// SNI check has read it. The loop re-decides every open tunnel from this (docs/proxy.md#open-connections-follow-the-policy).
 public struct Tunnel: Equatable, Sendable {
     public let target: ProxyTarget
     /// The rewrite target the tunnel was connected to, or nil for the host itself.

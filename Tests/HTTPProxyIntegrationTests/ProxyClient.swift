@@ -10,8 +10,13 @@ final class ProxyClient: @unchecked Sendable {
 
     /// Connects to `host` (IPv4; 127.0.0.1 unless the test made a namespace of its own, and
     /// then from a thread inside it):`port`; reads time out after `timeout` seconds.
-    init(host: String = "127.0.0.1", port: UInt16, timeout: TimeInterval = 5) throws {
+    /// `receiveBuffer`: SO_RCVBUF, set before connecting (so the window follows it): how
+    /// much the device's own kernel holds for it when it stops reading.
+    init(host: String = "127.0.0.1", port: UInt16, timeout: TimeInterval = 5, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr(host)
@@ -109,9 +114,10 @@ final class ProxyClient: @unchecked Sendable {
         }
     }
 
-    /// Seconds until the proxy closed the connection (nil: not within the read timeout).
+    /// Seconds until the proxy closed or reset the connection (nil: neither within the
+    /// read timeout).
     func secondsUntilClosed() -> TimeInterval? {
-        let (closed, seconds) = timed { readToEnd() != nil }
+        let (closed, seconds) = timed { readUntilClosedOrReset() != nil }
         return closed ? seconds : nil
     }
 }

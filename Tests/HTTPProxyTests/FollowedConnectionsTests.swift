@@ -7,14 +7,14 @@ import Testing
 /// Open tunnels are re-decided in rounds of bounded batches: however many are open, one
 /// batch is all a loop does between two of its answers, and a round still visits each
 /// tunnel exactly once, whatever opens and closes meanwhile (counted, not timed).
-@Suite(.blocking) struct TunnelRegistryTests {
+@Suite(.blocking) struct FollowedConnectionsTests {
     final class Tunnel {
         let id: Int
         init(_ id: Int) { self.id = id }
     }
 
     @Test func aRoundVisitsEveryTunnelOnceInBatchesOfAtMostTheLimit() {
-        var registry = TunnelRegistry<Tunnel>()
+        var registry = FollowedConnections<Tunnel>()
         let tunnels = (0..<1000).map(Tunnel.init)
         for tunnel in tunnels { registry.insert(tunnel) }
         var visited: [Int] = []
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func closingAndOpeningDuringARoundSkipNoOneAndRepeatNoOne() {
-        var registry = TunnelRegistry<Tunnel>()
+        var registry = FollowedConnections<Tunnel>()
         var open = (0..<200).map(Tunnel.init)
         for tunnel in open { registry.insert(tunnel) }
         var visited: [Int] = []
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func aClosedTunnelIsGoneAndClosingTwiceIsHarmless() {
-        var registry = TunnelRegistry<Tunnel>()
+        var registry = FollowedConnections<Tunnel>()
         let (first, second) = (Tunnel(1), Tunnel(2))
         registry.insert(first)
         registry.insert(second)

@@ -154,6 +154,74 @@ import Testing
         #expect(page.contains("<tr><th>Time</th><td>Mon 2026-11-30 12:00 (UTC)</td></tr>"))
     }
 
+    /// An exchange in progress is re-decided like a tunnel
+    /// (docs/proxy.md#open-connections-follow-the-policy): a cutoff that begins or a policy
+    /// that now blocks its host aborts it with a hit, so the rest of a download never
+    /// arrives; a connection between requests has nothing to re-decide.
+    @Test func anExchangeInProgressIsAbortedWhenACutoffBeginsOrAPolicyBlocksItsHost() {
+        let timed = ProxyFixture(policy: ProxyFixture.policy(downtime: ("12:01", "13:00")))
+        var connection = timed.connection()
+        _ = connection.receive("GET http://example.org/big HTTP/1.1\r\n\r\n", timed.env())
+        _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), timed.env())
+        _ = connection.connected(timed.env())
+        _ = connection.receiveFromOrigin("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\nxx", timed.env())
+        #expect(connection.tick(timed.env(), lastActivity: second) == [], "allowed before the window")
+        let actions = connection.tick(timed.env(wallClock: ProxyFixture.noon + 60), lastActivity: second)
+        #expect(actions.last == .abort)
+        #expect(actions.hits.map(\.reasonText) == ["downtime"])
+        #expect(actions.hits.first?.name == "example.org")
+        #expect(connection.state == .closed)
+
+        var open = forwarded("GET http://example.org/big HTTP/1.1\r\n\r\n")
+        let stricter = ProxyFixture(policy: ProxyFixture.policy(blocked: ["example.org"]))
+        let blocked = open.tick(stricter.env(), lastActivity: second)
+        #expect(blocked.last == .abort)
+        #expect(blocked.hits.map(\.reasonText) == ["blocked_domain:example.org"])
+
+        // Finished, the connection waits for its next request: that one will be decided.
+        var done = forwarded("GET http://example.org/ HTTP/1.1\r\n\r\n")
+        _ = done.receiveFromOrigin("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", fixture.env())
+        #expect(done.state == .readingHead)
+        #expect(done.tick(stricter.env(), lastActivity: second) == [])
+    }
+
+    /// A host that safe search now rewrites elsewhere ends the exchange without a hit; a
+    /// host rewritten before and still to the same target goes on.
+    @Test func anExchangeWhoseHostIsNowRewrittenElsewhereIsAbortedWithoutAHit() {
+        let unsafe = ProxyFixture(policy: ProxyFixture.policy(safeSearch: false))
+        var connection = unsafe.connection()
+        _ = connection.receive("GET http://www.google.com/search HTTP/1.1\r\n\r\n", unsafe.env())
+        _ = connection.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), unsafe.env())
+        _ = connection.connected(unsafe.env())
+        #expect(connection.tick(unsafe.env(), lastActivity: second) == [])
+        #expect(connection.tick(fixture.env(), lastActivity: second) == [.abort])
+
+        var rewritten = fixture.connection()
+        _ = rewritten.receive("GET http://www.google.com/search HTTP/1.1\r\n\r\n", fixture.env())
+        _ = rewritten.lookupFinished(.addresses([IPAddress("192.0.2.7")!]), fixture.env())
+        _ = rewritten.connected(fixture.env())
+        #expect(rewritten.tick(fixture.env(), lastActivity: second) == [])
+    }
+
+    /// Plain HTTP the firewall redirected to port 80 follows the policy on its `Host`.
+    @Test func aRedirectedExchangeFollowsThePolicyOnItsHost() {
+        var connection = ProxyConnection.redirected(
+            client: ProxyFixture.client, arrivedOn: ProxyFixture.arrivedOn,
+            destination: Endpoint(.v4(0xCB00_710A), port: 80), now: second)
+        _ = connection.receive("GET /big HTTP/1.1\r\nHost: news.example\r\n\r\n", fixture.env())
+        _ = connection.connected(fixture.env())
+        guard case .exchanging = connection.state else {
+            Issue.record("not exchanging: \(connection.state)")
+            return
+        }
+        #expect(connection.tick(fixture.env(), lastActivity: second) == [])
+        let stricter = ProxyFixture(policy: ProxyFixture.policy(blocked: ["news.example"]))
+        let actions = connection.tick(stricter.env(), lastActivity: second)
+        #expect(actions.last == .abort)
+        #expect(actions.hits.map(\.reasonText) == ["blocked_domain:news.example"])
+        #expect(actions.hits.first?.source == .transparent)
+    }
+
     @Test func thePACFileAndOtherDirectRequests() {
         var connection = fixture.connection()
         #expect(

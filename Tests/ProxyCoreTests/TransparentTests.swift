@@ -108,7 +108,7 @@ import Testing
         #expect(connection.tick(fixture.env(), lastActivity: second) == [])
         let stricter = ProxyFixture(policy: ProxyFixture.policy(blocked: ["news.example"]))
         let actions = connection.tick(stricter.env(), lastActivity: second)
-        #expect(actions.last == .close)
+        #expect(actions.last == .abort)
         #expect(actions.hits.map(\.reasonText) == ["blocked_domain:news.example"])
         #expect(actions.hits.first?.source == .transparent)
     }
