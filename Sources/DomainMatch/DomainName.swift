@@ -33,7 +33,45 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
         self.init(validatedBytes: out)
     }
 
-    public var description: String { String(decoding: bytes, as: UTF8.self) }
+    /// The name as text, in the master-file presentation form of RFC 1035 §5.1
+    /// (`presentation(of:)`). Names made from text (`QueryName.parse`) never need escaping.
+    public var description: String { Self.presentation(of: bytes) }
+
+    /// Name bytes as text in the master-file presentation form of RFC 1035 §5.1: a byte
+    /// outside printable ASCII as `\DDD` (decimal), and `"`, `(`, `)`, `;`, `@`, `$` and
+    /// `\` behind a backslash. A name from the wire may carry any byte; as text it never
+    /// carries a control byte, an escape sequence or a line break to a terminal, a log or
+    /// a report.
+    public static func presentation(of bytes: some Collection<UInt8>) -> String {
+        guard bytes.contains(where: needsEscape) else { return String(decoding: bytes, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            if byte < 0x21 || byte > 0x7E {
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "0") + byte / 100)
+                out.append(UInt8(ascii: "0") + byte / 10 % 10)
+                out.append(UInt8(ascii: "0") + byte % 10)
+            } else {
+                if needsEscape(byte) { out.append(UInt8(ascii: "\\")) }
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x21...0x7E:
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ";"), UInt8(ascii: "@"),
+                UInt8(ascii: "$"), UInt8(ascii: "\\"):
+                return true
+            default: return false
+            }
+        default: return true
+        }
+    }
 
     /// The last `labels` labels of this name (`labels` in `1...labelCount`).
     public func suffix(labels: Int) -> DomainName {

@@ -45,7 +45,8 @@ public enum HitIdentity {
         let (profile, name, reasonText, end) = bytes.withUnsafeBytes { bytes in
             let texts = texts(bytes)
             return (
-                String(decoding: texts.profile, as: UTF8.self), String(decoding: texts.name, as: UTF8.self),
+                // A name from the wire may hold any byte: as text it is its presentation form.
+                String(decoding: texts.profile, as: UTF8.self), DomainName.presentation(of: texts.name),
                 String(decoding: texts.reason, as: UTF8.self), texts.end
             )
         }

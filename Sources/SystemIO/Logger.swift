@@ -56,8 +56,10 @@ public struct Logger: Sendable {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 {
-                    out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                if scalar.hidesText {
+                    // Controls, and the bidi characters that would reorder a terminal's line.
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
                     out.unicodeScalars.append(scalar)
                 }

@@ -32,3 +32,25 @@ import Testing
         #expect(first.description == "a.com")
     }
 }
+
+/// A name as text (RFC 1035 §5.1): bytes a terminal or a report reader would act on are
+/// written `\DDD`, the master file's special characters behind a backslash.
+@Suite struct DomainNamePresentationTests {
+    @Test func controlAndNonASCIIBytesAreDecimalEscapes() throws {
+        let labels: [[UInt8]] = [
+            [0x61, 0x1B, 0x5B, 0x38, 0x6D, 0x07, 0x0D, 0x0A, 0xE2, 0x80, 0xAE, 0x20], Array("example".utf8),
+        ]
+        let name = try #require(DomainName(wireLabels: labels))
+        #expect(name.description == #"a\027[8m\007\013\010\226\128\174\032.example"#)
+    }
+
+    @Test func specialCharactersAreQuoted() throws {
+        let name = try #require(DomainName(wireLabels: [Array(#"a"b(c)d;e@f$g\h"#.utf8), Array("test".utf8)]))
+        #expect(name.description == #"a\"b\(c\)d\;e\@f\$g\\h.test"#)
+    }
+
+    @Test func anOrdinaryNameIsItself() throws {
+        #expect(try QueryName.parse("www.Example.com").description == "www.example.com")
+        #expect(try QueryName.parse("_dmarc.x-y.example").description == "_dmarc.x-y.example")
+    }
+}

@@ -31,7 +31,8 @@ import Testing
     }
 
     /// An event keeps its key as bytes alone, and gives it back as it came, for every shape
-    /// of client and source and a name that is not ASCII.
+    /// of client and source; a name's bytes that are not printable ASCII come back in the
+    /// presentation form (RFC 1035 §5.1), the profile as it was.
     @Test(arguments: [
         (IPAddress?.none, HitSource.dns), (IPAddress("192.168.1.20"), .proxy),
         (IPAddress("2001:db8::1:2"), .transparent), (IPAddress("::"), .dns),
@@ -48,7 +49,8 @@ import Testing
         #expect(
             events.first?.key
                 == HitAggregator.Key(
-                    profile: "Zoë's tablet", name: "www.bücher.blocked.example", reasonText: decision.reasonText,
+                    profile: "Zoë's tablet", name: #"www.b\195\188cher.blocked.example"#,
+                    reasonText: decision.reasonText,
                     client: client?.description ?? "", source: source))
         #expect(events.first?.rule == "blocked.example")
     }

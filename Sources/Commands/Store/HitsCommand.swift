@@ -49,9 +49,12 @@ enum HitsCommand: Command {
     static func line(_ group: HistoryGroup) -> String {
         let when = StatusText.time(group.lastSeen)
         let times = group.count == 1 ? "1 block" : "\(group.count) blocks"
-        let clients = group.clients.isEmpty ? "" : " from \(group.clients.joined(separator: ", "))"
-        return
-            "\(when)  \(group.domain)  \(times)  \(group.reasons.joined(separator: ", "))\(clients)  [\(group.profile)]"
+        // Stored before names were kept in their presentation form, a row may still hold
+        // raw bytes: whatever came from outside is made safe for the terminal here too.
+        let clients =
+            group.clients.isEmpty ? "" : " from \(group.clients.map(TerminalText.safe).joined(separator: ", "))"
+        let reasons = group.reasons.map(TerminalText.safe).joined(separator: ", ")
+        return "\(when)  \(TerminalText.safe(group.domain))  \(times)  \(reasons)\(clients)  [\(group.profile)]"
     }
 
     static func json(_ group: HistoryGroup) -> String {
