@@ -12,7 +12,7 @@ enum ClientHelloTarget {
         try prefixesAgree(input, verdict)
         guard verdict == .noServerName || isServerName(verdict) else { return }
         let handshake = handshakeBytes(input)
-        if case .serverName(let name) = verdict {
+        if case .serverName(let name, _) = verdict {
             try check(!name.isEmpty && carries(handshake, name), "server name \(name) is not in the ClientHello")
         }
         // The verdict rests on the ClientHello alone, however it was cut into records.

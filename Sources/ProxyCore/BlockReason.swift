@@ -42,6 +42,8 @@ public struct BlockReason: Equatable, Sendable {
         case .downtime: return "It is downtime: the internet is paused for now."
         case .schedule: return "It is outside the hours when the internet is allowed."
         case .blockedDomain: return "A parent has blocked this site."
+        case .circumvention where rule == TargetPolicy.destinationMismatch.rule:
+            return "The connection was going to an address that does not belong to this site."
         case .circumvention: return "This site could be used to get around the filter, so it is blocked."
         case .category: return "This site is in a category that is blocked: \(BlockReason.categoryName(category))."
         case .ipLiteral: return "Sites reached by a bare IP address instead of a name are not allowed."

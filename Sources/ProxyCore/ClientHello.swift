@@ -2,8 +2,10 @@
 public enum ClientHelloScan: Equatable, Sendable {
     /// Could be a ClientHello that has not all arrived yet.
     case needMore
-    /// A complete ClientHello naming this host (RFC 6066 §3 `host_name`, as sent).
-    case serverName(String)
+    /// A complete ClientHello naming this host (RFC 6066 §3 `host_name`, as sent), and
+    /// whether it offers Encrypted Client Hello: an `encrypted_client_hello` extension of
+    /// the outer kind (RFC 9849, `ECHClientHello`), which a real ECH hello and a GREASE one both carry.
+    case serverName(String, offersECH: Bool)
     /// A complete ClientHello without a server name.
     case noServerName
     /// Not a TLS handshake (another protocol in the tunnel).
@@ -21,6 +23,9 @@ public enum ClientHello {
     static let handshakeRecord: UInt8 = 22
     static let clientHelloType: UInt8 = 1
     static let serverNameExtension: UInt16 = 0
+    /// RFC 9849: `encrypted_client_hello`; its first byte says outer (0) or inner (1).
+    static let echExtension: UInt16 = 0xFE0D
+    static let echOuter: UInt8 = 0
     /// RFC 8446 §5.1: a record's fragment is at most 2^14 bytes (plus room some stacks use).
     static let maxRecord = 16_384 + 2048
 
@@ -61,25 +66,38 @@ public enum ClientHello {
         guard let extensionsLength = reader.uint16(), var extensions = reader.sub(Int(extensionsLength)) else {
             return .malformed
         }
+        // Every extension is read, not only up to the server name: the ECH extension may
+        // come anywhere (Chromium shuffles their order), and a list that does not parse to
+        // its end is not trusted for the name either.
+        var serverName: String?
+        var sawServerName = false
+        var offersECH = false
         while !extensions.isAtEnd {
             guard let type = extensions.uint16(), let length = extensions.uint16(),
                 var data = extensions.sub(Int(length))
             else { return .malformed }
-            guard type == serverNameExtension else { continue }
+            if type == echExtension {
+                guard let kind = data.uint8() else { return .malformed }
+                if kind == echOuter { offersECH = true }
+                continue
+            }
+            // RFC 8446 §4.2: an extension appears once; the first server_name decides.
+            guard type == serverNameExtension, !sawServerName else { continue }
+            sawServerName = true
             // ServerNameList: a 2-byte length, then (name_type, 2-byte length, name) entries.
             guard let listLength = data.uint16(), var list = data.sub(Int(listLength)) else { return .malformed }
-            while !list.isAtEnd {
+            while !list.isAtEnd, serverName == nil {
                 guard let nameType = list.uint8(), let nameLength = list.uint16(),
                     let name = list.bytes(Int(nameLength))
                 else { return .malformed }
                 if nameType == 0 {
                     guard !name.isEmpty else { return .malformed }
-                    return .serverName(String(decoding: name, as: UTF8.self))
+                    serverName = String(decoding: name, as: UTF8.self)
                 }
             }
-            return .noServerName
         }
-        return .noServerName
+        guard let serverName else { return .noServerName }
+        return .serverName(serverName, offersECH: offersECH)
     }
 
     /// Bounds-checked big-endian reads over a slice.

@@ -15,6 +15,9 @@ public struct Origin: Equatable, Sendable, CustomStringConvertible {
 
     public let destination: Destination
     public let port: UInt16
+    /// `transparent_destination = verify`: the address a redirected connection dialled,
+    /// which must be among the answers for the name and is then the only one connected to.
+    public var dialled: IPAddress? = nil
 
     public var description: String {
         switch destination {
@@ -42,6 +45,13 @@ public struct Pending: Equatable, Sendable {
     /// The addresses to try, in order (filled by the lookup), and the one being tried.
     public var addresses: [Endpoint] = []
     public var next = 0
+
+    /// The lookup of `name` for this connection; a dialled IPv6 address to verify is
+    /// looked for among the AAAA answers first.
+    func query(_ name: DomainName, inspect: Bool) -> HostQuery {
+        let preferIPv6 = if case .v6? = origin.dialled?.unmapped { true } else { false }
+        return HostQuery(name: name, profile: profile, inspect: inspect, preferIPv6: preferIPv6)
+    }
 }
 
 /// What the proxy asks the gateway's resolver (docs/proxy.md#connect): a host already
@@ -52,11 +62,14 @@ public struct HostQuery: Equatable, Sendable {
     public let name: DomainName
     public let profile: Profile
     public let inspect: Bool
+    /// Ask AAAA first (then A when it gives none): the address to verify is an IPv6 one.
+    public let preferIPv6: Bool
 
-    public init(name: DomainName, profile: Profile, inspect: Bool) {
+    public init(name: DomainName, profile: Profile, inspect: Bool, preferIPv6: Bool = false) {
         self.name = name
         self.profile = profile
         self.inspect = inspect
+        self.preferIPv6 = preferIPv6
     }
 }
 

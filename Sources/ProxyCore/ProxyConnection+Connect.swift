@@ -20,10 +20,13 @@ extension ProxyConnection {
                 return refuseAfterLookup(Self.localRefusal(name.description), pending, env, readNext: false)
             }
             state = .resolving(pending)
-            return [.lookup(HostQuery(name: name, profile: pending.profile, inspect: pending.inspect))]
+            return [.lookup(pending.query(name, inspect: pending.inspect))]
         case .address(let address):
             if let local = localDestination(in: [address], env) {
                 return refuseAfterLookup(Self.localRefusal(local), pending, env, readNext: false)
+            }
+            if let dialled = pending.origin.dialled, dialled.unmapped != address.unmapped {
+                return refuseDestination(pending, env, readNext: false)
             }
             var pending = pending
             pending.addresses = [Endpoint(address, port: pending.origin.port)]
@@ -44,6 +47,13 @@ extension ProxyConnection {
             // 0.0.0.0 and :: would reach this machine itself, even where local ones may be reached.
             pending.addresses = found.filter { $0.unmapped != .v4(0) && $0 != .v6(high: 0, low: 0) }
                 .map { Endpoint($0, port: pending.origin.port) }
+            if let dialled = pending.origin.dialled {
+                // docs/network.md#the-destination-check: the dialled address, if the name owns it.
+                guard pending.addresses.contains(where: { $0.address.unmapped == dialled.unmapped }) else {
+                    return refuseDestination(pending, env)
+                }
+                pending.addresses = [Endpoint(dialled, port: pending.origin.port)]
+            }
             guard let first = pending.addresses.first else { return fail(502, "no address for \(pending.origin)", env) }
             state = .connecting(pending)
             return [.connect(first)]
@@ -52,7 +62,7 @@ extension ProxyConnection {
             return refuseAfterLookup(BlockReason(decision), pending, env)
         case .rewrite(let target):
             // The chain reached a safe-search name: its target, as a DNS client gets it.
-            return [.lookup(HostQuery(name: target, profile: pending.profile, inspect: false))]
+            return [.lookup(pending.query(target, inspect: false))]
         case .noAddress, .notFound:
             return fail(502, "cannot resolve \(pending.origin)", env)
         case .failed:
@@ -89,8 +99,8 @@ extension ProxyConnection {
     }
 
     /// docs/proxy.md#the-sni-check: the client's first bytes, up to 16 KiB or 2 s, decided as
-    /// soon as a ClientHello is complete. Its server name blocked (or rewritten elsewhere):
-    /// closed with a hit. A hello without a server name is relayed: the CONNECT host was
+    /// soon as a ClientHello is complete. Its server name blocked (or rewritten elsewhere),
+    /// or an ECH provider's public name over an encrypted hello: closed with a hit. A hello without a server name is relayed: the CONNECT host was
     /// decided and the tunnel goes only to its addresses. Anything else — another protocol,
     /// a malformed hello, a name that is not a valid name, 16 KiB without a complete hello —
     /// is relayed only where the parent opened a port knowingly or the profile does not
@@ -104,9 +114,12 @@ extension ProxyConnection {
         case .needMore:
             guard clientIn.readableBytes >= ProxyLimits.inspectBytes else { return [] }
             return unreadable(tunnel, policy, env)
-        case .serverName(let text):
+        case .serverName(let text, let offersECH):
             guard let name = try? QueryName.parse(text) else { return unreadable(tunnel, policy, env) }
-            if let refusal = Tunnel.judgeServerName(name, rewriteTarget: tunnel.rewriteTarget, policy) {
+            if let refusal =
+                policy.echRefusal(name, offersECH: offersECH)
+                ?? Tunnel.judgeServerName(name, rewriteTarget: tunnel.rewriteTarget, policy)
+            {
                 return [.record(hit(name.description, refusal, env))]
                     + close()
             }

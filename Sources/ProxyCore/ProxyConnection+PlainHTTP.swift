@@ -50,11 +50,7 @@ extension ProxyConnection {
                 profile.activity.recordRewrite(target: rewritten)
             }
             if case .name(let asked) = target.host { env.recordUse(of: asked, by: profile) }
-            if let redirected = redirectedTo, decision.action != .rewrite {
-                destination = .address(redirected.address)
-            } else {
-                destination = .name(name)
-            }
+            destination = .name(name)
             inspect = profile.rules.inspectsAnswer(after: decision)
         case .address(let address, _):
             destination = .address(address)
@@ -63,7 +59,8 @@ extension ProxyConnection {
             method: head.method, target: target, site: target.host.description, url: head.target,
             head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
             clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
-            origin: Origin(destination: destination, port: redirectedTo?.port ?? target.port),
+            origin: redirectedTo.map { redirectedOrigin(destination, port: $0.port, env) }
+                ?? Origin(destination: destination, port: target.port),
             retryable: framing == .length(0), profile: profile)
         exchange.inspect = inspect
         if upstream == exchange.origin {

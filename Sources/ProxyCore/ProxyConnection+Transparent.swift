@@ -5,11 +5,12 @@ import Policy
 /// Connections the firewall redirected to the transparent listener (docs/network.md#transparent-mode):
 /// the client never asked a proxy, so there is no CONNECT and no `200`. To port 443 (and
 /// any port but 80) the ClientHello's server name is decided as the SNI check decides it,
-/// failing closed the same way; a block ends in a TLS `access_denied` alert and a hit; an
-/// allowed connection goes to the original destination, never re-resolved (a safe-search
-/// rewrite goes to the rewrite target's address, as a CONNECT does). To port 80 each
-/// request is decided on its `Host` and forwarded to the original destination. Hits
-/// carry the source `transparent`.
+/// failing closed the same way; a block ends in a TLS `access_denied` alert and a hit. To
+/// port 80 each request is decided on its `Host`. An allowed name goes only to an address
+/// the gateway's resolver gives for it (docs/network.md#the-destination-check): the
+/// address the device dialled is its own choice, and a device that knows a blocked site's
+/// address could otherwise send an allowed name there. A server name or `Host` that is an
+/// address is decided as an IP literal. Hits carry the source `transparent`.
 extension ProxyConnection {
     /// A connection accepted on the transparent listener that was going to `destination`.
     public static func redirected(
@@ -40,8 +41,12 @@ extension ProxyConnection {
         case .needMore:
             guard clientIn.readableBytes >= ProxyLimits.inspectBytes else { return [] }
             return unreadable(tunnel, policy, env)
-        case .serverName(let text):
+        case .serverName(let text, let offersECH):
+            if let literal = Self.addressLiteral(text) { return toLiteral(literal, text, tunnel, policy, env) }
             guard let name = try? QueryName.parse(text) else { return unreadable(tunnel, policy, env) }
+            if let refusal = policy.echRefusal(name, offersECH: offersECH) {
+                return deny(name.description, refusal, env)
+            }
             var named = tunnel
             named.serverName = name
             let decision = policy.decide(name)
@@ -49,17 +54,17 @@ extension ProxyConnection {
             case .block:
                 return deny(name.description, decision, env)
             case .allow:
-                return passThrough(named, env)
+                return toName(named, name, decision, env)
             case .rewrite:
                 guard let target = decision.target else {
-                    return passThrough(named, env)
+                    return toName(named, name, decision, env)
                 }
                 let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
                 profile.activity.recordRewrite(target: target)
                 let pending = Pending(
                     purpose: .tunnel(
                         Tunnel(target: tunnel.target, rewriteTarget: target, serverName: name, transparent: true)),
-                    origin: Origin(destination: .name(target), port: tunnel.target.port), profile: profile,
+                    origin: redirectedOrigin(.name(target), port: tunnel.target.port, env), profile: profile,
                     inspect: false)
                 return open(pending, env)
             }
@@ -92,8 +97,74 @@ extension ProxyConnection {
                 profile: profile, inspect: false), env)
     }
 
+    /// An allowed server name: resolved as a CONNECT's host is (the same lookup, local
+    /// destinations refused the same way), then connected on the dialled port.
+    mutating func toName(
+        _ tunnel: Tunnel, _ name: DomainName, _ decision: Decision, _ env: ProxyEnvironment
+    ) -> [ProxyAction] {
+        let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
+        return open(
+            Pending(
+                purpose: .tunnel(tunnel), origin: redirectedOrigin(.name(name), port: tunnel.target.port, env),
+                profile: profile, inspect: profile.rules.inspectsAnswer(after: decision)), env)
+    }
+
+    /// A server name that is an address (RFC 6066 §3 forbids it, so only a tool sends one):
+    /// decided as the IP literal it is, as a hello without a name is, and then that address
+    /// is the one the tunnel is for.
+    mutating func toLiteral(
+        _ literal: IPAddress, _ text: String, _ tunnel: Tunnel, _ policy: TargetPolicy, _ env: ProxyEnvironment
+    ) -> [ProxyAction] {
+        let target = ProxyTarget(host: .address(literal), port: tunnel.target.port, path: "", authority: text)
+        switch policy.verdict(target, isConnect: false) {
+        case .refuse(let block): return deny(literal.description, block.decision, env)
+        case .resolve, .address: break
+        }
+        let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
+        return open(
+            Pending(
+                purpose: .tunnel(Tunnel(target: target, rewriteTarget: nil, transparent: true)),
+                origin: redirectedOrigin(.address(literal), port: target.port, env), profile: profile,
+                inspect: false), env)
+    }
+
+    /// Where a redirected connection's allowed name (or address) goes: to its own
+    /// addresses, or under `transparent_destination = verify` to the dialled address, which
+    /// `open` and `lookupFinished` check against them (docs/network.md#the-destination-check).
+    func redirectedOrigin(_ destination: Origin.Destination, port: UInt16, _ env: ProxyEnvironment) -> Origin {
+        var origin = Origin(destination: destination, port: port)
+        if env.settings.transparentDestination == .verify { origin.dialled = redirectedTo?.address }
+        return origin
+    }
+
+    /// The dialled address is not the name's: refused as `circumvention:destination`, with
+    /// a hit, the way a block found by the lookup is refused.
+    mutating func refuseDestination(
+        _ pending: Pending, _ env: ProxyEnvironment, readNext: Bool = true
+    ) -> [ProxyAction] {
+        let decision = TargetPolicy.destinationMismatch
+        let name: String
+        switch pending.origin.destination {
+        case .name(let asked): name = asked.description
+        case .address(let address): name = address.description
+        }
+        return [.record(hit(name, decision, env))]
+            + refuseAfterLookup(BlockReason(decision), pending, env, readNext: readNext)
+    }
+
+    /// A server name that is an IPv4 or IPv6 address (bracketed or not), which no name
+    /// check may see as a name.
+    static func addressLiteral(_ text: String) -> IPAddress? {
+        var text = Substring(text)
+        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
+        return IPAddress(text)
+    }
+
     /// A redirected plain-HTTP request's target: its `Host` and origin-form path (RFC 9112
-    /// §3.2.1); the connection goes to the original destination whatever `Host` says.
+    /// §3.2.1); where it goes is its host's address (`redirectedOrigin`), whatever
+    /// address the device dialled.
     static func redirectedTarget(_ head: RequestHead) throws(ProxyError) -> ProxyTarget {
         guard !head.isConnect, head.target.hasPrefix("/"), let host = head.fields.first("Host"), !host.isEmpty else {
             throw .badTarget(head.target)

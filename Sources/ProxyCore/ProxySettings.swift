@@ -24,6 +24,8 @@ public struct ProxySettings: Sendable, Equatable {
     public var allowLocalDestinations = false
     /// The gateway's own addresses (every interface's), refused as destinations.
     public var ownAddresses: Set<IPAddress> = []
+    /// `transparent_destination`: where a redirected connection whose name was allowed goes.
+    public var transparentDestination: TransparentDestination = .connect
     /// `gateway_name` (or the host name): shown on the block page.
     public var gatewayName: String
     /// `proxy_auth`: whether a proxy client no device entry covers must log in.

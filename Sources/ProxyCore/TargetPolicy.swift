@@ -68,6 +68,23 @@ public struct TargetPolicy {
         engine.decide(name, profile: profile, at: instant, local: local)
     }
 
+    /// A redirected connection whose allowed name does not own the address the device
+    /// dialled (docs/network.md#the-destination-check).
+    public static let destinationMismatch = Decision(.block, .circumvention, rule: "destination")
+
+    /// The public names ECH providers put in the outer ClientHello, behind which any of
+    /// their sites may hide (docs/network.md#the-destination-check, which gives the sources).
+    static let echPublicNames: Set<DomainName> = Set(
+        ["cloudflare-ech.com", "cover.defo.ie"].compactMap { try? QueryName.parse($0) })
+
+    /// `circumvention:ech` for a filtered profile's hello that offers ECH under a
+    /// provider's public name: the site it is for is encrypted, so it cannot be decided.
+    /// A GREASE ECH hello names its real site in the clear and is decided on that name.
+    public func echRefusal(_ serverName: DomainName, offersECH: Bool) -> Decision? {
+        guard offersECH, rules.filtered, Self.echPublicNames.contains(serverName) else { return nil }
+        return Decision(.block, .circumvention, rule: "ech")
+    }
+
     /// An address as the engine sees names: a dotted quad, or an IPv6 literal as one label;
     /// both match the lists' IP entries (docs/decisions.md#list-entries).
     static func name(of address: IPAddress) -> DomainName {

@@ -110,6 +110,7 @@ package struct RunOptions {
         proxy.maxConnections = settings[Key.proxyMaxConns]
         proxy.httpPorts = Set(settings[Key.httpPorts])
         proxy.allowLocalDestinations = settings[Key.allowLocalDestinations]
+        proxy.transparentDestination = settings[Key.transparentDestination]
         proxy.ownAddresses = OwnAddresses.all()
         let accounts = try ProxyAccounts.logins(settings)
         proxy.logins = accounts.logins

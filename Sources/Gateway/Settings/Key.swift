@@ -84,6 +84,10 @@ package enum Key {
     package static let transparentListen = ConfigKey(
         "transparent_listen", .listenAddresses, reload: false,
         "transparent listener for ports 80 and 443 redirected by the firewall, ADDR:PORT")
+    static let transparentDestination = ConfigKey(
+        "transparent_destination", .choice(TransparentDestination.self), default: "connect", reload: true,
+        "where a redirected connection's allowed name goes: connect (its own address) or verify (the dialled one, "
+            + "only if the name's)")
     static let connectPorts = ConfigKey(
         "connect_ports", .ports, default: "443", reload: true, "ports CONNECT may reach")
     static let allowIPConnect = ConfigKey(
@@ -196,7 +200,8 @@ package enum Key {
         allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased, tcpReadTimeout.erased,
         tcpMaxPerClient.erased, tcpMax.erased, dnsThreads.erased,
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
-        proxyListen.erased, transparentListen.erased, connectPorts.erased, allowIPConnect.erased, connectTimeout.erased,
+        proxyListen.erased, transparentListen.erased, transparentDestination.erased, connectPorts.erased,
+        allowIPConnect.erased, connectTimeout.erased,
         tunnelIdle.erased, proxyThreads.erased, proxyMaxConnsPerClient.erased, proxyMaxConns.erased, httpPorts.erased,
         allowLocalDestinations.erased, gatewayName.erased, proxyAuth.erased,
         lanInterfaces.erased, dohAddresses.erased, listMaxSize.erased, listTimeout.erased,
