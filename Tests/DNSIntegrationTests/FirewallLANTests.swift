@@ -105,6 +105,8 @@ import Testing
             [dnsmasq] + common + [
                 "--listen-address=127.0.0.1", "--port=5399", "--host-record=www.reddit.com,203.0.113.21",
                 "--host-record=example.org,\(Self.gatewayAnswer)",
+                // Transparent mode connects an allowed name to its own address.
+                "--host-record=dot.test,\(Self.origin4),\(Self.origin6)",
             ])
         let upstream = try SpawnedServer(
             upstreamWords.path, upstreamWords.arguments, logFile: scratch.path("upstream.log"),

@@ -9,16 +9,32 @@ import Testing
 /// transparent listener, as the firewall does for LAN clients. The "internet" host
 /// 203.0.113.10 (2001:db8:2::10) sits on the gateway's loopback with an HTTPS origin
 /// (openssl s_server and the test CA); the gateway's own connections to it are not
-/// redirected.
+/// redirected. Its upstream is dnsmasq on the gateway's loopback, which gives `dot.test`
+/// that host's addresses; a second host, 203.0.113.20 (2001:db8:2::20), stands for a
+/// blocked site whose address a device knows, and a counter in the gateway's output path
+/// counts every connection the gateway opens to it.
 @Suite(.serialized, .blocking) struct TransparentNamespaceTests {
     static let ruleset = """
         table inet pg_transparent_test {
+            counter to_second_host { }
             chain prerouting {
                 type nat hook prerouting priority -100; policy accept;
                 iifname "lan0" tcp dport { 80, 443 } redirect to :3129
             }
+            chain output {
+                type filter hook output priority 0; policy accept;
+                ip daddr 203.0.113.20 tcp flags & (syn | ack) == syn counter name "to_second_host"
+                ip6 daddr 2001:db8:2::20 tcp flags & (syn | ack) == syn counter name "to_second_host"
+            }
         }
         """
+
+    /// What the gateway's upstream answers: the names of these tests and their hosts.
+    static let records = [
+        "--host-record=dot.test,203.0.113.10,2001:db8:2::10",
+        "--host-record=second.test,203.0.113.20,2001:db8:2::20",
+        "--host-record=capture.test,203.0.113.30",
+    ]
 
     /// The namespaces, the origin and the gateway, torn down by `stop()`.
     final class LAN {
@@ -30,7 +46,11 @@ import Testing
         /// What the origin serves as /file.bin.
         let body: [UInt8]
 
-        init() throws {
+        /// `transparent_destination`, as the gateway is started with.
+        let destination: String
+
+        init(destination: String = "connect") throws {
+            self.destination = destination
             net = try NetworkNamespaces.make(devices: 1)
             scratch = try ScratchDirectory("pg-transparent")
             certificates = try TestCertificates()
@@ -48,6 +68,9 @@ import Testing
             try net.run(in: gateway, ["link", "set", "lo", "up"])
             try net.run(in: gateway, ["address", "add", "203.0.113.10/32", "dev", "lo"])
             try net.run(in: gateway, ["-6", "address", "add", "2001:db8:2::10/128", "dev", "lo", "nodad"])
+            try net.run(in: gateway, ["address", "add", "203.0.113.20/32", "dev", "lo"])
+            try net.run(in: gateway, ["-6", "address", "add", "2001:db8:2::20/128", "dev", "lo", "nodad"])
+            try net.run(in: gateway, ["address", "add", "203.0.113.30/32", "dev", "lo"])
             try net.run(in: gateway, ["link", "add", "lan0", "type", "veth", "peer", "name", "eth0", "netns", device])
             try net.run(in: gateway, ["address", "add", "198.51.100.1/24", "dev", "lan0"])
             try net.run(in: gateway, ["-6", "address", "add", "2001:db8:1::1/64", "dev", "lan0", "nodad"])
@@ -64,6 +87,19 @@ import Testing
             let applied = try SpawnedServer.run([nft.path] + nft.arguments, logFile: scratch.path("nft.log"))
             guard applied.status == 0 else { throw SpawnedServerError(message: "nft: \(applied.output)") }
 
+            // The upstream, answering from its command line only (see DnsmasqUpstream).
+            let dnsmasq = try net.exec(
+                in: gateway,
+                [
+                    DnsmasqUpstream.path, "--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll",
+                    "--conf-file=/dev/null", "--pid-file=", "--bind-interfaces", "--listen-address=127.0.0.1",
+                    "--port=5399", "--log-queries", "--log-facility=-", "--local-ttl=300",
+                ] + TransparentNamespaceTests.records)
+            servers.append(
+                try SpawnedServer(
+                    dnsmasq.path, dnsmasq.arguments, logFile: scratch.path("dnsmasq.log"),
+                    readyWhenLogContains: "started, version"))
+
             let policy = try scratch.write(
                 "policy.json", PolicyDocuments.json(blocked: ["reddit.com", "games.example"]))
             let run = try net.exec(
@@ -76,7 +112,7 @@ import Testing
                     // Documentation ranges are not private: allowed by name.
                     "--allow-clients", "198.51.100.0/24,2001:db8:1::/64",
                     // The "internet" host is on the gateway's own loopback.
-                    "--allow-local-destinations",
+                    "--allow-local-destinations", "--transparent-destination", destination,
                 ])
             gate = try SpawnedServer(
                 run.path, run.arguments, logFile: scratch.path("gate.log"),
@@ -123,11 +159,11 @@ import Testing
 
         /// Headless Chromium on the device (no proxy setting: the network is the filter),
         /// every name mapped to the internet host; its rendered DOM (and its noise).
-        func chromium(_ url: String, _ name: String) throws -> String {
+        func chromium(_ url: String, _ name: String, seconds: Int = 40) throws -> String {
             let command = try net.exec(
                 in: net.device,
                 [
-                    "timeout", "40", "/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu",
+                    "timeout", "\(seconds)", "/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu",
                     "--no-first-run", "--disable-extensions", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync", "--ignore-certificate-errors",
                     "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
@@ -144,6 +180,37 @@ import Testing
                 if !output.contains("ERR_NETWORK_CHANGED") { break }
             }
             return output
+        }
+
+        /// Connections the gateway has opened to the second host (203.0.113.20 or
+        /// 2001:db8:2::20) since the start: the SYNs its output path counted.
+        func connectionsToSecondHost() throws -> Int {
+            let list = try net.exec(
+                in: net.gateway, ["nft", "list", "counter", "inet", "pg_transparent_test", "to_second_host"])
+            let result = try SpawnedServer.run([list.path] + list.arguments, logFile: scratch.path("counter.log"))
+            guard result.status == 0,
+                let range = result.output.range(of: #"packets (\d+)"#, options: .regularExpression),
+                let count = Int(result.output[range].dropFirst("packets ".count))
+            else { throw SpawnedServerError(message: "nft list counter: \(result.output)") }
+            return count
+        }
+
+        /// An HTTP origin (TLS on 443) of the test's own on `host`:`port` in the gateway's
+        /// namespace, answering every request with `marker`.
+        func origin(_ host: String, port: UInt16, marker: String) throws -> TestHTTPServer {
+            let context = port == 443 ? try TestTLSServerContext(certificates) : nil
+            return try net.inside(net.gateway) {
+                try TestHTTPServer(host: host, port: port, tls: context) { _ in
+                    .respond(.init(status: 200, headers: [("Content-Type", "text/plain")], text: marker))
+                }
+            }
+        }
+
+        /// The hits the gateway queued, once it has stopped (SIGTERM flushes them).
+        func stopGateAndReadHits() throws -> [HitSummary] {
+            gate.signal(SIGTERM)
+            _ = waitUntil(timeout: .seconds(5)) { !gate.isRunning }
+            return try HitSummary.read(stateDirectory: scratch.path("state"))
         }
 
         func stop() {

@@ -34,6 +34,27 @@ import Testing
         }
     }
 
+    /// Answers A with 192.0.2.7 and AAAA with 2001:db8::7, and keeps the types asked, in order.
+    final class BothFamilies: UpstreamResolving {
+        var asked: [DNSType] = []
+
+        func resolve(
+            _ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool, upstreams: [UpstreamSpec]?,
+            completion: @escaping ([UInt8]?) -> Void
+        ) {
+            asked.append(question.type)
+            var header = DNSHeader(id: 1)
+            header.isResponse = true
+            var writer = DNSMessageWriter(header: header, edns: nil)
+            writer.addQuestion(question)
+            let rdata: RData =
+                question.type == .aaaa
+                ? .aaaa(RData.IPv6(high: 0x2001_0DB8_0000_0000, low: 7)) : .a(RData.IPv4(0xC000_0207))
+            writer.addRecord(ResourceRecord(name: question.name, ttl: 60, rdata: rdata), to: .answer)
+            completion(writer.finish())
+        }
+    }
+
     final class Hits: HitRecorder, @unchecked Sendable {
         // Sendable: recorded and read on the loop thread only.
         var all: [Hit] = []
@@ -79,5 +100,35 @@ import Testing
         }
         #expect(found == .blocked(Decision(.block, .blockedDomain, rule: "blocked.example")))
         #expect(hitNames == ["kid"], "the hit is the deciding profile's")
+    }
+
+    /// A redirected connection verifying a dialled IPv6 address asks AAAA first; every other
+    /// lookup asks A first, as a CONNECT's does, and stops at the first family that answers.
+    @Test func aLookupPreferringIPv6AsksAAAAFirst() throws {
+        let group = try EventLoopGroup(loopCount: 1, name: "test-resolver", clock: SystemClock())
+        defer { group.shutdownGracefully() }
+        let loop = group.loops[0]
+        let snapshot = Self.snapshot(kidBlocks: false)
+        let kid = try #require(snapshot.engine.profiles.named("kid"))
+        let results = try loop.runSync(timeout: 10_000_000_000) { () -> [(ResolvedHost?, [DNSType])] in
+            try [false, true].map { preferIPv6 in
+                let upstream = BothFamilies()
+                let pipeline = QueryPipeline(
+                    snapshot: snapshot, cache: ResponseCache(capacity: 10, serveStaleMax: 0), hits: Hits())
+                let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: upstream)
+                var result: ResolvedHost?
+                ProxyResolver(driver: driver).lookup(
+                    HostQuery(
+                        name: try QueryName.parse("www.example.org"), profile: kid, inspect: true,
+                        preferIPv6: preferIPv6),
+                    client: IPAddress("192.168.1.20")!
+                ) { result = $0 }
+                return (result, upstream.asked)
+            }
+        }
+        #expect(results[0].0 == .addresses([IPAddress("192.0.2.7")!]))
+        #expect(results[0].1 == [.a])
+        #expect(results[1].0 == .addresses([IPAddress("2001:db8::7")!]))
+        #expect(results[1].1 == [.aaaa])
     }
 }
