@@ -86,7 +86,9 @@ extension ProxyConnection {
         return [.record(hit(name, decision, env))] + closeAfterResponse(env)
     }
 
-    /// Allowed: connect to the original destination; what the client sent goes first.
+    /// Only the address to go by (no server name; or bytes that are not a hello, which an
+    /// unfiltered profile or a port other than 443 may send): the original destination,
+    /// already decided as an IP literal or not filtered; what the client sent goes first.
     mutating func passThrough(_ tunnel: Tunnel, _ env: ProxyEnvironment) -> [ProxyAction] {
         guard case .address(let address) = tunnel.target.host else { return close() }
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
