@@ -126,7 +126,7 @@ let package = Package(
             dependencies: [
                 "Locks",
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
-                "Neighbours", "Metrics",
+                "Neighbours", "Metrics", "Firewall",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
                 "Passwords", "CSystem", "ParentPage",
             ]),

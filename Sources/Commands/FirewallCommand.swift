@@ -49,9 +49,11 @@ enum FirewallCommand: Command {
             }
             try Nftables.run(try Self.text { () throws(FirewallError) in try Ruleset.applyScript(model) })
             let interfaces = model.lanInterfaces.map(\.text).joined(separator: ", ")
+            let web = model.roster.members.map(\.name).filter { model.egress[$0] == .web }
             console.out(
                 "applied \(table): LAN \(interfaces), DNS redirected to port \(model.dns.v4) (IPv4) and "
-                    + "\(model.dns.v6) (IPv6), \(model.doh.count) DNS-over-HTTPS entries")
+                    + "\(model.dns.v6) (IPv6), \(model.doh.count) DNS-over-HTTPS entries, egress = web for "
+                    + (web.isEmpty ? "no profile" : web.joined(separator: ", ")))
             return 0
         } catch {
             console.err("phosra-gate firewall: \(error)")
@@ -90,7 +92,16 @@ enum FirewallCommand: Command {
         let doh = try DoHAddresses.load(settings, stateDirectory: stateDirectory, warnings: &warnings)
         return FirewallModel(
             lanInterfaces: interfaces, dns: dns, transparent: transparent, roster: plan.roster, doh: doh,
-            pagePorts: PageSetup.ports(settings))
+            pagePorts: PageSetup.ports(settings), egress: egress(settings, roster: plan.roster),
+            egressAllow: settings[Key.egressAllow])
+    }
+
+    /// Each profile's `egress`: its section's, else the top-level one (whose default is
+    /// `web`). Without profile sections the one profile takes the top-level value.
+    static func egress(_ settings: Settings, roster: ProfileRoster) -> [String: Egress] {
+        var chosen = Dictionary(uniqueKeysWithValues: roster.members.map { ($0.name, settings[Key.egress]) })
+        for (name, table) in settings.profiles where table.isSet(Key.egress) { chosen[name] = table[Key.egress] }
+        return chosen
     }
 
     private static func ports(

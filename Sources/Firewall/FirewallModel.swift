@@ -19,12 +19,20 @@ public struct FirewallModel: Sendable, Equatable {
     /// The parent's page's TCP ports (`web_listen`, `web_http_listen`): open from the LAN
     /// interfaces and this host only.
     public var pagePorts: [UInt16]
+    /// Each filtering profile's `egress` by name; a profile not named is `web`, and `none`
+    /// is never kept to the web.
+    public var egress: [String: Egress]
+    /// The parent's `egress_allow`: what a `web` device may reach besides the built-in set.
+    public var egressAllow: [EgressRule]
 
     public init(
         lanInterfaces: [InterfaceName], dns: RedirectPorts, transparent: RedirectPorts? = nil,
-        roster: ProfileRoster, doh: [AddressRange], pagePorts: [UInt16] = []
+        roster: ProfileRoster, doh: [AddressRange], pagePorts: [UInt16] = [], egress: [String: Egress] = [:],
+        egressAllow: [EgressRule] = []
     ) {
         self.pagePorts = Array(Set(pagePorts)).sorted()
+        self.egress = egress
+        self.egressAllow = egressAllow
         self.lanInterfaces = lanInterfaces
         self.dns = dns
         self.transparent = transparent

@@ -17,7 +17,8 @@ public enum FirewallError: Error, Equatable, Sendable, CustomStringConvertible {
 /// The nftables table `inet phosra_gate` (docs/network.md#the-firewall) as the text
 /// `nft -f` reads. Two hooks on traffic entering from the LAN interfaces: `prerouting`
 /// (nat) redirects DNS, and TCP 80/443 when there is a transparent listener; `forward`
-/// (filter) rejects what would go around the gateway. A third, `input` (filter), drops the
+/// (filter) rejects what would go around the gateway, and keeps the devices of `egress = web`
+/// profiles to the web (Ruleset+Egress.swift). A third, `input` (filter), drops the
 /// parent's page's ports on every interface but the LAN's and loopback, so a gateway that
 /// is also the router never shows its page to the internet. The gateway's own traffic
 /// (its upstream queries, API calls, list downloads) leaves through `output`, which the
@@ -39,6 +40,7 @@ public enum Ruleset {
         let doh6 = PrefixPartition.union(model.doh.filter { !$0.isV4 }, bitWidth: 128)
         let lan = model.lanInterfaces.map { "\"\($0.text)\"" }.joined(separator: ", ")
         let addressSet = clients.defaultFiltered ? "exempt" : "filtered"
+        let egress = EgressSets(model.roster) { (model.egress[$0] ?? .web) == .web }
 
         var lines: [String] = [
             "# Written by phosra-gate firewall (docs/network.md): traffic entering from the LAN interfaces,",
@@ -54,6 +56,7 @@ public enum Ruleset {
             "\(addressSet)6", type: "ipv6_addr", interval: true, clients.addresses6.map(Self.element))
         lines += set("doh4", type: "ipv4_addr", interval: true, doh4.map(Self.element))
         lines += set("doh6", type: "ipv6_addr", interval: true, doh6.map(Self.element))
+        if egress.anyWeb { lines += egressSets(egress) }
 
         lines += ["", "\tchain prerouting {", "\t\ttype nat hook prerouting priority dstnat; policy accept;"]
         lines += catchFiltered(lan: lan, clients: clients, addressSet: addressSet, action: "redirect_filtered")
@@ -104,9 +107,11 @@ public enum Ruleset {
             "\t\t# Known DNS-over-HTTPS resolvers.",
             "\t\tip daddr @doh4 tcp dport 443 reject with tcp reset",
             "\t\tip6 daddr @doh6 tcp dport 443 reject with tcp reset",
-            "\t}",
-            "}",
         ]
+        if egress.anyWeb { lines += egressDispatch(egress) }
+        lines.append("\t}")
+        if egress.anyWeb { lines += egressChain(lan: lan, allow: model.egressAllow) }
+        lines.append("}")
         // After the `table` line, a hash of everything else: see TableFingerprint.
         let header = lines.firstIndex { $0.hasPrefix("table ") }! + 1
         lines.insert(TableFingerprint.line(TableFingerprint.of(lines.joined(separator: "\n"))), at: header)
@@ -152,7 +157,7 @@ public enum Ruleset {
         return lines
     }
 
-    private static func set(_ name: String, type: String, interval: Bool, _ elements: [String]) -> [String] {
+    static func set(_ name: String, type: String, interval: Bool, _ elements: [String]) -> [String] {
         var lines = ["\tset \(name) {", "\t\ttype \(type)"]
         if interval { lines.append("\t\tflags interval") }
         if !elements.isEmpty {
@@ -167,7 +172,7 @@ public enum Ruleset {
     }
 
     /// A set element: the address alone for a single address, else the CIDR.
-    private static func element(_ range: AddressRange) -> String {
+    static func element(_ range: AddressRange) -> String {
         range.prefixLength == (range.isV4 ? 32 : 128) ? "\(range.address)" : "\(range)"
     }
 }

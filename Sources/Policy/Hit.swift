@@ -3,8 +3,9 @@ import DomainMatch
 /// Where a block happened.
 public enum HitSource: String, Sendable {
     /// A DNS answer; the HTTP proxy (CONNECT, plain HTTP); a connection the firewall
-    /// redirected to the transparent listener.
-    case dns, proxy, transparent
+    /// redirected to the transparent listener; a connection the firewall refused
+    /// (docs/network.md#egress).
+    case dns, proxy, transparent, firewall
 }
 
 /// One blocked query or refused proxy request (docs/sync.md#hits). Rewrites and local answers are

@@ -2,7 +2,7 @@ import DomainMatch
 
 /// What tells one hit's event apart from another (docs/sync.md#hits), as bytes: profile,
 /// name and reason text, each with a two-byte length, then the client (a tag: 0 for none,
-/// 4 or 6, and the address's bytes) and the source (1 DNS, 2 proxy, 3 transparent). The
+/// 4 or 6, and the address's bytes) and the source (1 DNS, 2 proxy, 3 transparent, 4 firewall). The
 /// recorder writes it for every hit, to look its events up without making their strings;
 /// the flush reads it back. Both directions live here so they cannot disagree.
 public enum HitIdentity {
@@ -37,6 +37,7 @@ public enum HitIdentity {
         case .dns: bytes.append(1)
         case .proxy: bytes.append(2)
         case .transparent: bytes.append(3)
+        case .firewall: bytes.append(4)
         }
     }
 
@@ -70,6 +71,7 @@ public enum HitIdentity {
         switch position < bytes.count ? bytes[position] : 1 {
         case 2: return (profile, name, reasonText, client, .proxy)
         case 3: return (profile, name, reasonText, client, .transparent)
+        case 4: return (profile, name, reasonText, client, .firewall)
         default: return (profile, name, reasonText, client, .dns)
         }
     }

@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// The units in `systemd/` (docs/configuration.md#systemd), checked by systemd's own tools:
-/// `systemd-analyze verify` clean, and the daemon's sandbox at an exposure of at most 1.5.
+/// `systemd-analyze verify` clean, and the daemon's sandbox at an exposure of at most 1.6
+/// (1.5 without CAP_NET_ADMIN, which reading the firewall's refused egress attempts needs).
 @Suite(.blocking) struct SystemdUnitTests {
     static let units = [
         "phosra-gate.service", "phosra-gate-firewall.service", "phosra-gate-update.service",
@@ -28,9 +29,9 @@ import Testing
         #expect(result.stderr.isEmpty, "\(result.stderr)")
     }
 
-    @Test func theDaemonsSandboxScoresAtMostOnePointFive() throws {
+    @Test func theDaemonsSandboxScoresAtMostOnePointSix() throws {
         let limits = [
-            "phosra-gate.service": 1.5, "phosra-gate-update.service": 1.5, "phosra-gate-firewall.service": 2.0,
+            "phosra-gate.service": 1.6, "phosra-gate-update.service": 1.5, "phosra-gate-firewall.service": 2.0,
         ]
         for (unit, limit) in limits.sorted(by: { $0.key < $1.key }) {
             let result = try analyze(["security", "--offline=true", unit], in: Self.directory.path)

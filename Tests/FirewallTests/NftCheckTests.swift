@@ -53,6 +53,20 @@ import Testing
             "the parent's page on two ports",
             FirewallRulesetTests.model(.single(), interfaces: ["br-lan", "wlan*"], pagePorts: [8080, 8443])
         ),
+        (
+            "egress: web and open profiles, egress_allow with destinations of both families",
+            FirewallModel(
+                lanInterfaces: [InterfaceName("br-lan")!], dns: RedirectPorts(53), transparent: RedirectPorts(3129),
+                roster: FirewallRulesetTests.roster(
+                    [
+                        ("kid", ["02:00:00:00:00:0a", "10.0.0.0/8", "2001:db8::/48"]),
+                        ("teen", ["10.1.0.0/16", "02:00:00:00:00:0b"]), ("none", ["10.1.2.3"]),
+                    ], defaultProfile: "none"),
+                doh: [], egress: ["kid": .web, "teen": .open],
+                egressAllow: ["tcp/993", "udp/3478-3481", "tcp/22@203.0.113.0/24", "udp/51820@2001:db8:9::/48"].map {
+                    try! EgressRule.parse($0)
+                })
+        ),
     ]
 
     @Test(arguments: models.indices) func nftAcceptsTheTableAndTheApplyScript(_ index: Int) throws {

@@ -8,7 +8,7 @@ import Testing
 @Suite struct HitIdentityTests {
     static let clients: [IPAddress?] = [IPAddress("192.168.1.20")!, IPAddress("2001:db8::1:2")!, nil]
 
-    @Test(arguments: clients, [HitSource.dns, .proxy, .transparent])
+    @Test(arguments: clients, [HitSource.dns, .proxy, .transparent, .firewall])
     func whatIsWrittenIsReadBack(client: IPAddress?, source: HitSource) throws {
         let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
         for hit in [

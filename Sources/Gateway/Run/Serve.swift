@@ -92,7 +92,10 @@ package enum Serve {
                 clock: clock)
             page.changed = { sync.reportSoon() }
             daemon.watchTick = { page.startIfReady() }
+            // Only a gateway that routes the LAN has a firewall whose refusals to read.
+            let egress = settings[Key.lanInterfaces].isEmpty ? nil : try egressWatcher()
             daemon.beforeStop = {
+                egress?.stop()
                 page.stop()
                 metricsServer?.stop()
                 sync.stop()
@@ -109,6 +112,13 @@ package enum Serve {
                 log.info("listening", [("service", "metrics"), ("tcp", "\(listen)")])
             }
             do { try sync.start() } catch { throw GatewayError.usage("cannot start the sync thread: \(error)") }
+            if let egress {
+                let pipeline = daemon.pipeline
+                do {
+                    try egress.start(
+                        profiles: { pipeline.snapshot.engine.profiles }, hits: counting, log: log, clock: clock)
+                } catch { throw GatewayError.usage("cannot start the egress thread: \(error)") }
+            }
             page.startIfReady()
             // Listeners bound and every profile's policy in force: ready.
             notifier?.send(["READY=1", "STATUS=" + statusLine(options, profiles: plan.sources.count)])
@@ -119,6 +129,10 @@ package enum Serve {
         daemon.wait()
         store.close()
         withExtendedLifetime(lock) {}
+    }
+
+    private static func egressWatcher() throws(GatewayError) -> EgressWatcher {
+        do { return try EgressWatcher() } catch { throw GatewayError.usage("cannot start the egress thread: \(error)") }
     }
 
     static func statusLine(_ options: RunOptions, profiles: Int) -> String {

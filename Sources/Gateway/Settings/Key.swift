@@ -123,6 +123,12 @@ package enum Key {
     package static let dohAddresses = ConfigKey(
         "doh_addresses", .addressRanges, reload: false,
         "DNS-over-HTTPS resolver addresses (IP or CIDR) the firewall adds to the built-in list")
+    package static let egress = ConfigKey(
+        "egress", .choice(Egress.self), default: "web", reload: false, scope: .both,
+        "web: a filtered profile's devices reach only DNS, the web and the built-in set; open: every port")
+    package static let egressAllow = ConfigKey(
+        "egress_allow", .egressRules, reload: false,
+        "more that egress = web devices may reach: tcp/993, udp/3478-3481, tcp/22@203.0.113.0/24")
 
     // Downloading the manifest's lists (docs/blocklists.md#updating-lists).
     package static let listMaxSize = ConfigKey(
@@ -204,7 +210,8 @@ package enum Key {
         allowIPConnect.erased, connectTimeout.erased,
         tunnelIdle.erased, proxyThreads.erased, proxyMaxConnsPerClient.erased, proxyMaxConns.erased, httpPorts.erased,
         allowLocalDestinations.erased, gatewayName.erased, proxyAuth.erased,
-        lanInterfaces.erased, dohAddresses.erased, listMaxSize.erased, listTimeout.erased,
+        lanInterfaces.erased, dohAddresses.erased, egress.erased, egressAllow.erased, listMaxSize.erased,
+        listTimeout.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,
@@ -243,6 +250,16 @@ extension ValueType where Value == [InterfaceName] {
     static let interfaceNames = ValueType<InterfaceName>.form(
         "interface", expected: "an interface name (letters, digits, - _ . @, at most 15, a final * for a prefix)"
     ) { InterfaceName($0) }.list
+}
+
+extension ValueType where Value == [EgressRule] {
+    static let egressRules = ValueType<EgressRule>(name: "egress rule") { (text: String) in
+        do throws(EgressRule.ParseError) {
+            return .success(try EgressRule.parse(text))
+        } catch {
+            return .failure(ConfigProblem(error.description))
+        }
+    }.list
 }
 
 extension ValueType where Value == [UInt16] {
