@@ -100,6 +100,42 @@ import Testing
         #expect(badName.stderr.contains("\(bad):1: lan_interfaces: \"br lan\" is not an interface name"))
     }
 
+    /// `egress` per profile (the top-level value for the others) and `egress_allow` reach
+    /// the table; a bad entry names file, line, key and the wrong part.
+    @Test func egressFollowsTheProfilesAndEgressAllow() throws {
+        let config = try dir.write(
+            "egress.conf",
+            """
+            lan_interfaces = br-lan
+            dns_listen = 0.0.0.0:53
+            default_profile = kid
+            egress_allow = tcp/993, tcp/22@203.0.113.0/24
+            [profile kid]
+            clients = 198.51.100.10
+            policy = \(dir.path("kid.json"))
+            [profile teen]
+            clients = 198.51.100.30
+            policy = \(dir.path("kid.json"))
+            egress = open
+            """)
+        let output = try firewall(["print", "--config", config])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("\tset egress_open4 {\n\t\ttype ipv4_addr\n\t\tflags interval\n"))
+        #expect(output.stdout.contains("\t\t\t198.51.100.30\n"), "teen is open")
+        #expect(output.stdout.contains("\t\ttcp dport { 993 } accept\n"))
+        #expect(output.stdout.contains("\t\tip daddr 203.0.113.0/24 tcp dport 22 accept\n"))
+        // Every profile open: no egress rules at all.
+        let open = try firewall(["print", "--config", config, "--egress", "open"])
+        #expect(open.status == 0, "\(open.stderr)")
+        #expect(!open.stdout.contains("egress"), "\(open.stdout)")
+        let bad = try dir.write("bad-egress.conf", "lan_interfaces = br-lan\negress_allow = tcp/993, udp/3481-3478\n")
+        let refused = try firewall(["print", "--config", bad])
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.contains("\(bad):2: egress_allow: \"3481-3478\": the first port is above the last"),
+            "\(refused.stderr)")
+    }
+
     @Test func aListenerOnLoopbackOnlyIsRefused() throws {
         let config = try configuration()
         let output = try firewall(["print", "--config", config, "--dns-listen", "127.0.0.1:5300"])
