@@ -25,7 +25,7 @@ final class PageBrowser {
     init(scratch: ScratchDirectory, prefix: (path: String, arguments: [String])? = nil) throws {
         let profile = scratch.path("chromium-\(UInt32.random(in: 0...UInt32.max))")
         errors = scratch.path("page-driver.log")
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         if let prefix {
             process.executableURL = URL(fileURLWithPath: prefix.path)
             process.arguments = prefix.arguments + [Self.python, Self.script, profile]
