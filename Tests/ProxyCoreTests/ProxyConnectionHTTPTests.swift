@@ -209,6 +209,7 @@ import Testing
             client: ProxyFixture.client, arrivedOn: ProxyFixture.arrivedOn,
             destination: Endpoint(.v4(0xCB00_710A), port: 80), now: second)
         _ = connection.receive("GET /big HTTP/1.1\r\nHost: news.example\r\n\r\n", fixture.env())
+        _ = connection.lookupFinished(.addresses([IPAddress("203.0.113.10")!]), fixture.env())
         _ = connection.connected(fixture.env())
         guard case .exchanging = connection.state else {
             Issue.record("not exchanging: \(connection.state)")
