@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 
-/// An origin on 127.0.0.1 that, for each connection, reads the first bytes (a request
+/// An origin (on 127.0.0.1 unless told) that, for each connection, reads the first bytes (a request
 /// head, or anything through a tunnel) and then sends without end: an HTTP response head
 /// with a length far beyond what a test reads when `httpHead`, then a pattern, as fast as
 /// the connection takes it up to about 30 MB/s, until the peer is gone or `limit` has
@@ -13,13 +13,15 @@ final class StreamingOrigin: @unchecked Sendable {
     private let lock = NSLock()
     private var ended = 0
 
-    init(httpHead: Bool, limit: TimeInterval = 30) throws {
+    /// On `host` (IPv4), any free port unless `port` is given.
+    init(httpHead: Bool, host: String = "127.0.0.1", port: UInt16 = 0, limit: TimeInterval = 30) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
+        address.sin_port = port.bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
@@ -32,7 +34,7 @@ final class StreamingOrigin: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
         fd = descriptor
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = UInt16(bigEndian: address.sin_port)
         Thread { [weak self] in
             while true {
                 let connection = accept(descriptor, nil, nil)
