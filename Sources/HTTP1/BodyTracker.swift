@@ -7,8 +7,9 @@
 /// The state is a few integers whatever the body's size. Pure.
 ///
 /// Chunked framing is read strictly: 1–15 hex digits (no sign, no leading white space),
-/// then extensions (after `;` or white space, not interpreted) and CRLF or a bare LF; chunk
-/// data must be followed by its line end; trailer fields are passed over, not parsed.
+/// then extensions (after `;` or white space, not interpreted) and CRLF, or a bare LF where
+/// `Limits.bareLineFeeds` allows it; chunk data must be followed by its line end; trailer
+/// fields are passed over, not parsed.
 public struct BodyTracker: Sendable, Equatable {
     public struct Limits: Sendable, Equatable {
         /// The longest chunk-size line, extensions and line end included.
@@ -17,11 +18,18 @@ public struct BodyTracker: Sendable, Equatable {
         public var trailerBytes: Int
         /// The most content (after de-chunking) the body may have.
         public var contentBytes: Int64
+        /// Whether a chunked body's lines may end in a bare LF (RFC 9112 §2.2 lets a
+        /// recipient accept it). A proxy reading a request body does not: a server behind
+        /// it that disagreed about where the body ends would read a second, smuggled request.
+        public var bareLineFeeds: Bool
 
-        public init(lineBytes: Int = 16_384, trailerBytes: Int = 16_384, contentBytes: Int64 = .max) {
+        public init(
+            lineBytes: Int = 16_384, trailerBytes: Int = 16_384, contentBytes: Int64 = .max, bareLineFeeds: Bool = true
+        ) {
             self.lineBytes = lineBytes
             self.trailerBytes = trailerBytes
             self.contentBytes = contentBytes
+            self.bareLineFeeds = bareLineFeeds
         }
     }
 
@@ -37,6 +45,8 @@ public struct BodyTracker: Sendable, Equatable {
         case dataLineFeed
         case trailerLineStart
         case trailerLine
+        /// A CR inside a trailer line: its end, if an LF follows.
+        case trailerLineCarriageReturn
         case trailerEnd
         case done
     }
@@ -57,9 +67,9 @@ public struct BodyTracker: Sendable, Equatable {
     }
 
     /// A tracker without a content limit (what a proxy passing bodies on uses), with the
-    /// default line limits.
-    public init(_ framing: BodyFraming) {
-        self.init(framing, lineLimits: Limits())
+    /// default line limits; `bareLineFeeds` as `Limits.bareLineFeeds`.
+    public init(_ framing: BodyFraming, bareLineFeeds: Bool = true) {
+        self.init(framing, lineLimits: Limits(bareLineFeeds: bareLineFeeds))
     }
 
     private init(_ framing: BodyFraming, lineLimits: Limits) {
@@ -135,11 +145,20 @@ public struct BodyTracker: Sendable, Equatable {
         case .size, .extensions, .sizeLineFeed:
             lineBytes += 1
             guard lineBytes <= limits.lineBytes else { throw .chunkLineTooLong(limit: limits.lineBytes) }
-        case .trailerLineStart, .trailerLine, .trailerEnd:
+        case .trailerLineStart, .trailerLine, .trailerLineCarriageReturn, .trailerEnd:
             lineBytes += 1
             guard lineBytes <= limits.trailerBytes else { throw .trailersTooLarge(limit: limits.trailerBytes) }
         default:
             break
+        }
+        if byte == 0x0A, !limits.bareLineFeeds {
+            switch state {
+            case .sizeLineFeed, .dataLineFeed, .trailerEnd, .trailerLineCarriageReturn: break
+            case .trailerLine: throw .bareLineFeedInChunkedBody
+            case .size(_, let digits) where digits > 0: throw .bareLineFeedInChunkedBody
+            case .extensions, .dataCarriageReturn, .trailerLineStart: throw .bareLineFeedInChunkedBody
+            default: break
+            }
         }
         switch state {
         case .size(let value, let digits):
@@ -174,7 +193,9 @@ public struct BodyTracker: Sendable, Equatable {
         case .trailerLineStart:
             if byte == 0x0D { state = .trailerEnd } else if byte == 0x0A { state = .done } else { state = .trailerLine }
         case .trailerLine:
-            if byte == 0x0A { state = .trailerLineStart }
+            if byte == 0x0A { state = .trailerLineStart } else if byte == 0x0D { state = .trailerLineCarriageReturn }
+        case .trailerLineCarriageReturn:
+            if byte == 0x0A { state = .trailerLineStart } else if byte != 0x0D { state = .trailerLine }
         case .trailerEnd:
             guard byte == 0x0A else { throw .malformedTrailers }
             state = .done

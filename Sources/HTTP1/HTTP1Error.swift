@@ -8,6 +8,9 @@ public enum HTTP1Error: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The head did not end (with its empty line) within `limit` bytes.
     case headTooLarge(limit: Int)
+    /// The start line alone did not end within `limit` bytes (for a request: the URI is
+    /// too long, RFC 9110 §15.5.15).
+    case startLineTooLong(limit: Int)
     /// The bytes end before the empty line that ends a head.
     case incompleteHead
     /// A CR not followed by LF inside a field line (§2.2: an invalid element).
@@ -18,6 +21,8 @@ public enum HTTP1Error: Error, Equatable, Sendable, CustomStringConvertible {
     /// Not exactly `method SP request-target SP HTTP/1.d`, with a token for the method and
     /// visible ASCII for the target.
     case malformedRequestLine
+    /// A well-formed HTTP-version other than 1.x (`HTTP/2.0`, `HTTP/0.9`): RFC 9110 §15.6.6.
+    case unsupportedVersion(String)
     /// Not `HTTP/1.d SP 3DIGIT [SP reason-phrase]`: the line as received, control bytes as
     /// "?", at most 60 bytes (it tells a wrong port — `SSH-2.0-…` — at a glance).
     case malformedStatusLine(String)
@@ -65,13 +70,19 @@ public enum HTTP1Error: Error, Equatable, Sendable, CustomStringConvertible {
     case trailersTooLarge(limit: Int)
     /// A trailer line ending in a CR without LF.
     case malformedTrailers
+    /// A chunk-size line, chunk end or trailer line ended by a bare LF where CRLF is
+    /// required (a reader that must agree with every other parser about where a message
+    /// ends: the proxy reading a request body).
+    case bareLineFeedInChunkedBody
 
     public var description: String {
         switch self {
         case .headTooLarge(let limit): "header section over \(Self.size(limit))"
+        case .startLineTooLong(let limit): "start line over \(Self.size(limit))"
         case .incompleteHead: "the head ends before its empty line"
         case .bareCarriageReturn(let line): "bare CR in header line \(line)"
         case .malformedRequestLine: "malformed request line"
+        case .unsupportedVersion(let version): "HTTP version \(version) not supported"
         case .malformedStatusLine(let text): "bad status line \"\(text)\""
         case .statusOutOfRange(let code): "status code \(code) out of range"
         case .obsoleteLineFolding(let line): "folded header line \(line) (obsolete line folding)"
@@ -88,6 +99,7 @@ public enum HTTP1Error: Error, Equatable, Sendable, CustomStringConvertible {
         case .chunkDataOverrun: "chunk data longer than its size"
         case .trailersTooLarge(let limit): "trailer section over \(Self.size(limit))"
         case .malformedTrailers: "malformed trailer section"
+        case .bareLineFeedInChunkedBody: "a chunked body's line ends in a bare LF"
         }
     }
 

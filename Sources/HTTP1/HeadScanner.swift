@@ -8,6 +8,8 @@ public struct HeadScanner: Sendable, Equatable {
     public let limit: Int
     /// Bytes from the head's start already searched.
     public private(set) var scanned = 0
+    /// Where the start line ends (just past its LF), once it has.
+    public private(set) var startLineEnd: Int?
 
     public init(limit: Int) {
         self.limit = limit
@@ -17,7 +19,8 @@ public struct HeadScanner: Sendable, Equatable {
     /// until the head is found or `reset` is called, more bytes appended in between).
     /// - Returns: the head's length, empty line included; nil while it has not ended.
     /// - Throws: `.headTooLarge` when the head is longer than `limit`, or has not ended
-    ///   within more than `limit` bytes.
+    ///   within more than `limit` bytes; `.startLineTooLong` when its first line alone has
+    ///   not ended within `limit` bytes.
     public mutating func scan(_ bytes: UnsafeRawBufferPointer) throws(HTTP1Error) -> Int? {
         var index = max(scanned - 3, 0)
         let count = bytes.count
@@ -26,6 +29,7 @@ public struct HeadScanner: Sendable, Equatable {
                 index += 1
                 continue
             }
+            if startLineEnd == nil { startLineEnd = index + 1 }
             let next = index + 1
             var end: Int?
             if next < count, bytes[next] == 0x0A {
@@ -34,19 +38,27 @@ public struct HeadScanner: Sendable, Equatable {
                 end = next + 2
             }
             if let end {
-                guard end <= limit else { throw .headTooLarge(limit: limit) }
+                guard end <= limit else { throw tooLarge() }
                 scanned = 0
+                startLineEnd = nil
                 return end
             }
             index = next
         }
         scanned = count
-        if count > limit { throw .headTooLarge(limit: limit) }
+        if count > limit { throw tooLarge() }
         return nil
+    }
+
+    /// Over the limit: the start line alone, or the head.
+    private func tooLarge() -> HTTP1Error {
+        if let startLineEnd, startLineEnd <= limit { return .headTooLarge(limit: limit) }
+        return .startLineTooLong(limit: limit)
     }
 
     /// Forgets the search, for a head starting somewhere else.
     public mutating func reset() {
         scanned = 0
+        startLineEnd = nil
     }
 }

@@ -15,7 +15,12 @@ public enum ForwardedHead {
     public static func request(_ head: RequestHead, target: ProxyTarget) -> ByteBuffer {
         var out = ByteBuffer(capacity: head.fields.bytes.count + 64)
         out.writeString("\(head.method) \(target.path) HTTP/1.1\r\nHost: \(target.authority)\r\n")
-        write(head.fields, to: &out) { head.fields.isNamed($0, "host") }
+        // RFC 9110 §7.6.2: an intermediary forwarding OPTIONS or TRACE decrements Max-Forwards.
+        let hops = head.method == "OPTIONS" || head.method == "TRACE" ? head.maxForwards : nil
+        write(head.fields, to: &out) {
+            head.fields.isNamed($0, "host") || (hops != nil && head.fields.isNamed($0, "max-forwards"))
+        }
+        if let hops { out.writeString("Max-Forwards: \(max(hops - 1, 0))\r\n") }
         out.writeString("Via: 1.\(head.minorVersion) \(pseudonym)\r\n\r\n")
         return out
     }

@@ -24,6 +24,12 @@ extension ProxyConnection {
         let framing: BodyFraming
         do { framing = try head.bodyFraming() } catch { throw .malformed(error) }
         if ForwardedHead.isLoop(head) { throw .loop }
+        if head.method == "OPTIONS" || head.method == "TRACE", head.maxForwards == 0 {
+            // RFC 9110 §7.6.2: the request goes no further; this proxy is its final recipient.
+            let keepAlive = head.keepAlive && framing == .length(0)
+            ProxyResponse.finalRecipient(head, keepAlive: keepAlive, to: &clientOut)
+            return keepAlive ? waitForNextRequest(env) : closeAfterResponse(env)
+        }
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
         profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
         // A proxy request goes only to the web's ports (the firewall chose a redirected one's).
@@ -57,7 +63,7 @@ extension ProxyConnection {
         }
         var exchange = Exchange(
             method: head.method, target: target, site: target.host.description, url: head.target,
-            head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing),
+            head: ForwardedHead.request(head, target: target), requestBody: BodyTracker(framing, bareLineFeeds: false),
             clientKeepAlive: head.keepAlive, clientIsHTTP10: head.minorVersion == 0,
             origin: redirectedTo.map { redirectedOrigin(destination, port: $0.port, env) }
                 ?? Origin(destination: destination, port: target.port),
@@ -96,7 +102,10 @@ extension ProxyConnection {
                 clientIn.moveReaderIndex(forwardBy: used)
                 clientIn.discardReadBytes()
             } catch {
-                return close()  // a malformed chunked body mid-request: nothing sensible to answer
+                // A malformed chunked body: refused while no response has begun, else the
+                // connection ends (a 400 cannot follow a response already under way).
+                guard case .head = exchange.response, clientOut.readableBytes == 0 else { return close() }
+                return fail(400, error.description, env)
             }
             deadline = env.now &+ env.settings.tunnelIdle
         }

@@ -56,6 +56,7 @@ extension ProxyConnection {
                 deadline = env.now &+ ProxyLimits.headTimeout
             }
             var scanner = headScanner
+            let lineSeen = headScanner.startLineEnd != nil
             let length: Int?
             do {
                 length = try clientIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in try scanner.scan(bytes) }
@@ -63,6 +64,18 @@ extension ProxyConnection {
                 return actions + refuse(.malformed(error), env)
             }
             headScanner = scanner
+            if length == nil, !lineSeen, let end = scanner.startLineEnd {
+                // The request line is in: one that can never be a request is refused now,
+                // not after the head timeout (an HTTP/0.9 client sends nothing more).
+                do {
+                    _ = try clientIn.withUnsafeReadableBytes { bytes throws(HTTP1Error) in
+                        let line = Array(bytes[0..<end]).dropLast(end >= 2 && bytes[end - 2] == 0x0D ? 2 : 1)
+                        return try RequestHead.requestLine(line)
+                    }
+                } catch {
+                    return actions + refuse(.malformed(error), env)
+                }
+            }
             guard let length, let bytes = clientIn.readBytes(length: length) else { return actions }
             clientIn.discardReadBytes()
             do throws(ProxyError) {
@@ -126,9 +139,14 @@ extension ProxyConnection {
         }
     }
 
-    /// An origin-form request to the proxy itself: the PAC file (docs/proxy.md#the-pac-file), else 404.
+    /// An origin-form request to the proxy itself: the PAC file (docs/proxy.md#the-pac-file), else 404;
+    /// 400 for HTTP/1.1 without `Host` (RFC 9112 §3.2: the target alone names no host).
     mutating func serveDirect(_ head: RequestHead, _ env: ProxyEnvironment) -> [ProxyAction] {
         let keepAlive = head.keepAlive && (try? head.bodyFraming()) == .length(0)
+        if head.minorVersion >= 1, head.fields.first("Host") == nil {
+            ProxyResponse.error(400, "an HTTP/1.1 request needs a Host header", to: &clientOut)
+            return closeAfterResponse(env)
+        }
         if PAC.isPACPath(head.target), head.method == "GET" || head.method == "HEAD" {
             ProxyResponse.pac(for: arrivedOn, keepAlive: keepAlive, headOnly: head.method == "HEAD", to: &clientOut)
         } else {

@@ -20,6 +20,8 @@ public enum ProxyError: Error, Equatable, Sendable, CustomStringConvertible {
     public var status: Int {
         switch self {
         case .malformed(.headTooLarge): 431
+        case .malformed(.startLineTooLong): 414
+        case .malformed(.unsupportedVersion): 505
         case .loop: 508
         case .credentials: 407
         default: 400

@@ -1,4 +1,5 @@
 import Bytes
+import HTTP1
 
 /// The responses the proxy makes itself: `200 Connection established`, refusals and
 /// errors with a one-line body, the block page and the PAC file. Written straight into
@@ -56,9 +57,30 @@ public enum ProxyResponse {
             body: "phosra-gate: too many failed proxy logins; try again in \(seconds) s\n", keepAlive: false, to: &out)
     }
 
-    /// An error of the proxy's own (400, 404, 407, 429, 431, 502, 504, 508) with a one-line body.
+    /// An error of the proxy's own (400, 404, 407, 414, 429, 431, 502, 504, 505, 508) with a one-line body.
     public static func error(_ status: Int, _ message: String, keepAlive: Bool = false, to out: inout ByteBuffer) {
         write(status: status, body: "phosra-gate: \(sanitized(message))\n", keepAlive: keepAlive, to: &out)
+    }
+
+    /// The answer to an OPTIONS or TRACE whose Max-Forwards is 0 (RFC 9110 §7.6.2): this
+    /// proxy is the final recipient. OPTIONS: what it serves, in `Allow`. TRACE: the request
+    /// as received (`message/http`, §9.3.8), without the fields likely to hold secrets
+    /// (credentials and cookies) and the hop-by-hop ones.
+    public static func finalRecipient(_ head: RequestHead, keepAlive: Bool, to out: inout ByteBuffer) {
+        guard head.method == "TRACE" else {
+            write(
+                status: 200, headers: [("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS, TRACE, CONNECT")], body: "",
+                keepAlive: keepAlive, to: &out)
+            return
+        }
+        var echo = ByteBuffer(capacity: head.fields.bytes.count)
+        echo.writeString("TRACE \(sanitized(head.target)) HTTP/1.\(head.minorVersion)\r\n")
+        ForwardedHead.write(head.fields, to: &echo) {
+            head.fields.isNamed($0, "authorization") || head.fields.isNamed($0, "cookie")
+        }
+        echo.writeString("\r\n")
+        let body = echo.readString(length: echo.readableBytes) ?? ""
+        write(status: 200, contentType: "message/http", body: body, keepAlive: keepAlive, to: &out)
     }
 
     /// The PAC file for a proxy reached at `address` (docs/proxy.md#the-pac-file).
@@ -80,9 +102,11 @@ public enum ProxyResponse {
         case 404: "Not Found"
         case 407: "Proxy Authentication Required"
         case 429: "Too Many Requests"
+        case 414: "URI Too Long"
         case 431: "Request Header Fields Too Large"
         case 502: "Bad Gateway"
         case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
         case 508: "Loop Detected"
         default: "Error"
         }

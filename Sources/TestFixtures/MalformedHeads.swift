@@ -17,16 +17,24 @@ public struct MalformedHead: Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
-    /// `error`, with a head-too-large case carrying the limit of the reader at hand.
+    /// `error`, with a too-large case carrying the limit of the reader at hand.
     public func expected(headLimit: Int) -> HTTP1Error {
-        if case .headTooLarge = error { return .headTooLarge(limit: headLimit) }
-        return error
+        switch error {
+        case .headTooLarge: .headTooLarge(limit: headLimit)
+        case .startLineTooLong: .startLineTooLong(limit: headLimit)
+        default: error
+        }
     }
 
-    /// What a proxy or a server answers the request with (RFC 9112 §5, RFC 6585 §5).
+    /// What a proxy or a server answers the request with (RFC 9112 §5, RFC 6585 §5,
+    /// RFC 9110 §15.5.15 and §15.6.6).
     public var requestStatus: Int {
-        if case .headTooLarge = error { return 431 }
-        return 400
+        switch error {
+        case .headTooLarge: 431
+        case .startLineTooLong: 414
+        case .unsupportedVersion: 505
+        default: 400
+        }
     }
 }
 
@@ -69,15 +77,20 @@ public enum MalformedHeads {
         ),
     ]
 
-    static let requestLines: [(name: String, line: String)] = [
-        ("two spaces in the request line", "GET  http://origin.test/ HTTP/1.1"),
-        ("HTTP/2.0 in the request line", "GET http://origin.test/ HTTP/2.0"),
-        ("a lowercase version", "GET http://origin.test/ http/1.1"),
-        ("a method that is not a token", "G@T http://origin.test/ HTTP/1.1"),
-        ("DEL in the target", "GET http://origin.test/\u{7f} HTTP/1.1"),
-        ("a bare CR after the version", "GET http://origin.test/ HTTP/1.1\r"),
-        ("no version", "GET http://origin.test/"),
-        ("not HTTP at all", "THIS IS NOT HTTP"),
+    static let requestLines: [(name: String, line: String, error: HTTP1Error)] = [
+        ("two spaces in the request line", "GET  http://origin.test/ HTTP/1.1", .malformedRequestLine),
+        ("HTTP/2.0 in the request line", "GET http://origin.test/ HTTP/2.0", .unsupportedVersion("HTTP/2.0")),
+        ("HTTP/0.9 as a version", "GET http://origin.test/ HTTP/0.9", .unsupportedVersion("HTTP/0.9")),
+        ("a lowercase version", "GET http://origin.test/ http/1.1", .malformedRequestLine),
+        ("a method that is not a token", "G@T http://origin.test/ HTTP/1.1", .malformedRequestLine),
+        ("DEL in the target", "GET http://origin.test/\u{7f} HTTP/1.1", .malformedRequestLine),
+        ("a bare CR after the version", "GET http://origin.test/ HTTP/1.1\r", .malformedRequestLine),
+        ("no version", "GET http://origin.test/", .malformedRequestLine),
+        ("not HTTP at all", "THIS IS NOT HTTP", .malformedRequestLine),
+        (
+            "a request line too long", "GET http://origin.test/" + String(repeating: "a", count: 70_000) + " HTTP/1.1",
+            .startLineTooLong(limit: 0)
+        ),
     ]
 
     static let statusLines: [(name: String, line: String, error: HTTP1Error)] = [
@@ -105,7 +118,7 @@ public enum MalformedHeads {
             cases.append(
                 MalformedHead(
                     name: "request: " + start.name, request: Array("\(start.line)\r\nHost: origin.test\r\n\r\n".utf8),
-                    response: nil, error: .malformedRequestLine))
+                    response: nil, error: start.error))
         }
         for start in statusLines {
             cases.append(

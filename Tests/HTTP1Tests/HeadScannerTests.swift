@@ -30,10 +30,17 @@ import Testing
         #expect(throws: HTTP1Error.headTooLarge(limit: head.utf8.count - 1)) { try scan(&short, head) }
     }
 
+    /// Over the limit: the start line alone (a URI too long, 414) or the head (431).
     @Test func aHeadNotEndedWithinTheLimitIsRefusedAtOnce() throws {
         var scanner = HeadScanner(limit: 16)
         #expect(try scan(&scanner, String(repeating: "a", count: 16)) == nil)
-        #expect(throws: HTTP1Error.headTooLarge(limit: 16)) { try scan(&scanner, String(repeating: "a", count: 17)) }
+        #expect(throws: HTTP1Error.startLineTooLong(limit: 16)) {
+            try scan(&scanner, String(repeating: "a", count: 17))
+        }
+        var fields = HeadScanner(limit: 16)
+        #expect(try scan(&fields, "GET / HTTP/1.1\r\n") == nil)
+        #expect(fields.startLineEnd == 16)
+        #expect(throws: HTTP1Error.headTooLarge(limit: 16)) { try scan(&fields, "GET / HTTP/1.1\r\nA") }
         #expect(HTTP1Error.headTooLarge(limit: 65_536).description == "header section over 64 KiB")
         #expect(HTTP1Error.headTooLarge(limit: 1000).description == "header section over 1000 bytes")
     }

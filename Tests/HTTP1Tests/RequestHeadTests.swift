@@ -30,13 +30,26 @@ import Testing
 
     @Test(arguments: [
         "GET  / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1 \r\n\r\n", "GET /\r\n\r\n", "G(T / HTTP/1.1\r\n\r\n",
-        "GET / HTTP/2.0\r\n\r\n",
         "GET / http/1.1\r\n\r\n", " GET / HTTP/1.1\r\n\r\n", "GET /a b HTTP/1.1\r\n\r\n", "\r\n\r\n",
         "GET \u{7f} HTTP/1.1\r\n\r\n",
         "GET / HTTP/1.1\r\r\n\r\n", "GET /\u{0} HTTP/1.1\r\n\r\n", "GET / HTTP/1.\r\n\r\n", "GET / HTTP/1.10\r\n\r\n",
     ])
     func malformedRequestLines(_ text: String) {
         #expect(throws: HTTP1Error.malformedRequestLine) { try parse(text) }
+    }
+
+    /// A well-formed version that is not 1.x: 505, not 400 (RFC 9110 §15.6.6).
+    @Test(arguments: ["HTTP/2.0", "HTTP/0.9", "HTTP/3.1"])
+    func otherVersionsAreNotSupported(_ version: String) {
+        #expect(throws: HTTP1Error.unsupportedVersion(version)) { try parse("GET / \(version)\r\n\r\n") }
+    }
+
+    /// Max-Forwards as a number of hops; anything else counts as absent.
+    @Test func maxForwardsIsReadAsANumber() throws {
+        #expect(try parse("TRACE / HTTP/1.1\r\nMax-Forwards: 0\r\n\r\n").maxForwards == 0)
+        #expect(try parse("OPTIONS * HTTP/1.1\r\nMax-Forwards: 12\r\n\r\n").maxForwards == 12)
+        #expect(try parse("TRACE / HTTP/1.1\r\nMax-Forwards: -1\r\n\r\n").maxForwards == nil)
+        #expect(try parse("TRACE / HTTP/1.1\r\n\r\n").maxForwards == nil)
     }
 
     @Test func theRequestLineIsCheckedBeforeTheFields() {

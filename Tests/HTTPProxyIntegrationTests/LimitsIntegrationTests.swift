@@ -70,7 +70,7 @@ import Testing
     @Test func sigtermStopsAcceptingClosesIdleConnectionsAndExits() throws {
         let gate = try fixture.start()
         let idle = try fixture.client()
-        idle.send("GET /proxy.pac HTTP/1.1\r\n\r\n")
+        idle.send("GET /proxy.pac HTTP/1.1\r\nHost: proxy\r\n\r\n")
         #expect(idle.readResponse().hasPrefix("HTTP/1.1 200 OK\r\n"), "a kept-alive connection, now idle")
         let (status, seconds) = timed { () -> Int32? in
             gate.daemon.signal(SIGTERM)

@@ -227,14 +227,78 @@ import Testing
         var connection = fixture.connection()
         #expect(
             connection.receive(
-                "GET /proxy.pac HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\nGET /wpad.dat HTTP/1.1\r\n\r\n",
+                "GET /proxy.pac HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\nGET /wpad.dat HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n\r\n",
                 fixture.env()) == [])
         let output = connection.takeClientOutput()
         #expect(output.components(separatedBy: "PROXY 127.0.0.1:3128").count == 3, "both answered, in order")
         #expect(connection.state == .readingHead)
-        _ = connection.receive("GET /other HTTP/1.1\r\nConnection: close\r\n\r\n", fixture.env())
+        _ = connection.receive("GET /other HTTP/1.1\r\nHost: proxy\r\nConnection: close\r\n\r\n", fixture.env())
         #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 404 Not Found\r\n"))
         #expect(connection.state == .closing)
+
+        // RFC 9112 §3.2: HTTP/1.1 without Host is 400; HTTP/1.0 may leave it out.
+        var hostless = fixture.connection()
+        _ = hostless.receive("GET /proxy.pac HTTP/1.1\r\n\r\n", fixture.env())
+        #expect(hostless.takeClientOutput().hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        var old = fixture.connection()
+        _ = old.receive("GET /proxy.pac HTTP/1.0\r\n\r\n", fixture.env())
+        #expect(old.takeClientOutput().hasPrefix("HTTP/1.1 200 OK\r\n"))
+    }
+
+    /// RFC 9110 §7.6.2: OPTIONS or TRACE with Max-Forwards 0 is answered by the proxy
+    /// (TRACE echoes the request without its credentials); with more hops it goes on, one
+    /// fewer.
+    @Test func maxForwardsZeroIsAnsweredHereAndOtherwiseDecremented() {
+        var options = fixture.connection()
+        let asked = options.receive(
+            "OPTIONS http://example.org/ HTTP/1.1\r\nHost: example.org\r\nMax-Forwards: 0\r\n\r\n", fixture.env())
+        #expect(asked.isEmpty, "no lookup, no origin")
+        let allowed = options.takeClientOutput()
+        #expect(allowed.hasPrefix("HTTP/1.1 200 OK\r\n") && allowed.contains("Allow: GET, HEAD, POST"), "\(allowed)")
+
+        var trace = fixture.connection()
+        _ = trace.receive(
+            "TRACE http://example.org/t HTTP/1.1\r\nHost: example.org\r\nMax-Forwards: 0\r\nX-Probe: 1\r\n"
+                + "Cookie: secret=1\r\nAuthorization: Basic eDp5\r\n\r\n", fixture.env())
+        let echoed = trace.takeClientOutput()
+        #expect(echoed.contains("Content-Type: message/http\r\n"), "\(echoed)")
+        #expect(echoed.contains("TRACE http://example.org/t HTTP/1.1\r\n") && echoed.contains("X-Probe: 1\r\n"))
+        #expect(!echoed.contains("secret") && !echoed.contains("eDp5"), "\(echoed)")
+
+        var onward = forwarded("TRACE http://example.org/t HTTP/1.1\r\nHost: example.org\r\nMax-Forwards: 3\r\n\r\n")
+        let sent = onward.takeUpstreamOutput()
+        #expect(sent.contains("Max-Forwards: 2\r\n") && !sent.contains("Max-Forwards: 3"), "\(sent)")
+    }
+
+    /// An HTTP/0.9 request line waits for an answer without ending a head: refused at once,
+    /// not after the head timeout.
+    @Test func anHTTP09RequestLineIsRefusedAtOnce() {
+        var connection = fixture.connection()
+        _ = connection.receive("GET /\r\n", fixture.env())
+        #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(connection.state == .closing)
+        var version = fixture.connection()
+        _ = version.receive("GET http://example.org/ HTTP/2.0\r\n", fixture.env())
+        #expect(version.takeClientOutput().hasPrefix("HTTP/1.1 505 HTTP Version Not Supported\r\n"))
+    }
+
+    /// A chunked request body whose lines end in a bare LF is refused (400), never passed
+    /// to the origin as it came: a server that read it differently would see a second
+    /// request inside it.
+    @Test func aChunkedRequestBodyWithBareLineFeedsIsRefused() {
+        var connection = forwarded(
+            "POST http://example.org/ HTTP/1.1\r\nHost: example.org\r\nTransfer-Encoding: chunked\r\n\r\n")
+        _ = connection.takeUpstreamOutput()
+        let actions = connection.receive("5\nhello\n0\n\n", fixture.env())
+        #expect(connection.takeClientOutput().hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(actions.contains(.dropUpstream))
+        #expect(!connection.takeUpstreamOutput().contains("hello"), "nothing of it reached the origin")
+
+        var strict = forwarded(
+            "POST http://example.org/ HTTP/1.1\r\nHost: example.org\r\nTransfer-Encoding: chunked\r\n\r\n")
+        _ = strict.takeUpstreamOutput()
+        _ = strict.receive("5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n", fixture.env())
+        #expect(strict.takeUpstreamOutput() == "5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n")
     }
 
     @Test func oversizedHeadsAre431() {
@@ -269,7 +333,7 @@ import Testing
 
     @Test func theNextHeadOnAKeptConnectionGetsItsOwn10Seconds() {
         var connection = fixture.connection()
-        _ = connection.receive("GET /proxy.pac HTTP/1.1\r\n\r\n", fixture.env(now: 2 * second))
+        _ = connection.receive("GET /proxy.pac HTTP/1.1\r\nHost: proxy\r\n\r\n", fixture.env(now: 2 * second))
         #expect(connection.deadline == 2 * second + ProxyLimits.keepAliveIdle)
         _ = connection.receive("GET http://exam", fixture.env(now: 30 * second))
         #expect(connection.deadline == 30 * second + ProxyLimits.headTimeout)
