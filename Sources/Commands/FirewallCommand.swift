@@ -7,22 +7,24 @@ import Glibc
 import Policy
 import SystemIO
 
-/// `phosra-gate firewall print|apply|remove`: the nftables table that keeps the LAN's
+/// `phosra-gate firewall print|apply|watch|remove`: the nftables table that keeps the LAN's
 /// filtered clients from going around the gateway (docs/network.md#the-firewall). `print`
-/// needs no root; `apply` replaces the table in one `nft -f` transaction; `remove`
-/// deletes only that table, and reads no configuration, so a broken file never keeps
-/// the table in place.
+/// needs no root; `apply` replaces the table in one `nft -f` transaction; `watch` hands
+/// the table's refused egress attempts to the daemon until stopped (`FirewallWatch`);
+/// `remove` deletes only that table, and reads no configuration, so a broken file never
+/// keeps the table in place.
 enum FirewallCommand: Command {
     static let name = "firewall"
-    static let summary = "print | apply | remove: the nftables table that keeps the LAN on the gateway"
+    static let summary = "print | apply | watch | remove: the nftables table that keeps the LAN on the gateway"
     static let usage = """
         usage: phosra-gate firewall print [--config FILE] [--lan-interfaces IF,…] [any other key as --key value]
                phosra-gate firewall apply [--config FILE] [--lan-interfaces IF,…] [any other key as --key value]
+               phosra-gate firewall watch [--config FILE] [--egress-attempts FILE]
                phosra-gate firewall remove
         """
 
     static func run(_ words: [String], console: some Console, clock: any Clock) -> Int32 {
-        guard let verb = words.first, ["print", "apply", "remove"].contains(verb) else {
+        guard let verb = words.first, ["print", "apply", "watch", "remove"].contains(verb) else {
             console.err(usage)
             return 1
         }
@@ -40,6 +42,14 @@ enum FirewallCommand: Command {
             let configPath = arguments.flag("--config")
             let fromCheckout = configPath == nil && !Files.exists(ConfigFile.defaultPath)
             let settings = try EngineOptions.settings(configFlag: configPath, flags: arguments.settings)
+            if verb == "watch" {
+                do {
+                    try FirewallWatch.run(
+                        file: settings[Key.egressAttempts], log: Logger(format: settings[Key.logFormat]),
+                        clock: clock)
+                } catch { throw GatewayError.usage("watch: \(error)") }
+                return 0
+            }
             var warnings: [String] = []
             let model = try Self.model(settings, fromCheckout: fromCheckout, warnings: &warnings)
             for warning in warnings { console.err("warning: \(warning)") }
@@ -173,8 +183,11 @@ enum DoHAddresses {
 enum Nftables {
     static let candidates = ["/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft", "/bin/nft"]
 
+    /// The first of `candidates` that is executable.
+    static var path: String? { candidates.first { access($0, X_OK) == 0 } }
+
     static func run(_ script: String) throws(GatewayError) {
-        guard let path = candidates.first(where: { access($0, X_OK) == 0 }) else {
+        guard let path else {
             throw .usage("nft not found (\(candidates.joined(separator: ", "))): install nftables")
         }
         Signals.ignoreBrokenPipe()

@@ -8,18 +8,20 @@ import Policy
 import SystemIO
 
 /// Turns the firewall's refusals of `egress = web` devices into hits
-/// (docs/network.md#egress): every `interval` it reads the table's sets of refused
-/// attempts with `nft -j list set` and records each new one as a `circumvention:egress`
-/// hit of the device's profile, source `firewall`. The kernel refuses the packet on its
-/// own; this thread only tells the parent. It runs only when `lan_interfaces` is set, on
-/// its own thread, since a child process must not hold up a loop.
+/// (docs/network.md#egress): every `interval` it reads the file `firewall watch` keeps
+/// (`egress_attempts`, an `EgressAttemptsFile`) and records each new attempt as a
+/// `circumvention:egress` hit of the device's profile, source `firewall`. The kernel
+/// refuses the packet on its own; this thread only tells the parent. It runs only when
+/// `lan_interfaces` is set, on its own thread, since file reads must not hold up a loop.
 ///
-/// Reading the sets needs CAP_NET_ADMIN (the unit gives it). Without the table (the
-/// firewall not applied, or no profile is `egress = web`), or without the right to read
-/// it, the watcher says so once and again only when that changes: no log line per read.
+/// Reading the table itself needs CAP_NET_ADMIN, which this daemon must not hold: it
+/// parses hostile input from the LAN all day, and with that right a compromise could
+/// rewrite the firewall. `firewall watch`, in the firewall's own unit, reads it instead.
+/// A missing, stale or malformed file is logged once, and again only when that changes:
+/// no log line per read. A malformed file records nothing; an element stays in the
+/// table's set for a minute, so the next good file still names it.
 final class EgressWatcher: Sendable {
     static let interval: Nanoseconds = 5_000_000_000
-    static let nftCandidates = ["/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft", "/bin/nft"]
 
     private let doorbell: Doorbell
     private let stopped = Lock(false)
@@ -27,17 +29,14 @@ final class EgressWatcher: Sendable {
 
     init() throws(SystemError) { doorbell = try Doorbell() }
 
-    /// Starts the thread. `profiles` gives the profile table in force now; `hits` takes
-    /// the hits.
+    /// Starts the thread. `file` is `egress_attempts`; `profiles` gives the profile table
+    /// in force now; `hits` takes the hits.
     func start(
-        profiles: @escaping @Sendable () -> ProfileTable, hits: any HitRecorder, log: Logger, clock: any Clock
+        file: String, profiles: @escaping @Sendable () -> ProfileTable, hits: any HitRecorder, log: Logger,
+        clock: any Clock
     ) throws(SystemError) {
         let spawned = try SystemThread.spawn(name: "pg-egress", priority: .background) { [self] in
-            guard let nft = Self.nftCandidates.first(where: { access($0, X_OK) == 0 }) else {
-                log.warn("egress_watch", [("note", "nft not found: refused egress is not recorded as hits")])
-                return
-            }
-            var reader = Reader(nft: nft, profiles: profiles, hits: hits, log: log, clock: clock)
+            var reader = Reader(file: file, profiles: profiles, hits: hits, log: log, clock: clock)
             while !stopped.withLock({ $0 }) {
                 reader.readOnce()
                 _ = try? doorbell.wait(timeout: Self.interval, clock: clock)
@@ -47,7 +46,7 @@ final class EgressWatcher: Sendable {
         thread.withLock { $0 = spawned }
     }
 
-    /// Stops the thread and waits for it (at most one `nft` run).
+    /// Stops the thread and waits for it (at most one file read).
     func stop() {
         stopped.withLock { $0 = true }
         doorbell.ring()
@@ -57,14 +56,20 @@ final class EgressWatcher: Sendable {
         }
     }
 
-    /// One read of both sets and its hits; what the thread keeps between reads.
+    /// One read of the file and its hits; what the thread keeps between reads.
     struct Reader {
         enum State: Equatable {
             case unknown, reading, absent
+            /// The file's `read`: `firewall watch` has not written for `staleAfter`.
+            case stale(Int64)
+            case malformed(String)
             case failing(String)
         }
 
-        let nft: String
+        /// Six intervals of `firewall watch` without a new file.
+        static let staleAfter: Int64 = 30
+
+        let file: String
         let profiles: @Sendable () -> ProfileTable
         let hits: any HitRecorder
         let log: Logger
@@ -73,50 +78,55 @@ final class EgressWatcher: Sendable {
         var state = State.unknown
 
         mutating func readOnce() {
-            var read: [EgressAttempt] = []
-            var now = State.reading
-            for set in Ruleset.refusedSets {
-                let result: ChildProcess.Result
-                do {
-                    result = try ChildProcess.run(
-                        nft, ["-j", "list", "set", Ruleset.family, Ruleset.table, set], input: [])
-                } catch {
-                    now = .failing("\(error)")
-                    break
-                }
-                guard result.status == 0 else {
-                    // nft says "No such file or directory" for a missing table or set.
-                    now = result.text.contains("No such file") ? .absent : .failing(Self.firstLine(result.text))
-                    break
-                }
-                do { read += try EgressAttempts.parse(result.output) } catch {
-                    now = .failing(error.description)
-                    break
-                }
+            let bytes: [UInt8]
+            do { bytes = try Files.read(file, limit: EgressAttemptsFile.sizeLimit) } catch {
+                report(error.errno == ENOENT ? .absent : .failing(error.description))
+                return
             }
-            report(now)
-            guard now == .reading else { return }
-            let fresh = tally.fresh(read, now: Int64(clock.now() / 1_000_000_000))
+            let read: EgressAttemptsFile
+            do { read = try EgressAttemptsFile.parse(bytes) } catch {
+                report(.malformed(error.description))
+                return
+            }
+            let wall = clock.wall().unixSeconds
+            report(wall - read.read > Self.staleAfter ? .stale(read.read) : .reading)
+            let fresh = tally.fresh(read.current(at: wall), now: Int64(clock.now() / 1_000_000_000))
             guard !fresh.isEmpty else { return }
-            record(fresh)
+            record(fresh, wall: wall)
         }
 
         private mutating func report(_ now: State) {
+            // A stale file that grows older is still the same state.
+            if case .stale = now, case .stale = state { return }
             guard now != state else { return }
             state = now
             switch now {
             case .reading:
-                log.info("egress_watch", [("state", "reading"), ("sets", Ruleset.refusedSets.joined(separator: ","))])
+                log.info("egress_watch", [("state", "reading"), ("file", file)])
             case .absent:
                 log.info(
                     "egress_watch",
                     [
-                        ("state", "absent"),
+                        ("state", "absent"), ("file", file),
                         (
                             "note",
-                            "no egress sets in table \(Ruleset.family) \(Ruleset.table): firewall apply not run, "
-                                + "or no profile is egress = web"
+                            "firewall watch is not running (phosra-gate-firewall.service): "
+                                + "refused egress is not recorded as hits"
                         ),
+                    ])
+            case .stale(let read):
+                log.warn(
+                    "egress_watch",
+                    [
+                        ("state", "stale"), ("file", file), ("read", "\(read)"),
+                        ("note", "firewall watch has stopped writing: refused egress is not recorded as hits"),
+                    ])
+            case .malformed(let why):
+                log.error(
+                    "egress_watch",
+                    [
+                        ("state", "malformed"), ("file", file), ("error", why),
+                        ("note", "not written by firewall watch: nothing in it is recorded"),
                     ])
             case .failing(let why):
                 log.warn(
@@ -126,13 +136,12 @@ final class EgressWatcher: Sendable {
             }
         }
 
-        private func record(_ attempts: [EgressAttempt]) {
+        private func record(_ attempts: [EgressAttempt], wall: Int64) {
             let table = profiles()
             var macs: [IPAddress: MACAddress] = [:]
             if table.usesMACs, let neighbours = try? NetlinkNeighbourTable().neighbours() {
                 for neighbour in neighbours { macs[neighbour.address] = neighbour.mac }
             }
-            let wall = clock.wall().unixSeconds
             let decision = Decision(.block, .circumvention, rule: "egress")
             for attempt in attempts {
                 let profile = table.choose(Client(address: attempt.client, mac: macs[attempt.client]))
@@ -145,10 +154,6 @@ final class EgressWatcher: Sendable {
                     "egress_refused",
                     [("client", "\(attempt.client)"), ("profile", profile.name), ("port", attempt.name)])
             }
-        }
-
-        private static func firstLine(_ text: String) -> String {
-            String(text.split(separator: "\n").first ?? "nft failed")
         }
     }
 }

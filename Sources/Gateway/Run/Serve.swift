@@ -116,7 +116,8 @@ package enum Serve {
                 let pipeline = daemon.pipeline
                 do {
                     try egress.start(
-                        profiles: { pipeline.snapshot.engine.profiles }, hits: counting, log: log, clock: clock)
+                        file: settings[Key.egressAttempts], profiles: { pipeline.snapshot.engine.profiles },
+                        hits: counting, log: log, clock: clock)
                 } catch { throw GatewayError.usage("cannot start the egress thread: \(error)") }
             }
             page.startIfReady()

@@ -129,6 +129,9 @@ package enum Key {
     package static let egressAllow = ConfigKey(
         "egress_allow", .egressRules, reload: false,
         "more that egress = web devices may reach: tcp/993, udp/3478-3481, tcp/22@203.0.113.0/24")
+    package static let egressAttempts = ConfigKey(
+        "egress_attempts", .string, default: "/run/phosra-gate/egress-attempts", reload: false,
+        "file where firewall watch leaves the refused egress attempts and the daemon reads them")
 
     // Downloading the manifest's lists (docs/blocklists.md#updating-lists).
     package static let listMaxSize = ConfigKey(
@@ -173,7 +176,7 @@ package enum Key {
         "local hit history, hourly activity and devices seen kept for `hits` and `status`")
 
     // Operation.
-    static let logFormat = ConfigKey(
+    package static let logFormat = ConfigKey(
         "log_format", .choice(Logger.Format.self), default: "keyvalue", reload: false, "log line format")
     static let metricsListen = ConfigKey(
         "metrics_listen", .optionalListenAddress, reload: false, "Prometheus metrics ADDR:PORT (off when empty)")
@@ -210,8 +213,8 @@ package enum Key {
         allowIPConnect.erased, connectTimeout.erased,
         tunnelIdle.erased, proxyThreads.erased, proxyMaxConnsPerClient.erased, proxyMaxConns.erased, httpPorts.erased,
         allowLocalDestinations.erased, gatewayName.erased, proxyAuth.erased,
-        lanInterfaces.erased, dohAddresses.erased, egress.erased, egressAllow.erased, listMaxSize.erased,
-        listTimeout.erased,
+        lanInterfaces.erased, dohAddresses.erased, egress.erased, egressAllow.erased, egressAttempts.erased,
+        listMaxSize.erased, listTimeout.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,
