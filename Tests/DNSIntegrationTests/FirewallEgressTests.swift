@@ -1,3 +1,4 @@
+import Firewall
 import Foundation
 import Glibc
 import TestSupport
@@ -5,15 +6,17 @@ import Testing
 
 /// Egress for filtered devices on a routed LAN built in network namespaces
 /// (docs/network.md#egress): the real gateway routes between a LAN bridge and an
-/// "internet" link, runs `phosra-gate run` and loads its table with `firewall apply`. On
+/// "internet" link, runs `phosra-gate run` without CAP_NET_ADMIN, and, as the firewall's
+/// unit does, `firewall watch` beside it and its table loaded with `firewall apply`. On
 /// the internet side a public resolver answers on port 5353 (UDP and TCP), and plain
 /// sockets stand for a proxy on TCP 8443, a WireGuard server on UDP 51820, Apple's push
 /// service on TCP 5223, a time server on UDP 123 and a web server on TCP 443. The kid's
 /// profile is `egress = web` (the default): its 5353, 8443 and 51820 are refused at once,
 /// over IPv4 and IPv6, and the gateway records `circumvention:egress` hits; the built-in
 /// set and the web (without transparent mode) stay reachable. The unfiltered device is
-/// untouched. `firewall remove` leaves the ruleset as it found it. Addresses are from the
-/// documentation ranges and exist only inside these namespaces.
+/// untouched. The hits reach the daemon only through the watch's file. `firewall remove`
+/// leaves the ruleset as it found it. Addresses are from the documentation ranges and
+/// exist only inside these namespaces.
 @Suite(.serialized, .blocking) struct FirewallEgressTests {
     static let kid = (v4: "198.51.100.10", v6: "2001:db8:1::10")
     static let adult = (v4: "198.51.100.20", v6: "2001:db8:1::20")
@@ -98,6 +101,7 @@ import Testing
 
         let kidPolicy = try scratch.write("kid.json", PolicyDocuments.json(blocked: ["reddit.com"]))
         let state = scratch.path("state")
+        let attempts = scratch.path("egress-attempts")
         let config = try scratch.write(
             "phosra-gate.conf",
             """
@@ -110,15 +114,23 @@ import Testing
             proxy_listen =
             allow_clients = 198.51.100.0/24, 2001:db8:1::/64
             default_profile = none
+            egress_attempts = \(attempts)
             [profile kid]
             clients = \(Self.kid.v4), \(Self.kid.v6)
             policy = \(kidPolicy)
             """)
-        let runWords = try lan.exec(in: gateway, [GateRun.binary, "run", "--config", config])
+        // The daemon as its unit runs it: without the right to read or change the table.
+        let runWords = try lan.exec(
+            in: gateway,
+            [
+                "/usr/bin/setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", "--", GateRun.binary,
+                "run", "--config", config,
+            ])
         let gate = try SpawnedServer(
             runWords.path, runWords.arguments, logFile: scratch.path("gate.log"),
             readyWhenLogContains: "event=listening")
         defer { gate.kill() }
+        #expect(try Self.effectiveCapabilities(gate.pid) & Self.netAdmin == 0, "the daemon holds CAP_NET_ADMIN")
 
         func inGateway(_ words: [String], _ log: String) throws -> (status: Int32, output: String) {
             let command = try lan.exec(in: gateway, words)
@@ -132,9 +144,33 @@ import Testing
         }
         let before = try inGateway([nft, "list", "ruleset"], "before.out")
         #expect(before.status == 0, "\(before.output)")
+
+        // The watch before the table: it says so once, however many times it reads, and
+        // leaves a file with no attempts, which the daemon reads.
+        let watchWords = try lan.exec(in: gateway, [GateRun.binary, "firewall", "watch", "--config", config])
+        let watch = try SpawnedServer(
+            watchWords.path, watchWords.arguments, logFile: scratch.path("watch.log"),
+            readyWhenLogContains: "state=absent")
+        defer { watch.kill() }
+        let firstRead = try Self.readAttempts(attempts)
+        #expect(firstRead?.attempts == [])
+        let secondRead = waitFor(timeout: 15_000_000_000, interval: 200_000_000) { () -> EgressAttemptsFile? in
+            guard let file = try? Self.readAttempts(attempts), file.read != firstRead?.read else { return nil }
+            return file
+        }
+        #expect(secondRead?.attempts == [], "\(watch.log)")
+        #expect(watch.log.components(separatedBy: "event=firewall_watch state=absent").count == 2, "\(watch.log)")
+        #expect(
+            waitUntil(timeout: 15_000_000_000, interval: 200_000_000) {
+                gate.log.contains("event=egress_watch state=reading")
+            }, "\(gate.log)")
         let apply = try inGateway([GateRun.binary, "firewall", "apply", "--config", config], "apply.out")
         #expect(apply.status == 0, "\(apply.output)")
         #expect(apply.output.contains("egress = web for kid"), "\(apply.output)")
+        #expect(
+            waitUntil(timeout: 15_000_000_000, interval: 200_000_000) {
+                watch.log.contains("event=firewall_watch state=reading")
+            }, "\(watch.log)")
 
         // DNS to an outside resolver on 5353, over UDP and TCP and both families: refused
         // at once, not after dig's 3 s.
@@ -204,8 +240,17 @@ import Testing
         #expect(listed.contains(#""reasons":["circumvention:egress"]"#), "\(listed)")
         #expect(!listed.contains("5223"), "the built-in set makes no hit: \(listed)")
         #expect(gate.log.contains("event=egress_refused"), "\(gate.log)")
+        let file = try Self.readAttempts(attempts)
+        #expect(file?.attempts.contains { $0.name == "udp/51820" && $0.client.description == Self.kid.v4 } == true)
 
-        // Removed, the ruleset is as it was, and the kid reaches 8443 again.
+        // Stopped as the unit stops it: SIGTERM ends the watch at once and takes its file
+        // away; the unit then removes the table. The ruleset is as it was, and the kid
+        // reaches 8443 again.
+        watch.signal(SIGTERM)
+        #expect(waitUntil(timeout: 5_000_000_000, interval: 50_000_000) { !watch.isRunning }, "\(watch.log)")
+        #expect(watch.log.contains("event=firewall_watch state=stopped signal=TERM"), "\(watch.log)")
+        #expect(!FileManager.default.fileExists(atPath: attempts))
+        #expect(!watch.log.contains("state=failing"), "\(watch.log)")
         let remove = try inGateway([GateRun.binary, "firewall", "remove"], "remove.out")
         #expect(remove.status == 0, "\(remove.output)")
         let after = try inGateway([nft, "list", "ruleset"], "after.out")
@@ -213,5 +258,25 @@ import Testing
         #expect(try lan.inside(lan.devices[0]) { FirewallProbes.tcp(Self.server4, 8443) } == .connected)
         #expect(gate.isRunning)
         #expect(!gate.log.contains("event=egress_watch state=failing"), "\(gate.log)")
+        #expect(!gate.log.contains("state=malformed"), "\(gate.log)")
+        // The daemon runs no nft: it has no table to name, only the file.
+        #expect(!gate.log.contains("nft"), "\(gate.log)")
+    }
+
+    /// CAP_NET_ADMIN's bit in a capability set (linux/capability.h).
+    static let netAdmin: UInt64 = 1 << 12
+
+    /// The effective capabilities of process `pid`, from /proc.
+    static func effectiveCapabilities(_ pid: pid_t) throws -> UInt64 {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
+        return line.flatMap { UInt64($0.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
+            ?? UInt64.max
+    }
+
+    /// The watch's file as the daemon reads it; nil when there is none.
+    static func readAttempts(_ path: String) throws -> EgressAttemptsFile? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try EgressAttemptsFile.parse(Array(data))
     }
 }
