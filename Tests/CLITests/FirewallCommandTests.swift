@@ -165,9 +165,10 @@ import Testing
         let help = try GateProcess.run(["firewall", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("phosra-gate firewall remove"))
+        #expect(help.stdout.contains("phosra-gate firewall watch [--config FILE] [--egress-attempts FILE]"))
         let extra = try GateProcess.run(["firewall", "print", "now"])
         #expect(extra.status == 1)
         #expect(extra.stderr.hasPrefix("phosra-gate firewall: unexpected \"now\""))
-        #expect(try GateProcess.run(["help"]).stdout.contains(/\n  firewall +print \| apply \| remove/))
+        #expect(try GateProcess.run(["help"]).stdout.contains(/\n  firewall +print \| apply \| watch \| remove/))
     }
 }
