@@ -1,15 +1,16 @@
 /// The egress part of the table (docs/network.md#egress): which filtered clients are kept
 /// to the web, and the chain that keeps them there. A refused TCP or UDP attempt is put
 /// into a set with a timeout (`egress_refused4`, `egress_refused6`), keyed by device,
-/// protocol and port, which the running gateway reads to record hits (`EgressAttempts`):
-/// a flood of attempts on one port is one element a minute, so one hit.
+/// protocol and port, which `firewall watch` reads and hands to the daemon to record hits
+/// (`EgressAttempts`, `EgressAttemptsFile`): a flood of attempts on one port is one
+/// element a minute, so one hit.
 extension Ruleset {
     /// How long a refused attempt stays in the set: at most one hit per device, protocol
     /// and port in that time.
     public static let refusedTimeoutSeconds = 60
     /// Elements per family; when full, further attempts are still refused but not counted.
     static let refusedSetSize = 8192
-    /// The sets the gateway reads, per family.
+    /// The sets `firewall watch` reads, per family.
     public static let refusedSets = ["egress_refused4", "egress_refused6"]
 
     /// The sets of `egress`: who is kept to the web, and the refused attempts.
