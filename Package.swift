@@ -218,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),
-        .testTarget(name: "SyncIntegrationTests", dependencies: ["phosra-gate", "TestSupport"]),
+        .testTarget(name: "SyncIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
         .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Firewall"]),
         .testTarget(name: "HTTPProxyIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
         .testTarget(

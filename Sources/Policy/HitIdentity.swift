@@ -10,13 +10,20 @@ public enum HitIdentity {
         profile: String, name: String, reasonText: String, client: IPAddress?, source: HitSource
     )
 
-    /// Appends `hit`'s identity to `bytes`.
-    public static func append(_ hit: Hit, to bytes: inout [UInt8]) {
+    /// Appends `hit`'s identity to `bytes`; `folded`: with the name `*.RULE` (`*` for a
+    /// hit without a rule) in place of the name asked (docs/sync.md#bounds).
+    public static func append(_ hit: Hit, folded: Bool = false, to bytes: inout [UInt8]) {
         field(&bytes) { bytes in
             var profile = hit.profile
             profile.withUTF8 { bytes.append(contentsOf: $0) }
         }
         field(&bytes) { bytes in
+            if folded {
+                bytes.append(UInt8(ascii: "*"))
+                bytes.append(UInt8(ascii: "."))
+                if !hit.appendRule(to: &bytes) { bytes.removeLast() }
+                return
+            }
             switch hit.asked {
             case .text(var text): text.withUTF8 { bytes.append(contentsOf: $0) }
             case .domain(let name): name.bytes.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }

@@ -20,10 +20,14 @@ public struct HitRow: Sendable, Equatable {
     public var lastSeen: Int64
     /// The policy version that blocked them (the newest, after merging).
     public var policyVersion: Int
+    /// 0 for the name asked; else the names folded into this row, whose `domain` is then
+    /// `*.RULE` (or `*` for a reason without a rule) (docs/sync.md#bounds).
+    public var names: Int
 
     public init(
         profile: String, domain: String, matched: String?, reason: String, category: String?,
-        client: String, source: String, count: Int, firstSeen: Int64, lastSeen: Int64, policyVersion: Int
+        client: String, source: String, count: Int, firstSeen: Int64, lastSeen: Int64, policyVersion: Int,
+        names: Int = 0
     ) {
         self.profile = profile
         self.domain = domain
@@ -36,6 +40,13 @@ public struct HitRow: Sendable, Equatable {
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
         self.policyVersion = policyVersion
+        self.names = names
+    }
+
+    /// The domain of a row whose names were folded into `rule`: `*.RULE`, or `*` without
+    /// a rule (the reason then says what was blocked).
+    public static func foldedDomain(rule: String?) -> String {
+        rule.map { "*." + $0 } ?? "*"
     }
 
     /// The client that stands for every client in a row the queue bound merged.
@@ -50,6 +61,7 @@ public struct HitRow: Sendable, Equatable {
             [domain, reason, client, source].reduce(0) { $0 + Self.jsonStringBytes($1) }
             + Self.jsonStringBytes(matched) + Self.jsonStringBytes(category)
         return Self.eventSkeletonBytes + strings + String(count).utf8.count
+            + (names > 0 ? #","names":"#.utf8.count + String(names).utf8.count : 0)
     }
 
     /// Keys, punctuation, the two timestamps and the comma after the event.
@@ -106,7 +118,7 @@ public struct Batch: Sendable, Equatable {
 extension HitRow {
     /// The columns `init(row:)` reads, in order; shared by the queue's and dead letter's queries.
     static let columns =
-        "profile, domain, matched, reason, category, client, source, count, first_seen, last_seen, policy_version"
+        "profile, domain, matched, reason, category, client, source, count, first_seen, last_seen, policy_version, names"
 
     /// Reads `columns` starting at column `first`.
     init(row: Row, from first: Int32 = 0) {
@@ -114,6 +126,6 @@ extension HitRow {
             profile: row.text(first), domain: row.text(first + 1), matched: row.optionalText(first + 2),
             reason: row.text(first + 3), category: row.optionalText(first + 4), client: row.text(first + 5),
             source: row.text(first + 6), count: row.int(first + 7), firstSeen: row.int64(first + 8),
-            lastSeen: row.int64(first + 9), policyVersion: row.int(first + 10))
+            lastSeen: row.int64(first + 9), policyVersion: row.int(first + 10), names: row.int(first + 11))
     }
 }

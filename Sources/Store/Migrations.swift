@@ -274,6 +274,27 @@ enum Migrations {
                 CREATE INDEX hit_history_profile_last_seen ON hit_history(profile, last_seen);
                 PRAGMA user_version = 7;
                 """),
+        Migration(
+            version: 8,
+            sql: """
+                -- Bounded hits whatever the names (docs/sync.md#bounds): `names` is 0 for a
+                -- row of the name asked, else the number of names folded into it (its domain
+                -- is then `*.RULE` or `*`).
+                ALTER TABLE hit_queue ADD COLUMN names INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE dead_letter ADD COLUMN names INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE hit_history ADD COLUMN names INTEGER NOT NULL DEFAULT 0;
+                -- The queue bound reads the oldest queued rows of all profiles from here.
+                CREATE INDEX hit_queue_open_order ON hit_queue(first_seen, id) WHERE batch_id IS NULL;
+                -- What the bounds merged or dropped and the names folded past the rate, per
+                -- profile since the store was made, for `status` and `/metrics`.
+                CREATE TABLE hit_bound_totals (
+                    profile      TEXT PRIMARY KEY NOT NULL,
+                    queue_rows   INTEGER NOT NULL DEFAULT 0,
+                    history_rows INTEGER NOT NULL DEFAULT 0,
+                    names_folded INTEGER NOT NULL DEFAULT 0
+                );
+                PRAGMA user_version = 8;
+                """),
     ]
 
     /// The schema version this build writes and reads.

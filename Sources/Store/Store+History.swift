@@ -13,10 +13,12 @@ public struct HistoryGroup: Sendable, Equatable {
     /// Unix seconds.
     public var firstSeen: Int64
     public var lastSeen: Int64
+    /// 0 for the name asked; else the names folded into `*.RULE` or `*` (docs/sync.md#bounds).
+    public var names: Int
 
     public init(
         profile: String, domain: String, count: Int, reasons: [String], categories: [String],
-        clients: [String], firstSeen: Int64, lastSeen: Int64
+        clients: [String], firstSeen: Int64, lastSeen: Int64, names: Int = 0
     ) {
         self.profile = profile
         self.domain = domain
@@ -26,6 +28,7 @@ public struct HistoryGroup: Sendable, Equatable {
         self.clients = clients
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
+        self.names = names
     }
 }
 
@@ -38,23 +41,29 @@ extension Store {
     public static let historyBucketSeconds: Int64 = 300
 
     /// Adds hits to the history in one transaction; `rows` may be lazy, as for `enqueue`.
-    public func recordHistory(_ rows: some Sequence<HitRow>) throws(StoreError) {
+    /// Then the history bound applies (`maxRows`, all profiles together); returns the rows it
+    /// merged away or dropped (0 within the bound).
+    @discardableResult
+    public func recordHistory(_ rows: some Sequence<HitRow>, maxRows: Int = .max) throws(StoreError) -> Int {
         try write { database throws(StoreError) in
             for row in rows {
                 try database.run(
                     """
                     INSERT INTO hit_history (profile, domain, reason, client, source, bucket, matched, category,
-                        count, first_seen, last_seen)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        count, first_seen, last_seen, names)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (profile, domain, reason, client, source, bucket) DO UPDATE SET
                         count = count + excluded.count,
+                        names = names + excluded.names,
                         matched = CASE WHEN excluded.last_seen >= last_seen THEN excluded.matched ELSE matched END,
                         category = CASE WHEN excluded.last_seen >= last_seen THEN excluded.category ELSE category END,
                         first_seen = min(first_seen, excluded.first_seen),
                         last_seen = max(last_seen, excluded.last_seen)
                     """, row.profile, row.domain, row.reason, row.client, row.source,
-                    Self.bucket(of: row.firstSeen), row.matched, row.category, row.count, row.firstSeen, row.lastSeen)
+                    Self.bucket(of: row.firstSeen), row.matched, row.category, row.count, row.firstSeen, row.lastSeen,
+                    row.names)
             }
+            return try Self.applyHistoryBound(maxRows: maxRows, database)
         }
     }
 
@@ -63,12 +72,13 @@ extension Store {
     public func recentHits(since: Int64, profile: String? = nil) throws(StoreError) -> [HistoryGroup] {
         struct Part {
             let profile: String, domain: String, reason: String, category: String?, client: String
-            let count: Int, firstSeen: Int64, lastSeen: Int64
+            let count: Int, firstSeen: Int64, lastSeen: Int64, names: Int
         }
         let parts = try withDatabase { database throws(StoreError) in
             try database.rows(
                 """
-                SELECT profile, domain, reason, category, client, sum(count), min(first_seen), max(last_seen)
+                SELECT profile, domain, reason, category, client, sum(count), min(first_seen), max(last_seen),
+                    sum(names)
                 FROM hit_history
                 WHERE last_seen >= ?1 AND (?2 IS NULL OR profile = ?2)
                 GROUP BY profile, domain, reason, category, client
@@ -76,7 +86,8 @@ extension Store {
             ) { row in
                 Part(
                     profile: row.text(0), domain: row.text(1), reason: row.text(2), category: row.optionalText(3),
-                    client: row.text(4), count: row.int(5), firstSeen: row.int64(6), lastSeen: row.int64(7))
+                    client: row.text(4), count: row.int(5), firstSeen: row.int64(6), lastSeen: row.int64(7),
+                    names: row.int(8))
             }
         }
         struct Key: Hashable { let profile: String, domain: String }
@@ -88,7 +99,8 @@ extension Store {
                 reasons: Self.byFrequency(parts.map { ($0.reason, $0.count) }),
                 categories: Self.byFrequency(parts.compactMap { part in part.category.map { ($0, part.count) } }),
                 clients: Self.byFrequency(parts.map { ($0.client, $0.count) }),
-                firstSeen: parts.map(\.firstSeen).min() ?? 0, lastSeen: parts.map(\.lastSeen).max() ?? 0)
+                firstSeen: parts.map(\.firstSeen).min() ?? 0, lastSeen: parts.map(\.lastSeen).max() ?? 0,
+                names: parts.reduce(0) { $0 + $1.names })
         }.sorted { ($1.lastSeen, $0.profile, $0.domain) < ($0.lastSeen, $1.profile, $1.domain) }
     }
 

@@ -125,16 +125,17 @@ extension Store {
         // in the CASEs is the old one.
         try database.run(
             """
-            INSERT INTO hit_queue (\(HitRow.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO hit_queue (\(HitRow.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (profile, domain, reason, client, source) WHERE batch_id IS NULL DO UPDATE SET
                 count = count + excluded.count,
+                names = names + excluded.names,
                 matched = CASE WHEN excluded.last_seen >= last_seen THEN excluded.matched ELSE matched END,
                 category = CASE WHEN excluded.last_seen >= last_seen THEN excluded.category ELSE category END,
                 policy_version = CASE WHEN excluded.last_seen >= last_seen THEN excluded.policy_version ELSE policy_version END,
                 first_seen = min(first_seen, excluded.first_seen),
                 last_seen = max(last_seen, excluded.last_seen)
             """, row.profile, row.domain, row.matched, row.reason, row.category, row.client, row.source,
-            row.count, row.firstSeen, row.lastSeen, row.policyVersion)
+            row.count, row.firstSeen, row.lastSeen, row.policyVersion, row.names)
     }
 }
 

@@ -25,6 +25,9 @@ public final class HitAggregator: HitRecorder {
         public var count: Int
         public var firstSeen: Int64
         public var lastSeen: Int64
+        /// Names the window's bound folded into this event (its name `*.RULE` or `*`); 0
+        /// for the name asked.
+        public var names: Int = 0
 
         /// Profile, name, reason text, client and source, read from the identity.
         public var key: Key { identity.key }
@@ -51,6 +54,9 @@ public final class HitAggregator: HitRecorder {
     private struct Table {
         var pages = WindowPages()
         var scratch: [UInt8] = []
+        /// Hits folded into their rule, and hits dropped, at the window's bound, since the start.
+        var folded = 0
+        var dropped = 0
     }
 
     private final class Shard: Sendable {
@@ -58,8 +64,30 @@ public final class HitAggregator: HitRecorder {
     }
 
     private let shards = (0..<8).map { _ in Shard() }
+    /// The events one shard's window holds before new names fold into their rule.
+    let eventsPerShard: Int
 
-    public init() {}
+    /// `eventsPerShard`: the window's bound (docs/sync.md#bounds); a window's memory is
+    /// about 130 bytes an event for common names, at most about 380 for 253-byte ones.
+    public init(eventsPerShard: Int = HitAggregator.defaultEventsPerShard) {
+        self.eventsPerShard = max(1, eventsPerShard)
+    }
+
+    /// A shard takes the hits of the clients that hash to it; one device asking 1,024
+    /// distinct blocked names within a flush interval (5 s) is far past a person browsing.
+    public static let defaultEventsPerShard = 1024
+
+    /// Room kept past the bound for the folded events (`*.RULE` per client, rule and
+    /// reason); a hit that would need more is dropped and counted.
+    static func foldRoom(_ events: Int) -> Int { max(16, events / 8) }
+
+    /// Hits folded into their rule and hits dropped at the windows' bound since the start
+    /// (for `/metrics`).
+    public var boundCounts: (folded: Int, dropped: Int) {
+        shards.reduce((0, 0)) { sum, shard in
+            shard.table.withLock { (sum.0 + $0.folded, sum.1 + $0.dropped) }
+        }
+    }
 
     /// By what every hit of one event shares and is cheap to hash (profile and client).
     private func shard(profile: String, client: IPAddress?) -> Shard {
@@ -69,22 +97,35 @@ public final class HitAggregator: HitRecorder {
         return shards[Int(UInt(bitPattern: hasher.finalize()) % 8)]
     }
 
+    /// Past the window's bound a hit of a name the window does not hold is folded into its
+    /// rule's event (`*.RULE` for its client and reason); past the fold room it is dropped.
+    /// Either way the memory stays bounded whatever names a device asks for.
     public func record(_ hit: Hit) {
+        let limit = eventsPerShard
         shard(profile: hit.profile, client: hit.client).table.withLock { table in
-            table.scratch.removeAll(keepingCapacity: true)
-            if table.scratch.capacity == 0 { table.scratch.reserveCapacity(1024) }
-            HitIdentity.append(hit, to: &table.scratch)
-            let identityLength = table.scratch.count
-            let hasRule = hit.appendRule(to: &table.scratch)
-            let category = hit.category
-            let time = hit.time
-            table.scratch.withUnsafeBytes { bytes in
-                let identity = UnsafeRawBufferPointer(rebasing: bytes[..<identityLength])
-                let rule = hasRule ? UnsafeRawBufferPointer(rebasing: bytes[identityLength...]) : nil
-                table.pages.add(
-                    identity: identity, rule: rule, replacingRule: true, category: category, count: 1,
-                    firstSeen: time, lastSeen: time)
+            if add(hit, folded: false, limit: limit, &table) { return }
+            if add(hit, folded: true, limit: limit + Self.foldRoom(limit), &table) {
+                table.folded += 1
+            } else {
+                table.dropped += 1
             }
+        }
+    }
+
+    private func add(_ hit: Hit, folded: Bool, limit: Int, _ table: inout Table) -> Bool {
+        table.scratch.removeAll(keepingCapacity: true)
+        if table.scratch.capacity == 0 { table.scratch.reserveCapacity(1024) }
+        HitIdentity.append(hit, folded: folded, to: &table.scratch)
+        let identityLength = table.scratch.count
+        let hasRule = hit.appendRule(to: &table.scratch)
+        let category = hit.category
+        let time = hit.time
+        return table.scratch.withUnsafeBytes { [pages = table.pages] bytes in
+            let identity = UnsafeRawBufferPointer(rebasing: bytes[..<identityLength])
+            let rule = hasRule ? UnsafeRawBufferPointer(rebasing: bytes[identityLength...]) : nil
+            return pages.add(
+                identity: identity, rule: rule, replacingRule: true, category: category, count: 1,
+                firstSeen: time, lastSeen: time, names: folded ? 1 : 0, limit: limit)
         }
     }
 
@@ -100,10 +141,16 @@ public final class HitAggregator: HitRecorder {
             shard(profile: owner.profile, client: owner.client).table.withLock { table in
                 event.identity.bytes.withUnsafeBytes { identity in
                     ruleBytes.withUnsafeBytes { rule in
-                        table.pages.add(
+                        // Past the bound (writes failed for long) the oldest events
+                        // taken back are dropped, counted, rather than held without end.
+                        let limit = eventsPerShard + Self.foldRoom(eventsPerShard)
+                        if !table.pages.add(
                             identity: identity, rule: event.rule == nil ? nil : rule, replacingRule: false,
                             category: event.category, count: event.count, firstSeen: event.firstSeen,
-                            lastSeen: event.lastSeen)
+                            lastSeen: event.lastSeen, names: event.names, limit: limit)
+                        {
+                            table.dropped += event.count
+                        }
                     }
                 }
             }

@@ -11,19 +11,44 @@ public struct HitFlusher: Sendable {
     public let store: Store
     /// `hit_queue_max`.
     public let queueMax: Int
+    /// `hit_history_max`.
+    public let historyMax: Int
+    /// `hit_names_per_minute`, and the names seen this minute.
+    public let names: NameRate
 
-    public init(aggregator: HitAggregator, store: Store, queueMax: Int) {
+    /// What one flush did to keep the hits bounded (docs/sync.md#bounds).
+    public struct Bounded: Sendable, Equatable {
+        /// Rows the queue bound merged away or dropped.
+        public var queueRows = 0
+        /// Rows the history bound merged away or dropped.
+        public var historyRows = 0
+        /// Names folded into their rule past the rate or the window's bound.
+        public var namesFolded = 0
+
+        public init() {}
+    }
+
+    public init(
+        aggregator: HitAggregator, store: Store, queueMax: Int, historyMax: Int = .max,
+        namesPerMinute: Int = HitFlusher.defaultNamesPerMinute
+    ) {
         self.aggregator = aggregator
         self.store = store
         self.queueMax = queueMax
+        self.historyMax = historyMax
+        names = NameRate(perMinute: namesPerMinute)
     }
 
+    /// A child browsing meets tens of blocked names a minute (a page's trackers); a device
+    /// asking random names meets thousands.
+    public static let defaultNamesPerMinute = 300
+
     /// `activity` per profile; `versions` the policy version each profile enforces now.
-    /// Returns the rows merged to keep the queue bounded.
+    /// Returns what the bounds merged, dropped and folded.
     @discardableResult
     public func flush(
         activity: [String: ActivityCounters], versions: [String: Int], now: Int64, usage: UsageSources = .none
-    ) throws(StoreError) -> Int {
+    ) throws(StoreError) -> Bounded {
         // Thousands of events after a burst: given back to the loops in slices, like the
         // store's statements (`Pacer`). Each event becomes its row as the store reaches it
         // (once for the queue, once for the history), so the rows of a burst are never all
@@ -32,20 +57,36 @@ public struct HitFlusher: Sendable {
         // window's pages go back to the kernel when `events` goes.
         var pacer = Pacer(callsPerRead: 16)
         let events = aggregator.drain()
+        // Decided once, before the rows are made twice (queue, history).
+        let folded = names.decide(events, now: now)
         let rows = (0..<events.count).lazy.map { index in
             let event = events[index]
             let key = event.key
-            return HitRow(
+            var row = HitRow(
                 profile: key.profile, domain: key.name, matched: event.rule, reason: key.reasonText,
                 category: event.category?.id, client: key.client, source: key.source.rawValue,
                 count: event.count, firstSeen: event.firstSeen, lastSeen: event.lastSeen,
-                policyVersion: versions[key.profile] ?? 0)
+                policyVersion: versions[key.profile] ?? 0, names: event.names)
+            if folded[index] {
+                row.domain = HitRow.foldedDomain(rule: event.rule)
+                row.names = 1
+            }
+            return row
         }
-        var merged = 0
+        var bounded = Bounded()
+        // Names folded by the window's bound and by the rate, per profile, for `status`.
+        var foldedByProfile: [String: Int] = [:]
+        var index = 0
+        events.forEachName { profile, _, names in
+            let count = folded[index] ? 1 : names
+            if count > 0 { foldedByProfile[String(decoding: profile, as: UTF8.self), default: 0] += count }
+            index += 1
+        }
+        bounded.namesFolded = foldedByProfile.values.reduce(0, +)
         var failure: StoreError?
         if !rows.isEmpty {
             do {
-                merged = try store.enqueue(rows, maxRows: queueMax)
+                bounded.queueRows = try store.enqueue(rows, maxRows: queueMax)
             } catch {
                 // Nothing was queued (one transaction): the events wait in memory for the
                 // next flush, and the activity below is left undrained for it too.
@@ -54,7 +95,10 @@ public struct HitFlusher: Sendable {
             }
             // The local history is a convenience: a failure here must not put the events
             // back, or the queue would count them twice.
-            do { try store.recordHistory(rows) } catch { failure = error }
+            do {
+                bounded.historyRows = try store.recordHistory(rows, maxRows: historyMax)
+                try store.addFoldedNames(foldedByProfile)
+            } catch { failure = error }
         }
         let hour = now - now % 3600
         var byProfile: [String: (reasons: [String: Int], categories: [String: Int])] = [:]
@@ -82,7 +126,7 @@ public struct HitFlusher: Sendable {
         try store.recordSightings(sightings)
         try saveUsage(usage, now: now)
         if let failure { throw failure }
-        return merged
+        return bounded
     }
 
     /// App minutes into the store: what changed since the last flush, today as a day each

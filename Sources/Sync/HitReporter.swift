@@ -23,7 +23,7 @@ public struct HitReporter {
                 ReportPayloads.BlockedEvent(
                     domain: row.domain, matched: row.matched, reason: row.reason, category: row.category,
                     client: row.client, source: row.source, count: row.count,
-                    firstSeen: row.firstSeen, lastSeen: row.lastSeen)
+                    firstSeen: row.firstSeen, lastSeen: row.lastSeen, names: row.names)
             }
             let body = ReportPayloads.blockedAttempt(
                 batchID: batch.id, version: batch.policyVersion,

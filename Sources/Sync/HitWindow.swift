@@ -29,6 +29,16 @@ public struct HitWindow: RandomAccessCollection, Sendable {
         return parts[part].event(position - (part == 0 ? 0 : ends[part - 1]))
     }
 
+    /// Every event's profile and name, read in place, with its folded names (0 for the name
+    /// asked), in the order of the events: what the flush's name rate looks at.
+    public func forEachName(
+        _ body: (_ profile: UnsafeRawBufferPointer, _ name: UnsafeRawBufferPointer, _ names: Int) -> Void
+    ) {
+        for part in parts {
+            for index in 0..<part.count { part.name(index, body) }
+        }
+    }
+
     /// Every event's profile and reason text, read in place from the window's bytes, with
     /// its category and count, in the order of the events: what the flush counts per
     /// profile, without making each event (its identity copied, its texts and rule made
@@ -66,6 +76,9 @@ final class WindowPages: @unchecked Sendable {
         var ruleRoom: UInt16
         /// `Category.rawValue + 1`; 0 for none.
         var category: UInt8
+        /// Names folded into the event (its identity's name `*.RULE`), up to 65,535; 0 for
+        /// the name asked. In the record's padding: the stride stays 48 bytes.
+        var names: UInt16
 
         /// The category `category` stands for.
         var categoryValue: Category? { category == 0 ? nil : Category(rawValue: Int(category) - 1) }
@@ -120,13 +133,15 @@ final class WindowPages: @unchecked Sendable {
     @inline(__always)
     static func crowded(events: Int, slots: Int) -> Bool { events * 4 > slots * 3 }
 
-    /// Adds one event's counts to the event with this identity, or makes it. The rule (if
-    /// any) replaces the event's when `replacingRule`, else only fills a missing one; the
-    /// category likewise.
+    /// Adds one event's counts to the event with this identity, or makes it when the
+    /// window holds fewer than `limit` events; false when it does not (nothing changed). The
+    /// rule (if any) replaces the event's when `replacingRule`, else only fills a missing
+    /// one; the category likewise. `names` adds to the event's folded names.
+    @discardableResult
     func add(
         identity: UnsafeRawBufferPointer, rule: UnsafeRawBufferPointer?, replacingRule: Bool, category: Category?,
-        count added: Int, firstSeen: Int64, lastSeen: Int64
-    ) {
+        count added: Int, firstSeen: Int64, lastSeen: Int64, names: Int = 0, limit: Int = .max
+    ) -> Bool {
         var hasher = Hasher()
         hasher.combine(bytes: identity)
         let hash = UInt32(truncatingIfNeeded: hasher.finalize())
@@ -138,9 +153,11 @@ final class WindowPages: @unchecked Sendable {
             record.lastSeen = max(record.lastSeen, lastSeen)
             if let rule, replacingRule || record.ruleLength == Self.noRule { setRule(&record, rule) }
             if code != 0, replacingRule || record.category == 0 { record.category = code }
+            record.names = UInt16(clamping: Int(record.names) + names)
             store(record, at: index)
-            return
+            return true
         }
+        guard count < limit else { return false }
         if Self.crowded(events: count + 1, slots: slotCount) {
             rehash(slots: max(Self.firstTableSlots, slotCount * 2))
         }
@@ -148,12 +165,13 @@ final class WindowPages: @unchecked Sendable {
         var record = Record(
             count: added, firstSeen: firstSeen, lastSeen: lastSeen, identity: offset,
             identityLength: UInt32(identity.count), rule: 0, hash: hash, ruleLength: Self.noRule, ruleRoom: 0,
-            category: code)
+            category: code, names: UInt16(clamping: names))
         if let rule { setRule(&record, rule) }
         records.reserve((count + 1) * Self.recordSize)
         store(record, at: count)
         insert(count, hash: hash)
         count += 1
+        return true
     }
 
     /// The event at `index`, its identity copied and its rule made into a string.
@@ -165,7 +183,16 @@ final class WindowPages: @unchecked Sendable {
             ? nil : String(decoding: slice(record.rule, Int(record.ruleLength)), as: UTF8.self)
         return HitAggregator.Event(
             identity: HitAggregator.Identity(bytes: identity), rule: rule,
-            category: record.categoryValue, count: record.count, firstSeen: record.firstSeen, lastSeen: record.lastSeen)
+            category: record.categoryValue, count: record.count, firstSeen: record.firstSeen, lastSeen: record.lastSeen,
+            names: Int(record.names))
+    }
+
+    /// The profile and name texts of the event at `index` (the first two fields of its
+    /// identity) and its folded names.
+    func name(_ index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Int) -> Void) {
+        let record = record(index)
+        let texts = HitIdentity.texts(slice(record.identity, Int(record.identityLength)))
+        body(texts.profile, texts.name, Int(record.names))
     }
 
     /// The profile and reason texts of the event at `index` (the first and third fields of

@@ -35,10 +35,12 @@ public enum ReportPayloads {
         public let count: Int
         public let firstSeen: String
         public let lastSeen: String
+        /// Names folded into this event (`domain` `*.RULE` or `*`), sent only when not 0.
+        public let names: Int
 
         public init(
             domain: String, matched: String?, reason: String, category: String?, client: String, source: String,
-            count: Int, firstSeen: Int64, lastSeen: Int64
+            count: Int, firstSeen: Int64, lastSeen: Int64, names: Int = 0
         ) {
             self.domain = domain
             self.matched = matched
@@ -49,10 +51,11 @@ public enum ReportPayloads {
             self.count = count
             self.firstSeen = ReportPayloads.timestamp(firstSeen)
             self.lastSeen = ReportPayloads.timestamp(lastSeen)
+            self.names = names
         }
 
         enum CodingKeys: String, CodingKey {
-            case domain, matched, reason, category, client, source, count
+            case domain, matched, reason, category, client, source, count, names
             case firstSeen = "first_seen"
             case lastSeen = "last_seen"
         }
@@ -69,6 +72,7 @@ public enum ReportPayloads {
             try container.encode(count, forKey: .count)
             try container.encode(firstSeen, forKey: .firstSeen)
             try container.encode(lastSeen, forKey: .lastSeen)
+            if names > 0 { try container.encode(names, forKey: .names) }
         }
     }
 

@@ -140,9 +140,14 @@ public final class SyncService: @unchecked Sendable {
         var versions = localVersions
         for sync in profiles { versions[sync.profile] = sync.appliedVersion }
         storeWrite { () throws(StoreError) in
-            let merged = try flusher.flush(
+            let bounded = try flusher.flush(
                 activity: activity, versions: versions, now: now.wallSeconds, usage: usage)
-            if merged > 0 { log("hits_merged", [("rows", "\(merged)"), ("note", "hit_queue_max reached")]) }
+            if bounded.queueRows > 0 {
+                log("hits_merged", [("rows", "\(bounded.queueRows)"), ("note", "hit_queue_max reached")])
+            }
+            if bounded.historyRows > 0 {
+                log("hits_merged", [("rows", "\(bounded.historyRows)"), ("note", "hit_history_max reached")])
+            }
         }
     }
 

@@ -3,8 +3,9 @@ import Testing
 
 @testable import Store
 
-/// The queue bound (`hit_queue_max`): oldest rows merged per (profile, domain, reason)
-/// with client `*`, counts kept, rows folded away reported once as `merged_events`.
+/// The queue bound (`hit_queue_max`, docs/sync.md#bounds): the oldest rows merged per
+/// name with client `*`, then folded per rule and per reason, then dropped; back to 90 % of
+/// the bound; rows taken reported once as `merged_events`.
 @Suite(.blocking) struct QueueBoundTests {
     @Test func oldestRowsMergeWithClientStar() throws {
         let fixture = try StoreFixture()
@@ -15,9 +16,11 @@ import Testing
                 matched: "m\($0)", category: "adult", at: Int64(100 + $0), until: Int64(150 + $0))
         }
         let new = (0..<5).map { hit("n\($0).example", at: 1000) }
+        // Bound 8, back to 7: the oldest 8 rows (one name) become one row; that is enough.
         #expect(try store.enqueue(old + new, maxRows: 8) == 7)
         #expect(try store.testInteger("SELECT count(*) FROM hit_queue") == 8)
         #expect(try store.queueCounts(profile: "alice") == (queued: 8, batched: 0, deadLettered: 0, mergedPending: 7))
+        #expect(try store.boundTotals(profile: "alice") == HitBoundTotals(queueRows: 7))
         let batch = try #require(try store.nextBatch(profile: "alice", now: testNow))
         #expect(batch.mergedEvents == 7)
         #expect(
@@ -34,6 +37,21 @@ import Testing
         #expect(try store.nextBatch(profile: "alice", now: testNow)?.mergedEvents == 0)
     }
 
+    @Test func oldRowsOfOneReasonFoldIntoStarWhenTheirRulesDiffer() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let rows = (0..<20).map {
+            hit("c\($0).example", reason: "category:adult", matched: "c\($0).example", category: "adult", at: Int64($0))
+        }
+        #expect(try store.enqueue(rows, maxRows: 10) == 10)
+        let batch = try #require(try store.nextBatch(profile: "alice", now: testNow)).events
+        var folded = hit(
+            "*", reason: "category:adult", client: "*", count: 11, matched: nil, category: "adult", at: 0, until: 10)
+        folded.names = 11
+        #expect(batch.first == folded)
+        #expect(batch.dropFirst().map(\.domain) == (11..<20).map { "c\($0).example" })
+    }
+
     @Test func aMergedRowAbsorbsAnEarlierStarRowOfTheSameKey() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
@@ -47,15 +65,50 @@ import Testing
         #expect(rows == [hit(client: "*", count: 6, at: 1, until: 10), hit("x.example", at: 3)])
     }
 
-    @Test func mixedSourcesMergeIntoTheNewestRowsSource() throws {
+    @Test func randomNamesFoldIntoTheirRuleWithEveryCountKept() throws {
         let fixture = try StoreFixture()
-        try fixture.store.enqueue(
-            [
-                hit(client: "a", source: "dns", at: 1), hit(client: "b", source: "proxy", at: 2),
-                hit("x.example", at: 3),
-            ], maxRows: 2)
+        let store = fixture.store
+        let rows = (0..<1000).map {
+            hit(
+                "x\($0).blocked.example", reason: "blocked_domain:blocked.example", matched: "blocked.example",
+                at: Int64($0))
+        }
+        let merged = try store.enqueue(rows, maxRows: 100)
+        let left = try store.testInteger("SELECT count(*) FROM hit_queue")
+        #expect(left <= 100)
+        #expect(merged == 1000 - left)
+        #expect(try store.testInteger("SELECT sum(count) FROM hit_queue") == 1000)
+        // Every name is accounted for once: as itself or among a folded row's names.
+        #expect(try store.testInteger("SELECT sum(CASE WHEN names = 0 THEN 1 ELSE names END) FROM hit_queue") == 1000)
+        let oldest = try #require(try store.nextBatch(profile: "alice", maxEvents: 1, now: testNow)).events.first
+        #expect(oldest?.domain == "*.blocked.example")
+        #expect(oldest?.client == "*")
+        #expect(try store.testInteger("SELECT max(first_seen) FROM hit_queue WHERE names = 0") == 999)
+    }
+
+    @Test func rowsOfTheirOwnRuleAndReasonAreDroppedOldestFirst() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let rows = (0..<50).map {
+            hit("d\($0).example", reason: "blocked_domain:d\($0).example", matched: "d\($0).example", at: Int64($0))
+        }
+        #expect(try store.enqueue(rows, maxRows: 10) == 40)
+        #expect(
+            try store.testRows("SELECT domain FROM hit_queue ORDER BY first_seen") { $0.text(0) }
+                == (40..<50).map { "d\($0).example" })
+        #expect(try store.queueCounts(profile: "alice").mergedPending == 40)
+    }
+
+    @Test func rowsOfDifferentSourcesAreKeptApart() throws {
+        let fixture = try StoreFixture()
+        #expect(
+            try fixture.store.enqueue(
+                [
+                    hit(client: "a", source: "dns", at: 1), hit(client: "b", source: "proxy", at: 2),
+                    hit("x.example", at: 3),
+                ], maxRows: 2) == 1)
         let rows = try #require(try fixture.store.nextBatch(profile: "alice", now: testNow)).events
-        #expect(rows.first == hit(client: "*", source: "proxy", count: 2, at: 1, until: 2))
+        #expect(rows == [hit(client: "b", source: "proxy", at: 2), hit("x.example", at: 3)])
     }
 
     @Test func batchedRowsAreNeverMerged() throws {
@@ -68,14 +121,34 @@ import Testing
         #expect(try store.queueCounts(profile: "alice") == (queued: 1, batched: 4, deadLettered: 0, mergedPending: 3))
     }
 
-    @Test func distinctKeysStayAboveTheBoundRatherThanLoseCounts() throws {
+    @Test func theHistoryIsBoundedInItsBucketsAndCounted() throws {
         let fixture = try StoreFixture()
-        #expect(try fixture.store.enqueue((0..<5).map { hit("s\($0).example") }, maxRows: 2) == 0)
-        #expect(try fixture.store.queueCounts(profile: "alice").queued == 5)
+        let store = fixture.store
+        // Ten 5-minute buckets of 100 random names each, from two clients.
+        let rows = (0..<1000).map {
+            hit(
+                "r\($0).blocked.example", reason: "blocked_domain:blocked.example", client: "10.0.0.\($0 % 2)",
+                matched: "blocked.example", at: testNow + Int64($0 / 100) * 300)
+        }
+        let merged = try store.recordHistory(rows, maxRows: 200)
+        let left = try store.testInteger("SELECT count(*) FROM hit_history")
+        #expect(left <= 200)
+        #expect(merged == 1000 - left)
+        #expect(try store.testInteger("SELECT sum(count) FROM hit_history") == 1000)
+        #expect(try store.boundTotals(profile: "alice").historyRows == merged)
+        // Each bucket folded keeps its own row: `hits --since` still sees when.
+        #expect(try store.testInteger("SELECT count(DISTINCT bucket) FROM hit_history WHERE names > 0") >= 5)
+        let groups = try store.recentHits(since: 0)
+        let folded = try #require(groups.first { $0.domain == "*.blocked.example" })
+        #expect(folded.clients == ["*"])
+        #expect(groups.reduce(0) { $0 + ($1.names > 0 ? $1.names : 1) } == 1000)
+        // Within the bound nothing changes.
+        #expect(try store.recordHistory([hit("z.example")], maxRows: 1000) == 0)
     }
 
-    /// Random hits, random bounds, random delivery: no count is ever lost or invented, and
-    /// every row folded away is reported exactly once as merged_events.
+    /// Random hits, random bounds, random delivery: the queue stays within its bound, no
+    /// count is invented or lost but with a dropped row, and every row merged or dropped is
+    /// reported exactly once as merged_events.
     @Test(arguments: 1...24)
     func countsAndMergedEventsAreConserved(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
@@ -84,6 +157,7 @@ import Testing
         let maxRows = Int.random(in: 1...30, using: &random)
         let profiles = ["alice", "bob"]
         var enqueuedCount = 0
+        var droppedCount = 0
         var deliveredCount = 0
         var mergedReturned = 0
         var mergedDelivered = 0
@@ -123,19 +197,21 @@ import Testing
                     }
                 ).subtracting(queuedKeys).count
                 let before = try store.testInteger("SELECT count(*) FROM hit_queue")
+                let countsBefore = try store.testInteger("SELECT coalesce(sum(count), 0) FROM hit_queue")
                 let merged = try store.enqueue(rows, maxRows: maxRows)
                 let after = try store.testInteger("SELECT count(*) FROM hit_queue")
+                let countsAfter = try store.testInteger("SELECT coalesce(sum(count), 0) FROM hit_queue")
+                let dropped = countsBefore + rows.reduce(0) { $0 + $1.count } - countsAfter
+                #expect(dropped >= 0, "seed \(seed) step \(step)")
+                // Only what is still over the bound after merging is dropped.
+                let batchedNow = try store.testInteger("SELECT count(*) FROM hit_queue WHERE batch_id IS NOT NULL")
+                #expect(dropped == 0 || after == max(maxRows, batchedNow), "seed \(seed) step \(step)")
+                droppedCount += dropped
                 enqueuedCount += rows.reduce(0) { $0 + $1.count }
                 mergedReturned += merged
                 #expect(after == before + inserted - merged, "seed \(seed) step \(step)")
-                let distinctOpen = try store.testInteger(
-                    """
-                    SELECT count(*) FROM (SELECT DISTINCT profile, domain, reason FROM hit_queue WHERE batch_id IS NULL)
-                    """)
-                let open = try store.testInteger("SELECT count(*) FROM hit_queue WHERE batch_id IS NULL")
                 #expect(
-                    after <= maxRows || distinctOpen == open, "seed \(seed) step \(step): \(after) rows over \(maxRows)"
-                )
+                    after <= max(maxRows, batchedNow), "seed \(seed) step \(step): \(after) rows over \(maxRows)")
             case 6..<8:
                 let profile = profiles.randomElement(using: &random)!
                 let batch = try store.nextBatch(
@@ -157,7 +233,7 @@ import Testing
             }
             let stored = try store.testInteger("SELECT coalesce(sum(count), 0) FROM hit_queue")
             let dead = try store.testInteger("SELECT coalesce(sum(count), 0) FROM dead_letter")
-            #expect(stored + deliveredCount + dead == enqueuedCount, "seed \(seed) step \(step)")
+            #expect(stored + deliveredCount + dead + droppedCount == enqueuedCount, "seed \(seed) step \(step)")
             let pending = try store.testInteger("SELECT coalesce(sum(merged_pending), 0) FROM hit_merge_pending")
             let batched = try store.testInteger("SELECT coalesce(sum(merged_events), 0) FROM hit_batches")
             let deadMerged = try store.testInteger("SELECT coalesce(sum(merged_events), 0) FROM dead_letter_batches")
@@ -176,7 +252,9 @@ import Testing
         let dead = try store.testInteger("SELECT coalesce(sum(count), 0) FROM dead_letter")
         let deadMerged = try store.testInteger("SELECT coalesce(sum(merged_events), 0) FROM dead_letter_batches")
         #expect(try store.testInteger("SELECT count(*) FROM hit_queue") == 0)
-        #expect(deliveredCount + dead == enqueuedCount)
-        #expect(mergedDelivered + deadMerged == mergedReturned)
+        #expect(deliveredCount + dead + droppedCount == enqueuedCount)
+        // A profile whose rows were all dropped keeps its count pending for its next batch.
+        let pending = try store.testInteger("SELECT coalesce(sum(merged_pending), 0) FROM hit_merge_pending")
+        #expect(mergedDelivered + deadMerged + pending == mergedReturned)
     }
 }

@@ -239,8 +239,10 @@ extension SyncFaultSuite {
                 #expect(
                     group.keys == [
                         "profile", "domain", "count", "reasons", "categories", "clients", "first_seen", "last_seen",
+                        "names",
                     ])
                 #expect(group["profile"]?.string == "default")
+                #expect(group["names"]?.int == 0)
             }
             let www = all.first { $0["domain"]?.string == "www.reddit.com" }
             #expect(www?["count"]?.int == 4)

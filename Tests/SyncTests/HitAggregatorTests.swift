@@ -7,8 +7,12 @@ import Testing
 @testable import Sync
 
 @Suite(.blocking) struct HitAggregatorTests {
+    /// These tests look at the window's storage with thousands of events a shard: a bound
+    /// past them (the bound itself: HitBoundTests).
+    static let pastTheBound = 1 << 16
+
     @Test func aPageLoadIsOneEventCountingItsQueries() {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
         let client = IPAddress("192.168.1.20")
         for (offset, _) in ["A", "AAAA", "HTTPS"].enumerated() {
@@ -38,7 +42,7 @@ import Testing
         (IPAddress("2001:db8::1:2"), .transparent), (IPAddress("::"), .dns),
     ])
     func anEventsKeyIsReadBackFromItsBytes(client: IPAddress?, source: HitSource) {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let decision = Decision(.block, .blockedDomain, rule: "blocked.example")
         aggregator.record(
             Hit(
@@ -61,7 +65,7 @@ import Testing
     /// What the flush counts per profile, read in place from the window, is what each event
     /// says: its profile, its reason text, its category and its count.
     @Test func eachEventsTallyIsReadInPlace() {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let decisions = [
             Decision(.block, .category, rule: "adult.example", category: .adult),
             Decision(.block, .blockedDomain, rule: "blocked.example"), Decision(.block, .downtime),
@@ -94,7 +98,7 @@ import Testing
     /// there (docs/performance.md#the-heap-by-owner).
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func newEventsTakeNothingFromMalloc() throws {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
         let hits = try (0..<6_000).map { index in
             Hit(
@@ -120,7 +124,7 @@ import Testing
     /// The rule is the latest hit's: a longer one is written after the window's bytes, a
     /// shorter or equal one over the event's own, and a hit without a rule keeps it.
     @Test func anEventsRuleIsTheLatestHitsRule() {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let client = IPAddress("192.168.1.20")
         // The same identity (profile, name, reason text, client, source) with and without a rule.
         func hit(_ rule: String?, _ time: Int64) -> Hit {
@@ -158,7 +162,7 @@ import Testing
         // The drain swaps each shard's table for an empty one under its lock: the events
         // are handed over (one profile and one client: all in one shard). The shard's next
         // window is mapped for as many events; after an empty window, for none.
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         for hit in Self.distinctHits(3_000, spread: true) { aggregator.record(hit) }
         #expect(aggregator.capacities.max()! >= 3_000)
         let drained = aggregator.drain()
@@ -172,7 +176,7 @@ import Testing
     }
 
     @Test func aBurstIsNotKeptForTheWindowsAfter() {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         for hit in Self.distinctHits(10_000) { aggregator.record(hit) }
         #expect(aggregator.drain().count == 10_000)
         let room = aggregator.capacities.max()!
@@ -184,7 +188,7 @@ import Testing
     /// faults, where the first window, growing as it fills, had each
     /// (docs/performance.md#where-the-slow-answers-are).
     @Test func aWindowAsBigAsTheLastCostsTheRecordingThreadNoMapping() {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let hits = Self.distinctHits(2_000)
         aggregator.record(hits[0])  // the shard's scratch storage, once
         func window() -> (events: Int, mappings: Int, rehashes: Int, faults: Int) {
@@ -221,7 +225,7 @@ import Testing
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func aHitOfAnEventAlreadyThereAllocatesNothing() throws {
         // As the DNS proxy records it: the name as decided, the rule a suffix of it.
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let name = try QueryName.parse("www.blocked.example")
         let engine = DecisionEngine(
             system: SystemRules(DecisionOptions()),
@@ -247,7 +251,7 @@ import Testing
     }
 
     @Test func concurrentRecordingLosesNothing() async {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let decision = Decision(.block, .blockedDomain, rule: "x.example")
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
@@ -267,7 +271,7 @@ import Testing
 
 @Suite(.blocking) struct StoreFailureTests {
     @Test func restoredEventsMergeWithWhatCameSinceAndCountOnce() {
-        let aggregator = HitAggregator()
+        let aggregator = HitAggregator(eventsPerShard: HitAggregatorTests.pastTheBound)
         let decision = Decision(.block, .blockedDomain, rule: "x.example")
         func hit(_ time: Int64) -> Hit {
             Hit(

@@ -48,7 +48,8 @@ enum HitsCommand: Command {
 
     static func line(_ group: HistoryGroup) -> String {
         let when = StatusText.time(group.lastSeen)
-        let times = group.count == 1 ? "1 block" : "\(group.count) blocks"
+        var times = group.count == 1 ? "1 block" : "\(group.count) blocks"
+        if group.names > 0 { times += group.names == 1 ? " of 1 name folded" : " of \(group.names) names folded" }
         // Stored before names were kept in their presentation form, a row may still hold
         // raw bytes: whatever came from outside is made safe for the terminal here too.
         let clients =
@@ -63,7 +64,7 @@ enum HitsCommand: Command {
             ("profile", JSONText.string(group.profile)), ("domain", JSONText.string(group.domain)),
             ("count", "\(group.count)"), ("reasons", list(group.reasons)), ("categories", list(group.categories)),
             ("clients", list(group.clients)), ("first_seen", JSONText.string(StatusText.rfc3339(group.firstSeen))),
-            ("last_seen", JSONText.string(StatusText.rfc3339(group.lastSeen))),
+            ("last_seen", JSONText.string(StatusText.rfc3339(group.lastSeen))), ("names", "\(group.names)"),
         ])
     }
 }

@@ -31,6 +31,8 @@ enum StatusCommand: Command {
         var budgets: [String: [BudgetStatusRow]] = [:]
         /// The parent's overrides in force (docs/parent-page.md#overrides), by profile.
         var overrides: [String: [OverrideRow]] = [:]
+        /// What the hit bounds merged, dropped and folded (docs/sync.md#bounds), by profile.
+        var bounds: [String: HitBoundTotals] = [:]
         var notes: [String]
         var web: Web? = nil
     }
@@ -106,6 +108,9 @@ enum StatusCommand: Command {
             }
             report.budgets = Dictionary(grouping: try store.budgetStatus(), by: \.profile)
             report.overrides = Dictionary(grouping: try store.liveOverrides(now: now), by: \.profile)
+            for (state, _) in report.profiles {
+                report.bounds[state.profile] = try store.boundTotals(profile: state.profile)
+            }
             report.notes = try store.notes()
         } catch {
             throw .usage("\(error)")
@@ -145,6 +150,12 @@ enum StatusCommand: Command {
             if state.revoked { line += ", REVOKED (the API refuses this device's key)" }
             line += "; hits queued \(counts.queued + counts.batched), dead-lettered \(counts.deadLettered)"
             lines.append(line)
+            if let bounds = report.bounds[state.profile], !bounds.isEmpty {
+                lines.append(
+                    "  hits bounded: \(bounds.namesFolded) names folded into their rule, rows merged or dropped: "
+                        + "\(bounds.queueRows) queued (\(counts.mergedPending) not reported yet), "
+                        + "\(bounds.historyRows) history")
+            }
             let devices = report.devices[state.profile] ?? []
             for override in report.overrides[state.profile] ?? [] {
                 var text = "  override \(override.id): \(override.kind)"
@@ -213,6 +224,14 @@ enum StatusCommand: Command {
                 ("unfiltered", "\(state.noActivePolicy && state.noPolicyUnfiltered)"),
                 ("hits_queued", "\(counts.queued + counts.batched)"), ("hits_dead_lettered", "\(counts.deadLettered)"),
                 ("merged_pending", "\(counts.mergedPending)"),
+                (
+                    "merged_events",
+                    JSONText.object([
+                        ("queue_rows", "\(report.bounds[state.profile]?.queueRows ?? 0)"),
+                        ("history_rows", "\(report.bounds[state.profile]?.historyRows ?? 0)"),
+                        ("names_folded", "\(report.bounds[state.profile]?.namesFolded ?? 0)"),
+                    ])
+                ),
                 (
                     "budgets",
                     "["

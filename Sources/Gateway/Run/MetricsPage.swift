@@ -68,6 +68,8 @@ package struct MetricsPage {
     let loops: [EventLoop]
     /// Failed writes to the store (a full disk), counted by the sync thread.
     let storeHealth: StoreHealth
+    /// The hits' in-memory windows, for what their bound folded and dropped.
+    let windows: HitAggregator
 
     func render(now: Int64) -> String {
         var page = Exposition()
@@ -168,6 +170,21 @@ package struct MetricsPage {
         for (name, count) in counts {
             page.sample("phosra_gate_hits_dead_lettered", [("profile", name)], count.deadLettered)
         }
+        let totals = profiles.compactMap { name in (try? store.boundTotals(profile: name)).map { (name, $0) } }
+        page.family(
+            "phosra_gate_hits_merged_total", .counter,
+            "hit rows the queue and history bounds merged or dropped, and names folded into their rule, per profile")
+        for (name, total) in totals {
+            page.sample("phosra_gate_hits_merged_total", [("profile", name), ("bound", "queue")], total.queueRows)
+            page.sample("phosra_gate_hits_merged_total", [("profile", name), ("bound", "history")], total.historyRows)
+            page.sample("phosra_gate_hits_merged_total", [("profile", name), ("bound", "names")], total.namesFolded)
+        }
+        let window = windows.boundCounts
+        page.family(
+            "phosra_gate_hits_window_bound_total", .counter,
+            "hits the in-memory window's bound folded into their rule or dropped, since the start")
+        page.sample("phosra_gate_hits_window_bound_total", [("outcome", "folded")], window.folded)
+        page.sample("phosra_gate_hits_window_bound_total", [("outcome", "dropped")], window.dropped)
         page.family(
             "phosra_gate_store_write_failures_total", .counter, "writes to the store that failed (a full disk)")
         page.sample("phosra_gate_store_write_failures_total", storeHealth.failedWrites)

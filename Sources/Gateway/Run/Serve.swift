@@ -85,7 +85,7 @@ package enum Serve {
                 aggregator: aggregator, activity: activity, log: log, clock: clock)
             daemon.syncRequested = { sync.wake() }
             let metricsServer = try metricsServer(
-                settings, daemon: daemon, counting: counting, activity: activity, store: store,
+                settings, daemon: daemon, counting: counting, windows: aggregator, activity: activity, store: store,
                 storeHealth: sync.storeHealth, profiles: plan.flushedProfiles, clock: clock)
             let page = PageSetup(
                 settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory, log: log,
@@ -270,8 +270,8 @@ package enum Serve {
     /// `/metrics` on `metrics_listen`, which must be a loopback address (the page names
     /// profiles and upstreams: not for the LAN); nil when the key is not set.
     static func metricsServer(
-        _ settings: Settings, daemon: Daemon, counting: CountingHitRecorder, activity: ActivityBook, store: Store,
-        storeHealth: StoreHealth, profiles: [String], clock: any Clock
+        _ settings: Settings, daemon: Daemon, counting: CountingHitRecorder, windows: HitAggregator,
+        activity: ActivityBook, store: Store, storeHealth: StoreHealth, profiles: [String], clock: any Clock
     ) throws(GatewayError) -> MetricsServer? {
         guard let listen = settings[Key.metricsListen] else { return nil }
         guard listen.address.isLoopback else {
@@ -284,7 +284,7 @@ package enum Serve {
             lists: { [weak daemon] in daemon.map { ($0.builder.listInputs, $0.builder.lists.trie.nameCount) } },
             startedAt: clock.wall().unixSeconds,
             openConnections: { [weak daemon] in daemon?.openProxyConnections() ?? 0 }, tcp: daemon.tcpCaps,
-            loops: daemon.group.loops, storeHealth: storeHealth)
+            loops: daemon.group.loops, storeHealth: storeHealth, windows: windows)
         do {
             return try MetricsServer(address: SocketAddress(listen: listen)) {
                 page.render(now: clock.wall().unixSeconds)

@@ -172,7 +172,10 @@ package struct SyncSetup {
         do {
             return try SyncService(
                 store: store,
-                flusher: HitFlusher(aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax])),
+                flusher: HitFlusher(
+                    aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax]),
+                    historyMax: max(1, settings[Key.hitHistoryMax]),
+                    namesPerMinute: max(0, settings[Key.hitNamesPerMinute])),
                 profiles: syncs, activity: activity.counters(for: plan.flushedProfiles),
                 usage: Self.usageSources(daemon: daemon, activity: activity, profiles: plan.flushedProfiles),
                 localVersions: localVersions,

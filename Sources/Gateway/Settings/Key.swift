@@ -171,6 +171,11 @@ package enum Key {
         "backoff_max", .duration, default: "5m", reload: false, "longest retry backoff")
     static let hitQueueMax = ConfigKey(
         "hit_queue_max", .integer, default: "100000", reload: false, "queued hit rows before merging")
+    static let hitHistoryMax = ConfigKey(
+        "hit_history_max", .integer, default: "100000", reload: false, "hit history rows before merging")
+    static let hitNamesPerMinute = ConfigKey(
+        "hit_names_per_minute", .integer, default: "300", reload: false,
+        "distinct blocked names a profile records a minute before new ones fold into their rule")
     static let hitRetention = ConfigKey(
         "hit_retention", .duration, default: "7d", reload: false,
         "local hit history, hourly activity and devices seen kept for `hits` and `status`")
@@ -217,7 +222,8 @@ package enum Key {
         listMaxSize.erased, listTimeout.erased,
         defaultProfile.erased, clients.erased, proxyUser.erased, proxyPassword.erased, childID.erased,
         initialPolicy.erased, onNoPolicy.erased, pollInterval.erased, fullSyncInterval.erased,
-        reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitRetention.erased,
+        reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitHistoryMax.erased,
+        hitNamesPerMinute.erased, hitRetention.erased,
         logFormat.erased, metricsListen.erased,
         webListen.erased, webHTTPListen.erased, webTLSCert.erased, webTLSKey.erased, webNames.erased,
         webAllowClients.erased, dhcpLeases.erased,
