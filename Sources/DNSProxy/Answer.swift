@@ -14,11 +14,12 @@ public struct Answer {
 
     init(
         cached entry: CacheEntry, to query: DNSQuery, age: UInt32, stale: Bool, cap: UInt32, removeECH: Bool,
-        maxSize: Int
+        maxSize: Int, error: ExtendedDNSError? = nil
     ) {
         kind = .cached(
             CachedAnswer.Serving(
-                entry: entry, query: query, age: age, stale: stale, cap: cap, removeECH: removeECH, maxSize: maxSize))
+                entry: entry, query: query, age: age, stale: stale, cap: cap, removeECH: removeECH, maxSize: maxSize,
+                error: error))
     }
 
     /// An answer the pipeline wrote into `scratch.answer`.

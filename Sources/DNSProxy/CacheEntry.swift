@@ -48,6 +48,9 @@ public final class CacheEntry: Sendable {
     let stripped: Stripped?
     /// The names the answer's CNAME chain reaches from the question name (docs/dns.md#answer-inspection).
     public let chain: [DomainName]
+    /// What is decided again each time it is served (docs/dns.md#what-answers-may-carry);
+    /// nil for most answers.
+    let screening: AnswerScreening?
     /// When it was stored, monotonic milliseconds.
     public let storedAt: Int64
     let ttlOffsets: TTLOffsets
@@ -72,7 +75,10 @@ public final class CacheEntry: Sendable {
     /// `response[12..<questionEnd]` is the question.
     public var questionEnd: Int { DNSHeader.byteCount + Int(questionLength) }
 
-    init(response: [UInt8], withoutECH: [UInt8]?, storedAt: Int64, ttl: UInt32, chain: [DomainName], rcode: DNSRcode) {
+    init(
+        response: [UInt8], withoutECH: [UInt8]?, storedAt: Int64, ttl: UInt32, chain: [DomainName], rcode: DNSRcode,
+        screening: AnswerScreening? = nil
+    ) {
         var response = response
         Self.lowercaseQuestion(&response)
         self.response = response
@@ -86,6 +92,7 @@ public final class CacheEntry: Sendable {
         self.ttl = ttl
         self.chain = chain
         self.rcode = rcode
+        self.screening = screening
         var index = DNSHeader.byteCount
         while index < response.count, response[index] != 0 { index += Int(response[index]) + 1 }
         questionLength = UInt16(truncatingIfNeeded: index + 5 - DNSHeader.byteCount)
@@ -116,15 +123,19 @@ public final class CacheEntry: Sendable {
         }
     }
 
-    /// Prepares an upstream reply for caching and answering: clamps TTLs, drops OPT,
-    /// finds the CNAME chain and the ECH-free variant. Nil for what must not be cached or
-    /// served as an answer (not NOERROR/NXDOMAIN, truncated, malformed). A `ttl` of 0
-    /// means "answer with it, do not cache it".
-    public static func make(from reply: [UInt8], now: Int64, minTTL: UInt32, maxTTL: UInt32) -> CacheEntry? {
+    /// Prepares an upstream reply for caching and answering: clamps TTLs, drops OPT and
+    /// the answer records outside the question's chain, finds the CNAME chain, the ECH-free
+    /// variant and what is screened per client (`rebinding` says which addresses are
+    /// local). Nil for what must not be cached or served as an answer (not NOERROR/NXDOMAIN,
+    /// truncated, malformed). A `ttl` of 0 means "answer with it, do not cache it".
+    public static func make(
+        from reply: [UInt8], now: Int64, minTTL: UInt32, maxTTL: UInt32, rebinding: RebindingGuard = RebindingGuard()
+    ) -> CacheEntry? {
         guard var message = try? DNSMessage.parse(reply), !message.header.isTruncated,
             message.rcode == .noError || message.rcode == .nxDomain, message.questions.count == 1
         else { return nil }
         message.edns = nil
+        AnswerScreening.keepChain(&message)
         message.header.id = 0
         let clamp = { (ttl: UInt32) in min(max(ttl > 0x7FFF_FFFF ? 0 : ttl, minTTL), maxTTL) }
         message.answers = message.answers.map {
@@ -157,7 +168,7 @@ public final class CacheEntry: Sendable {
         }
         return CacheEntry(
             response: response, withoutECH: stripped, storedAt: now, ttl: ttl, chain: cnameChain(message),
-            rcode: message.rcode)
+            rcode: message.rcode, screening: AnswerScreening.make(message, rebinding: rebinding))
     }
 
     /// The names reached by following CNAMEs from the question name, in order. Bounded

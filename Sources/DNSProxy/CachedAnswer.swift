@@ -11,8 +11,11 @@ enum CachedAnswer {
         _ entry: CacheEntry, to query: DNSQuery, age: UInt32, stale: Bool, cap: UInt32, removeECH: Bool,
         maxSize: Int
     ) -> [UInt8] {
-        Serving(entry: entry, query: query, age: age, stale: stale, cap: cap, removeECH: removeECH, maxSize: maxSize)
-            .bytes
+        Serving(
+            entry: entry, query: query, age: age, stale: stale, cap: cap, removeECH: removeECH, maxSize: maxSize,
+            error: nil
+        )
+        .bytes
     }
 
     /// One cached answer for one query, written either into a send slot or into an array.
@@ -24,6 +27,8 @@ enum CachedAnswer {
         let cap: UInt32
         let removeECH: Bool
         let maxSize: Int
+        /// Why records were removed (docs/dns.md#what-answers-may-carry), sent in the OPT.
+        let error: ExtendedDNSError?
 
         private var stripped: CacheEntry.Stripped? { removeECH ? entry.stripped : nil }
         private var source: [UInt8] { stripped?.response ?? entry.response }
@@ -34,7 +39,8 @@ enum CachedAnswer {
             let source = source
             let opt = query.edns == nil ? 0 : plainOPT.count
             let total = source.count + opt
-            guard !stale, source.count >= DNSHeader.byteCount, total <= maxSize, total <= space.count else {
+            guard !stale, error == nil, source.count >= DNSHeader.byteCount, total <= maxSize, total <= space.count
+            else {
                 return nil
             }
             source.withUnsafeBytes { space.copyMemory(from: $0) }
@@ -53,12 +59,9 @@ enum CachedAnswer {
             guard bytes.count >= DNSHeader.byteCount else { return bytes }
             bytes.withUnsafeMutableBytes { patch($0) }
             if query.edns != nil {
-                if stale {
-                    appendOPT(
-                        EDNS(
-                            udpPayloadSize: AnswerBuilder.udpPayload,
-                            options: [ExtendedDNSError(code: .staleAnswer).option]),
-                        to: &bytes)
+                if stale || error != nil {
+                    let errors = (stale ? [ExtendedDNSError(code: .staleAnswer)] : []) + (error.map { [$0] } ?? [])
+                    appendOPT(EDNS(udpPayloadSize: AnswerBuilder.udpPayload, options: errors.map(\.option)), to: &bytes)
                 } else {
                     appendOPT(plainOPT, to: &bytes)
                 }

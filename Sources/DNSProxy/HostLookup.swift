@@ -64,7 +64,8 @@ extension QueryPipeline {
     ) -> ResolvedHost {
         guard let reply,
             let entry = CacheEntry.make(
-                from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL, maxTTL: snapshot.maxTTL)
+                from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL, maxTTL: snapshot.maxTTL,
+                rebinding: snapshot.rebinding)
         else {
             return resolution.stale.map { host(from: $0, resolution, snapshot, now) } ?? .failed
         }

@@ -16,12 +16,14 @@ public final class ProxySnapshot: Sendable {
     /// Where questions go: `upstream`, and `local_forward`'s servers per zone.
     public let upstreams: [UpstreamSpec]
     public let localServers: [DomainName: UpstreamSpec]
+    /// Which local addresses a public name's answer loses (docs/dns.md#what-answers-may-carry).
+    public let rebinding: RebindingGuard
 
     public init(
         engine: DecisionEngine<LabelTrie>, answers: AnswerBuilder, localZones: LocalZones = LocalZones(),
         allowClients: AccessList = .defaultClients(),
         minTTL: UInt32 = 0, maxTTL: UInt32 = 86_400, upstreams: [UpstreamSpec] = [],
-        localServers: [DomainName: UpstreamSpec] = [:]
+        localServers: [DomainName: UpstreamSpec] = [:], rebinding: RebindingGuard = RebindingGuard()
     ) {
         self.engine = engine
         self.answers = answers
@@ -31,6 +33,7 @@ public final class ProxySnapshot: Sendable {
         self.maxTTL = maxTTL
         self.upstreams = upstreams
         self.localServers = localServers
+        self.rebinding = rebinding
     }
 
     /// Where a question goes: `local_forward`'s server for its zone, else the upstreams.

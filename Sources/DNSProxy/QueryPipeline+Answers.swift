@@ -37,7 +37,7 @@ extension QueryPipeline {
         guard let reply,
             let entry = CacheEntry.make(
                 from: reply, now: now.monotonicMilliseconds, minTTL: snapshot.minTTL,
-                maxTTL: snapshot.maxTTL)
+                maxTTL: snapshot.maxTTL, rebinding: snapshot.rebinding)
         else {
             if let stale = pending.stale { return answer(stale, pending, snapshot, age: 0, stale: true, now).step }
             let error = ExtendedDNSError(code: .noReachableAuthority, text: "no upstream answered")
@@ -100,10 +100,13 @@ extension QueryPipeline {
                         pending.overUDP, now)
                 }
             }
+            // Records of blocked names and a public name's local addresses go
+            // (docs/dns.md#what-answers-may-carry); most answers have none to look at.
+            let screened = screen(entry, asked: pending.name, profile: profile, inspect: inspect, snapshot, now)
             return .answer(
                 Answer(
-                    cached: entry, to: query, age: age, stale: stale, cap: ttlCap, removeECH: profile.rules.filtered,
-                    maxSize: pending.responseLimit))
+                    cached: screened?.entry ?? entry, to: query, age: age, stale: stale, cap: ttlCap,
+                    removeECH: profile.rules.filtered, maxSize: pending.responseLimit, error: screened?.error))
         }
     }
 

@@ -207,4 +207,18 @@ extension IPAddress {
             return (high == 0 && (low == 0 || low == 1)) || high >> 54 == 0x3FA
         }
     }
+
+    /// A private network's address, mapped IPv4 included: RFC 1918 (10/8, 172.16/12,
+    /// 192.168/16), shared address space (100.64/10, RFC 6598: a carrier's NAT or an overlay
+    /// network such as Tailscale), unique-local (fc00::/7, RFC 4193) and the deprecated
+    /// site-local (fec0::/10). Never a public site's address, so a public name answering one
+    /// is DNS rebinding (docs/dns.md#what-answers-may-carry).
+    public var isPrivateUse: Bool {
+        switch unmapped {
+        case .v4(let bits):
+            return bits >> 24 == 10 || bits >> 20 == 0xAC1 || bits >> 16 == 0xC0A8 || bits >> 22 == 0x191
+        case .v6(let high, _):
+            return high >> 57 == 0x7E || high >> 54 == 0x3FB
+        }
+    }
 }

@@ -41,7 +41,8 @@ extension ProxyConnection {
         switch result {
         case .addresses(let found):
             // One local address among them refuses the name: an answer cannot smuggle one in.
-            if let local = localDestination(in: found, env) {
+            let name: DomainName? = if case .name(let name) = pending.origin.destination { name } else { nil }
+            if let local = localDestination(in: found, publicName: name, env) {
                 return refuseAfterLookup(Self.localRefusal(local), pending, env)
             }
             // 0.0.0.0 and :: would reach this machine itself, even where local ones may be reached.
@@ -191,13 +192,19 @@ extension ProxyConnection {
 
     /// docs/proxy.md#local-destinations: the first of `addresses` that is loopback,
     /// unspecified, link-local or the gateway's own (the address the client reached it on
-    /// included), unless `allow_local_destinations`.
-    func localDestination(in addresses: [IPAddress], _ env: ProxyEnvironment) -> IPAddress? {
+    /// included) and, when they are a name's answer and the name is not under
+    /// `rebind_allow`, private-use (DNS rebinding: docs/dns.md#what-answers-may-carry);
+    /// none with `allow_local_destinations`.
+    func localDestination(
+        in addresses: [IPAddress], publicName name: DomainName? = nil, _ env: ProxyEnvironment
+    ) -> IPAddress? {
         guard !env.settings.allowLocalDestinations else { return nil }
         let own = env.settings.ownAddresses
+        let rebinding = name.map { !env.settings.rebindAllow.covers($0) } ?? false
         return addresses.first { address in
             let address = address.unmapped
             return address.isHostOrLinkScoped || address == arrivedOn.address.unmapped || own.contains(address)
+                || (rebinding && address.isPrivateUse)
         }
     }
 

@@ -24,6 +24,9 @@ public struct ProxySettings: Sendable, Equatable {
     public var allowLocalDestinations = false
     /// The gateway's own addresses (every interface's), refused as destinations.
     public var ownAddresses: Set<IPAddress> = []
+    /// `rebind_allow` with the `local_forward` zones: names whose answers may reach
+    /// private-use addresses (a LAN's own names); any other name's may not.
+    public var rebindAllow = DomainSuffixes.localNames
     /// `transparent_destination`: where a redirected connection whose name was allowed goes.
     public var transparentDestination: TransparentDestination = .connect
     /// `gateway_name` (or the host name): shown on the block page.

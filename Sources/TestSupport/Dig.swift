@@ -14,6 +14,8 @@ public struct DigAnswer: CustomStringConvertible {
     /// The ANSWER section's records as `name ttl class type data` lines.
     public var answers: [String] { section("ANSWER") }
     public var authority: [String] { section("AUTHORITY") }
+    /// The ADDITIONAL section's records (the OPT record is dig's pseudosection, not here).
+    public var additional: [String] { section("ADDITIONAL") }
     /// The data of each answer (last field(s) after the type).
     public var answerData: [String] {
         answers.map { line in

@@ -26,7 +26,7 @@ import Testing
         let fixture = F()
         let query = F.query("example.org")
         let pending = try #require(fixture.receive(query).pending)
-        let reply = F.reply(to: pending, answers: [F.a("example.org", 0x0A00_0001)])
+        let reply = F.reply(to: pending, answers: [F.a("example.org", 0xC000_0201)])
         _ = fixture.pipeline.complete(pending, reply: reply, now: F.noon)
         let snapshot = fixture.pipeline.snapshot
         let parsed = try DNSQuery.parse(query)
@@ -53,8 +53,24 @@ import Testing
     @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
     func aCachedAnswerFromReceiveSlotToSendSlotAllocatesNothing() throws {
         let path = try DatagramPath()
-        path.upstream.answers[try DNSName("example.org")] = [F.a("example.org", 0x0A00_0001)]
+        path.upstream.answers[try DNSName("example.org")] = [F.a("example.org", 0xC000_0201)]
         let query = F.query("example.org")
+        path.handle(query)
+        #expect(path.handle(query), "answered from the cache, into a send slot")
+        #expect(count { path.handle(query) } == 0)
+    }
+
+    /// An answer with names to decide (docs/dns.md#what-answers-may-carry) that are all
+    /// allowed is served as cached: the decisions allocate nothing either.
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aCachedAnswerWhoseTargetsAreAllowedAllocatesNothing() throws {
+        let path = try DatagramPath(F(policy: F.strict))
+        let owner = try DNSName("example.org")
+        path.upstream.answers[owner] = [
+            ResourceRecord(
+                name: owner, ttl: 300, rdata: .mx(.init(preference: 10, exchange: try DNSName("mx.example.net"))))
+        ]
+        let query = F.query("example.org", .mx)
         path.handle(query)
         #expect(path.handle(query), "answered from the cache, into a send slot")
         #expect(count { path.handle(query) } == 0)
@@ -86,7 +102,7 @@ import Testing
     func aCachedAnswerForASafeSearchProfileAllocatesNothing() throws {
         // Every allowed name of such a profile is looked up in the safe-search table.
         let path = try DatagramPath(F(policy: F.strict))
-        path.upstream.answers[try DNSName("www.example.org")] = [F.a("www.example.org", 0x0A00_0001)]
+        path.upstream.answers[try DNSName("www.example.org")] = [F.a("www.example.org", 0xC000_0201)]
         let query = F.query("www.example.org")
         path.handle(query)
         #expect(path.handle(query))

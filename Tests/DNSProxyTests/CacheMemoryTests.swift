@@ -21,7 +21,7 @@ import Testing
             writer.addRecord(ResourceRecord(name: owner, ttl: 300, rdata: .cname(target)), to: .answer)
             owner = target
         }
-        writer.addRecord(ResourceRecord(name: owner, ttl: 300, rdata: .a(RData.IPv4(0x0A00_0001))), to: .answer)
+        writer.addRecord(ResourceRecord(name: owner, ttl: 300, rdata: .a(RData.IPv4(0xC000_0201))), to: .answer)
         return writer.finish()
     }
 

@@ -29,7 +29,7 @@ struct PipelineFixture {
         mode: BlockMode = .nxdomain,
         blockTTL: UInt32 = 10, lists: [Category: [String]] = [.adult: ["adult.example"], .proxy: ["vpn.example"]],
         localForward: [String] = [], rate: Int = 1000, cacheSize: Int = 1000, unfiltered: Bool = false,
-        hits recorder: (any HitRecorder)? = nil
+        hits recorder: (any HitRecorder)? = nil, rebinding: RebindingGuard = RebindingGuard()
     ) {
         var trieLists = Array(repeating: [DomainName](), count: Category.allCases.count)
         for (category, names) in lists { trieLists[category.rawValue] = names.map { try! QueryName.parse($0) } }
@@ -40,7 +40,8 @@ struct PipelineFixture {
             zone: .utc, profiles: ProfileTable(single: rules))
         let zones = LocalZones(forwarded: Set(localForward.map { try! QueryName.parse($0) }))
         let snapshot = ProxySnapshot(
-            engine: engine, answers: AnswerBuilder(mode: mode, blockTTL: blockTTL), localZones: zones)
+            engine: engine, answers: AnswerBuilder(mode: mode, blockTTL: blockTTL), localZones: zones,
+            rebinding: rebinding)
         pipeline = QueryPipeline(
             snapshot: snapshot, cache: ResponseCache(capacity: cacheSize, serveStaleMax: 86_400_000),
             rateLimit: rate, hits: recorder ?? hits)
@@ -67,7 +68,7 @@ struct PipelineFixture {
     /// An upstream reply to `pending` with these answer records.
     static func reply(
         to pending: PendingQuery, answers: [ResourceRecord], rcode: DNSRcode = .noError,
-        authority: [ResourceRecord] = []
+        authority: [ResourceRecord] = [], additional: [ResourceRecord] = []
     ) -> [UInt8] {
         var header = DNSHeader(id: 7)
         header.isResponse = true
@@ -77,6 +78,7 @@ struct PipelineFixture {
         writer.addQuestion(pending.upstreamQuestion)
         for record in answers { writer.addRecord(record, to: .answer) }
         for record in authority { writer.addRecord(record, to: .authority) }
+        for record in additional { writer.addRecord(record, to: .additional) }
         return writer.finish()
     }
 

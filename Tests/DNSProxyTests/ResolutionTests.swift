@@ -77,7 +77,7 @@ import Testing
             to: pending,
             answers: [
                 F.cname("cdn.example.org", "edge.example.net"),
-                F.cname("edge.example.net", "x.adult.example"), F.a("x.adult.example", 1),
+                F.cname("edge.example.net", "x.adult.example"), F.a("x.adult.example", 0xC000_0201),
             ])
         let answer = try #require(fixture.pipeline.complete(pending, reply: reply, now: F.noon).replyMessage)
         #expect(answer.rcode == .nxDomain)
@@ -95,7 +95,7 @@ import Testing
             reply: F.reply(
                 to: allowed,
                 answers: [
-                    F.cname("allowed.example", "x.adult.example"), F.a("x.adult.example", 1),
+                    F.cname("allowed.example", "x.adult.example"), F.a("x.adult.example", 0xC000_0201),
                 ]), now: F.noon
         ).replyMessage
         #expect(passed?.rcode == .noError && passed?.answers.count == 2, "parent-allowed names are not inspected")
@@ -111,7 +111,7 @@ import Testing
             reply: F.reply(
                 to: pending,
                 answers: [
-                    F.cname("search.example.org", "www.google.com"), F.a("www.google.com", 5),
+                    F.cname("search.example.org", "www.google.com"), F.a("www.google.com", 0xC000_0205),
                 ]), now: F.noon)
         let rewrite = try #require(step.pending)
         #expect(rewrite.upstreamQuestion.name.description == "forcesafesearch.google.com")
@@ -153,7 +153,7 @@ import Testing
         let fixture = F()
         let pending = try #require(fixture.receive(F.query("example.org")).pending)
         _ = fixture.pipeline.complete(
-            pending, reply: F.reply(to: pending, answers: [F.a("example.org", 1, ttl: 60)]), now: F.noon)
+            pending, reply: F.reply(to: pending, answers: [F.a("example.org", 0xC000_0201, ttl: 60)]), now: F.noon)
         let expired = try #require(fixture.receive(F.query("example.org"), now: Self.later(120)).pending)
         #expect(expired.stale != nil)
         let stale = try #require(fixture.pipeline.staleAnswer(expired, now: Self.later(122))?.replyMessage)
@@ -200,7 +200,7 @@ import Testing
                 reply: F.reply(
                     to: pending,
                     answers: [
-                        F.a("example.org", 1, ttl: 3600)
+                        F.a("example.org", 0xC000_0201, ttl: 3600)
                     ]), now: F.noon
             ).replyMessage)
         #expect(answer.answers.map(\.ttl) == [600], "downtime begins in ten minutes")
@@ -213,7 +213,7 @@ import Testing
     @Test func truncatedAndFailedRepliesAreNotCached() throws {
         let fixture = F()
         let pending = try #require(fixture.receive(F.query("example.org")).pending)
-        var truncated = F.reply(to: pending, answers: [F.a("example.org", 1)])
+        var truncated = F.reply(to: pending, answers: [F.a("example.org", 0xC000_0201)])
         truncated[2] |= 0x02
         #expect(fixture.pipeline.complete(pending, reply: truncated, now: F.noon).replyMessage?.rcode == .servFail)
         #expect(fixture.pipeline.cache.count == 0)
@@ -231,7 +231,7 @@ extension ResolutionTests {
             reply: F.reply(
                 to: pending,
                 answers: [
-                    F.a("forcesafesearch.google.com", 1, ttl: 60)
+                    F.a("forcesafesearch.google.com", 0xC000_0201, ttl: 60)
                 ]), now: F.noon)
         let expired = try #require(fixture.receive(F.query("www.google.com"), now: Self.later(120)).pending)
         let stale = try #require(fixture.pipeline.complete(expired, reply: nil, now: Self.later(121)).replyMessage)

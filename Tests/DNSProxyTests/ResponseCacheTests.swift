@@ -13,7 +13,7 @@ import Testing
     }
 
     /// An upstream's answer to `name` as it wrote it (case included), one A record.
-    static func entry(_ name: String, _ type: DNSType = .a, address: UInt32 = 0x0A00_0001) -> CacheEntry {
+    static func entry(_ name: String, _ type: DNSType = .a, address: UInt32 = 0xC000_0201) -> CacheEntry {
         var header = DNSHeader(id: 7)
         header.isResponse = true
         var writer = DNSMessageWriter(header: header, edns: nil)

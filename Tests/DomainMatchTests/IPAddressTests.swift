@@ -120,6 +120,29 @@ import Testing
         #expect(address.isHostOrLinkScoped == scoped, "\(text)")
     }
 
+    @Test(arguments: [
+        ("10.0.0.1", true), ("10.255.255.255", true), ("172.16.0.1", true), ("172.31.255.255", true),
+        ("192.168.1.20", true), ("100.64.0.1", true), ("100.127.255.255", true), ("fd00::20", true), ("fc00::1", true),
+        ("fec0::1", true), ("::ffff:10.1.2.3", true), ("::ffff:192.168.0.1", true), ("9.255.255.255", false),
+        ("11.0.0.1", false), ("172.15.255.255", false), ("172.32.0.0", false), ("192.169.0.1", false),
+        ("100.63.255.255", false), ("100.128.0.0", false), ("192.0.2.1", false), ("127.0.0.1", false),
+        ("fe80::1", false), ("fbff::1", false), ("2001:db8::1", false), ("::ffff:8.8.8.8", false),
+    ])
+    func privateUse(text: String, isPrivate: Bool) throws {
+        let address = try #require(IPAddress(text))
+        #expect(address.isPrivateUse == isPrivate, "\(text)")
+    }
+
+    @Test func domainSuffixesCoverTheirNamesAndBelow() throws {
+        let suffixes = DomainSuffixes([try QueryName.parse("home.arpa"), try QueryName.parse("lan")])
+        for name in ["home.arpa", "nas.home.arpa", "lan", "printer.lan"] {
+            #expect(suffixes.covers(try QueryName.parse(name)), "\(name)")
+        }
+        for name in ["arpa", "myhome.arpa", "plan", "lan.example.com"] {
+            #expect(!suffixes.covers(try QueryName.parse(name)), "\(name)")
+        }
+    }
+
     @Test func mappedAddressesUnwrap() {
         #expect(IPAddress("::ffff:10.1.2.3")!.unmapped == IPAddress("10.1.2.3"))
         #expect(IPAddress("2001:db8::1")!.unmapped == IPAddress("2001:db8::1"))

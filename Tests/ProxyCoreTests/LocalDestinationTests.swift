@@ -49,6 +49,44 @@ import Testing
         #expect(lookedUp(["198.51.100.1"], request: request, fixture).actions.count == 1, "not ours: connected")
     }
 
+    /// DNS rebinding (docs/dns.md#what-answers-may-carry): a public name answering with a
+    /// private-use address would take the device to another host of the LAN.
+    @Test(arguments: [
+        ["192.168.1.20"], ["10.1.2.3"], ["172.16.0.9"], ["100.64.0.1"], ["fd00::20"], ["::ffff:10.0.0.1"],
+        ["203.0.113.9", "192.168.1.20"],
+    ])
+    func aPublicNameAnsweringAPrivateAddressIsRefused(found: [String]) {
+        for request in [
+            "CONNECT example.org:443 HTTP/1.1\r\n\r\n", "GET http://example.org/ HTTP/1.1\r\nHost: example.org\r\n\r\n",
+        ] {
+            let (actions, output) = lookedUp(found, request: request, fixture)
+            #expect(!actions.contains { if case .connect = $0 { return true } else { return false } }, "\(found)")
+            #expect(actions.hits.isEmpty, "not a hit")
+            #expect(output.contains("X-Phosra-Block: local_destination\r\n"), "\(found): \(output)")
+        }
+    }
+
+    @Test func aNameUnderRebindAllowAndAnAddressLiteralMayReachTheLAN() {
+        let lan = IPAddress("192.168.1.20")!
+        let nas = lookedUp(["192.168.1.20"], request: "CONNECT nas.lan:443 HTTP/1.1\r\n\r\n", fixture)
+        #expect(nas.actions == [.connect(Endpoint(lan, port: 443))], "lan is in rebind_allow's default")
+        var corp = fixture
+        corp.settings.rebindAllow = DomainSuffixes([try! QueryName.parse("corp.example")])
+        let request = "CONNECT git.corp.example:443 HTTP/1.1\r\n\r\n"
+        #expect(lookedUp(["192.168.1.20"], request: request, corp).actions == [.connect(Endpoint(lan, port: 443))])
+        #expect(lookedUp(["192.168.1.20"], request: request, fixture).output.contains("local_destination"))
+        #expect(
+            lookedUp(["127.0.0.1"], request: request, corp).output.contains("local_destination"),
+            "loopback stays refused under rebind_allow")
+        var literals = fixture
+        literals.settings.allowIPConnect = true
+        var connection = literals.connection()
+        #expect(
+            connection.receive("CONNECT 192.168.1.20:443 HTTP/1.1\r\n\r\n", literals.env()) == [
+                .connect(Endpoint(lan, port: 443))
+            ], "an address asked for by the device is not an answer")
+    }
+
     @Test func literalsAndLocalhostAreRefusedBeforeAnyLookup() {
         var literals = fixture
         literals.settings.allowIPConnect = true

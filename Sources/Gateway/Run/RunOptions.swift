@@ -31,6 +31,8 @@ package struct RunOptions {
     var rateLimit: Int
     var allowClients: AccessList
     var localForward: [LocalForward]
+    /// `rebind_allow` with the `local_forward` zones (docs/dns.md#what-answers-may-carry).
+    var rebindAllow: DomainSuffixes
     package var logFormat: Logger.Format
     /// Loop threads serving DNS: the first `threads` of the daemon's loops.
     var threads: Int
@@ -84,6 +86,7 @@ package struct RunOptions {
         let ranges = settings[Key.allowClients]
         allowClients = ranges.isEmpty ? .defaultClients(ownPrefixes: OwnPrefixes.globalIPv6()) : AccessList(ranges)
         localForward = settings[Key.localForward]
+        rebindAllow = DomainSuffixes(settings[Key.rebindAllow] + localForward.map(\.zone))
         logFormat = settings[Key.logFormat]
         // Half the cores by default: the kernel's network processing, the HTTP proxy and
         // the sync need the rest (measured: on 2 cores one loop answers ~15 % more than two).
@@ -112,6 +115,7 @@ package struct RunOptions {
         proxy.allowLocalDestinations = settings[Key.allowLocalDestinations]
         proxy.transparentDestination = settings[Key.transparentDestination]
         proxy.ownAddresses = OwnAddresses.all()
+        proxy.rebindAllow = rebindAllow
         let accounts = try ProxyAccounts.logins(settings)
         proxy.logins = accounts.logins
         plainPasswordProfiles = accounts.plain

@@ -57,7 +57,10 @@ package struct SnapshotBuilder {
             engine: engine, answers: AnswerBuilder(mode: options.blockMode, blockTTL: options.blockTTL),
             localZones: LocalZones(forwarded: Set(servers.keys)), allowClients: options.allowClients,
             minTTL: options.cacheMinTTL,
-            maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers)
+            maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers,
+            rebinding: RebindingGuard(
+                enabled: !options.proxy.allowLocalDestinations, allow: options.rebindAllow,
+                ownAddresses: options.proxy.ownAddresses))
     }
 }
 

@@ -49,6 +49,9 @@ package enum Key {
         "ca_file", .string, reload: false, "CA bundle for DNS-over-TLS and the API (default: system store)")
     static let localForward = ConfigKey(
         "local_forward", .localForwards, reload: true, "ZONE=IP[:port] servers for private/local zones")
+    static let rebindAllow = ConfigKey(
+        "rebind_allow", .domains, default: "home.arpa, lan, local, internal", reload: true,
+        "domains whose answers may hold private and loopback addresses (local_forward zones are added)")
     static let allowClients = ConfigKey(
         "allow_clients", .addressRanges, reload: true,
         "CIDRs answered (default: loopback, private, link-local, own IPv6 prefixes)")
@@ -109,7 +112,7 @@ package enum Key {
         "http_ports", .ports, default: "80,8080", reload: true, "ports plain-HTTP requests may reach")
     static let allowLocalDestinations = ConfigKey(
         "allow_local_destinations", .boolean, default: "false", reload: true,
-        "for tests: let the proxy reach loopback, link-local and the gateway's own addresses")
+        "for tests: let the proxy reach loopback, link-local and the gateway's own addresses, and answers hold them")
     static let gatewayName = ConfigKey(
         "gateway_name", .string, reload: true, "name shown on the block page (default: host name)")
     static let proxyAuth = ConfigKey(
@@ -211,7 +214,8 @@ package enum Key {
         policy.erased, lists.erased, stateDir.erased, timezone.erased,
         api.erased, alwaysAllow.erased, downtimeAllow.erased, blockBypass.erased,
         dnsListen.erased, upstream.erased, upstreamTimeout.erased, caFile.erased, localForward.erased,
-        allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased, tcpReadTimeout.erased,
+        rebindAllow.erased, allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased,
+        tcpReadTimeout.erased,
         tcpMaxPerClient.erased, tcpMax.erased, dnsThreads.erased,
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
         proxyListen.erased, transparentListen.erased, transparentDestination.erased, connectPorts.erased,
@@ -291,6 +295,10 @@ extension ValueType where Value == BlockMode {
     static let blockMode = ValueType.form("block mode", expected: "nxdomain, null, refused or ip:V4[,V6]") {
         BlockMode($0)
     }
+}
+
+extension ValueType where Value == [DomainName] {
+    static let domains = ValueType<DomainName>.form("domain") { try? QueryName.parse($0) }.list
 }
 
 extension ValueType where Value == [LocalForward] {
