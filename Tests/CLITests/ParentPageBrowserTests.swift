@@ -20,12 +20,10 @@ import Testing
         let scratch = try ScratchDirectory("pg-browser-policies")
         let kid = try scratch.write("kid.json", kidPolicy)
         let home = try scratch.write("home.json", PolicyDocuments.json(blocked: ["reddit.com"]))
-        var arguments: [String] = []
+        // The names answer with loopback, which answers and the proxy keep only with this.
+        var arguments = ["--allow-local-destinations"]
         if let proxyPort {
-            arguments += [
-                "--proxy-listen", "127.0.0.1:\(proxyPort)", "--connect-ports", "\(tunnelPort)",
-                "--allow-local-destinations",
-            ]
+            arguments += ["--proxy-listen", "127.0.0.1:\(proxyPort)", "--connect-ports", "\(tunnelPort)"]
         }
         return try Page(
             upstream: dns.spec,
