@@ -68,7 +68,7 @@ let package = Package(
             name: "HTTPProxy",
             dependencies: [
                 "ProxyCore", "HTTP1", "EventLoop", "DNSProxy", "DNSWire", "Policy", "DomainMatch", "Zoneinfo",
-                "SystemIO", "Metrics",
+                "SystemIO", "Metrics", "CSystem",
             ]),
         // The device (MAC address) behind a client's IP address, from the kernel's neighbour
         // tables over rtnetlink, cached per loop thread: the pure dump parser, the socket, the cache.

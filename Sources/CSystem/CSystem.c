@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/uio.h>
@@ -95,6 +97,12 @@ int cs_pipe2(int fds[2]) { return pipe2(fds, O_NONBLOCK | O_CLOEXEC); }
 int cs_pipe_size(int fd, int requested) {
     if (requested > 0 && fcntl(fd, F_SETPIPE_SZ, requested) < 0) return -1;
     return fcntl(fd, F_GETPIPE_SZ);
+}
+
+int cs_unsent_bytes(int fd) {
+    int queued = 0;
+    if (ioctl(fd, SIOCOUTQ, &queued) < 0) return -1;
+    return queued;
 }
 
 ssize_t cs_splice(int fd_in, int fd_out, size_t length, unsigned flags) {

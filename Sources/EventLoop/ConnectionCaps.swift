@@ -13,10 +13,14 @@ public protocol Sheddable: AnyObject {
 /// every loop: one lock, taken when a connection opens or closes; the hot path (a query
 /// answered, a head read) only stores into its own slot's atomic.
 ///
-/// When a cap is reached the oldest *sheddable* connection goes so that the new one is
-/// served: a hostile device that opens connections and sits on them (or trickles a byte at
-/// a time) loses its oldest ones, while a connection busy answering is never picked. What
-/// counts as sheddable is the owner's call (`CapSlot.markSheddable`).
+/// When a cap is reached the longest-idle *sheddable* connection goes so that the new one
+/// is served, while a connection busy answering is never picked. What counts as sheddable,
+/// and since when, is the owner's call (`CapSlot.markSheddable`, `markIdle`). At the total
+/// cap the victim is chosen fairly: it is taken from the client holding the most, as long
+/// as that client holds more than the newcomer would after admission; a device with many
+/// addresses or MAC addresses that holds every slot loses its own connections to anyone
+/// else, never the other way round. Only when nobody holds more than the newcomer is the
+/// longest-idle connection of anyone shed.
 public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
     public struct Limits: Sendable, Equatable {
         /// Connections one client may hold; 0 = no limit.
@@ -92,7 +96,7 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
                 Self.remove(victim, from: &book)
             }
             if book.limits.total > 0, book.all.count >= book.limits.total {
-                guard let victim = Self.oldest(in: book.all) else {
+                guard let victim = Self.fairVictim(for: key, in: book) else {
                     for victim in victims { Self.insert(victim, into: &book) }
                     return .failure(.total)
                 }
@@ -146,6 +150,26 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
             }
         }
         return best
+    }
+
+    /// At the total cap: the longest-idle sheddable connection of the client holding the
+    /// most, among clients holding more than `key` will after admission (its count + 1);
+    /// a client with nothing sheddable passes the choice to the next-largest. When no
+    /// client holds more, the longest-idle sheddable connection of anyone, `key`'s own
+    /// included. Runs only at the cap, under the lock: a pass over the clients, and over
+    /// the slots of those that hold more than the newcomer.
+    @usableFromInline
+    static func fairVictim(for key: Key, in book: Book) -> CapSlot<Key>? {
+        let newcomer = book.byKey[key]?.count ?? 0
+        var larger: [[CapSlot<Key>]] = []
+        for (client, slots) in book.byKey where client != key && slots.count > newcomer + 1 {
+            larger.append(slots)
+        }
+        larger.sort { $0.count > $1.count }
+        for slots in larger {
+            if let victim = oldest(in: slots) { return victim }
+        }
+        return oldest(in: book.all)
     }
 
     // The client's array is reached through the dictionary's accessor as one `inout`
@@ -250,6 +274,13 @@ public final class CapSlot<Key: Hashable & Sendable>: @unchecked Sendable {
     @inline(__always)
     public func markSheddable(since now: UInt64) {
         if sheddableSince.load(ordering: .relaxed) == Self.busy { sheddableSince.store(now, ordering: .relaxed) }
+    }
+
+    /// The connection may be shed, idle since `since` (a tunnel: when a byte last moved).
+    /// Unlike `markSheddable`, a later instant replaces an earlier one.
+    @inline(__always)
+    public func markIdle(since: UInt64) {
+        sheddableSince.store(since, ordering: .relaxed)
     }
 
     /// The connection is doing work for its client (a query in flight, an answer to write).

@@ -170,6 +170,19 @@ extension Socket {
         }
     }
 
+    /// Bytes written and not yet acknowledged by the peer (SIOCOUTQ): what the send buffer
+    /// still holds for it.
+    public func unsentBytes() throws(SystemError) -> Int {
+        let descriptor = descriptor
+        return Int(try systemCall("ioctl(SIOCOUTQ)", subject: subject) { cs_unsent_bytes(descriptor) })
+    }
+
+    /// SO_SNDBUF: the send buffer fixed at `bytes` of data (the kernel doubles the value for
+    /// its bookkeeping), which also stops the kernel growing it on its own.
+    public func setSendBuffer(_ bytes: Int) throws(SystemError) {
+        try setOption(level: SOL_SOCKET, name: SO_SNDBUF, value: Int32(clamping: bytes), label: "setsockopt(SO_SNDBUF)")
+    }
+
     /// TCP_NODELAY: send small writes at once instead of waiting to coalesce them (for
     /// request/response protocols such as DNS over TCP and proxied HTTP).
     public func setNoDelay(_ enabled: Bool = true) throws(SystemError) {

@@ -28,12 +28,16 @@ extension ConnectionHandler {
     /// Writes what the machine has for either side, then watches what it wants.
     func sync() {
         guard !closed else { return }
+        // A tunnel may be shed at the total cap, as idle as its bytes say.
+        if let relay { return slot.markIdle(since: relay.lastActivity) }
         if machine.isSheddable { slot.markSheddable(since: owner.loop.clock.now()) } else { slot.markBusy() }
-        guard relay == nil else { return }
+        var movedToClient = false
         if machine.clientOut.readableBytes > 0 {
-            guard (try? socket.write(from: &machine.clientOut)) != nil else { return teardown() }
+            guard let written = try? socket.write(from: &machine.clientOut) else { return teardown() }
+            if case .processed(let count) = written, count > 0 { movedToClient = true }
             if machine.clientOut.readableBytes == 0 { machine.clientOut.clear() }
         }
+        clientStall.note(waiting: machine.clientOut.readableBytes > 0, moved: movedToClient) { owner.loop.clock.now() }
         if case .closing = machine.state, machine.clientOut.readableBytes == 0, !clientWriteShut {
             clientWriteShut = true
             try? socket.shutdown(.write)

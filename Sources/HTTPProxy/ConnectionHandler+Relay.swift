@@ -40,6 +40,8 @@ extension ConnectionHandler {
             if relay.isFinished {
                 machine.relayEnded()
                 teardown()
+            } else {
+                slot.markIdle(since: relay.lastActivity)
             }
         } catch {
             machine.relayEnded()

@@ -29,6 +29,9 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
     /// early is reported once, and from then on watched only when the machine wants bytes.
     var clientEagerRead = true
     var clientWriteShut = false
+    /// Plain HTTP: bytes of `machine.clientOut` the device does not take (`stall_timeout`);
+    /// a tunnel's relay keeps its own.
+    var clientStall = StallWatch()
     var closed = false
     /// Events that arrive while one is being handled (a cached lookup answers at once)
     /// wait for it to finish, so actions are carried out in order.
@@ -139,7 +142,8 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
     /// The loop's once-a-second pass over open connections (docs/proxy.md#open-connections-follow-the-policy).
     func tick() {
         let lastActivity = relay?.lastActivity ?? owner.loop.clock.now()
-        deliver { $0.tick($1, lastActivity: lastActivity) }
+        let stalledSince = relay.map { $0.deviceStall.since } ?? clientStall.since
+        deliver { $0.tick($1, lastActivity: lastActivity, deviceStalledSince: stalledSince) }
     }
 
     // MARK: Carrying out

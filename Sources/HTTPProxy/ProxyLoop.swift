@@ -1,3 +1,4 @@
+import CSystem
 import DNSProxy
 import DomainMatch
 import EventLoop
@@ -52,6 +53,11 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     static let sweepBatch = 32
     static let sweepGap: Nanoseconds = 2_000_000
     private var roundStarted: Nanoseconds = 0
+    /// The most connections open on this loop since memory was last handed back.
+    private var peakSinceTrim = 0
+    /// Connections closed in a burst (this many fewer open than the peak) before the
+    /// allocator is asked to hand freed memory back.
+    static let trimAfter = 64
     private var sweepTimer: TimerHandle?
 
     /// - Parameters:
@@ -113,6 +119,20 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         nextLoginTicket &+= 1
         let ticket = nextLoginTicket
         awaitingLogin[ticket] = handler
+        guard login.delay == 0 else {
+            // The user's turn: the connection waits on this loop's timer, and no scrypt runs
+            // for one that has gone meanwhile.
+            _ = loop.scheduleTimer(after: login.delay) { [self] in
+                guard let waiting = awaitingLogin[ticket] else { return }
+                guard !waiting.closed else {
+                    awaitingLogin[ticket] = nil
+                    return
+                }
+                awaitingLogin[ticket] = nil
+                checkLogin(login.atOnce, for: waiting)
+            }
+            return
+        }
         loginWorker.check(login, answerOn: loop) { [self] outcome in
             // Back on the loop thread.
             guard let handler = awaitingLogin.removeValue(forKey: ticket) else { return }
@@ -141,9 +161,12 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         metrics.connections.add()
         if server.transparent, !snapshot.allowClients.contains(peer) { return socket.close() }
         let now = loop.clock.now()
-        let mac = resolver.driver.mac(for: peer)
+        // The neighbour table is read for the caps whatever the profiles list; the machine
+        // gets the MAC only when a profile is chosen by it, as for DNS.
+        let neighbourMAC = resolver.driver.neighbourMAC(for: peer)
+        let mac = snapshot.engine.profiles.usesMACs ? neighbourMAC : nil
         let slot: CapSlot<ProxyClientKey>
-        switch caps.admit(mac.map(ProxyClientKey.device) ?? .address(peer), on: loop, now: now) {
+        switch caps.admit(ProxyClientKey(peer, mac: neighbourMAC), on: loop, now: now) {
         case .success(let admitted): slot = admitted
         case .failure(let refusal):
             if !server.transparent {
@@ -158,6 +181,8 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
             }
             return socket.close()
         }
+        // What the kernel holds for a device that stops reading is bounded (docs/proxy.md#stalled-devices).
+        try? socket.setSendBuffer(ProxyLimits.clientSendBuffer)
         let arrivedOn = Endpoint(server.isWildcard ? ((try? socket.localAddress()) ?? server.address) : server.address)
         let machine: ProxyConnection
         if !snapshot.allowClients.contains(peer) {
@@ -177,10 +202,12 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
             var connection = ProxyConnection.redirected(
                 client: peer, arrivedOn: arrivedOn, destination: Endpoint(destination, port: original.port), now: now)
             connection.clientMAC = mac
+            connection.deviceMAC = neighbourMAC
             machine = connection
         } else {
             var connection = ProxyConnection(client: peer, arrivedOn: arrivedOn, now: now)
             connection.clientMAC = mac
+            connection.deviceMAC = neighbourMAC
             machine = connection
         }
         do {
@@ -197,6 +224,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
 
     /// Called once by each handler when it has closed its sockets.
     func connectionClosed(_ handler: ConnectionHandler) {
+        peakSinceTrim = max(peakSinceTrim, connections.count)
         guard connections.removeValue(forKey: ObjectIdentifier(handler)) != nil else { return }
         followed.remove(handler)
         caps.release(handler.slot)
@@ -226,6 +254,7 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         var next = now &+ Self.sweepGap
         if followed.roundFinished {
             if draining { closeIdle() }
+            trimIfMany()
             followed.startRound()
             roundStarted = max(roundStarted &+ Self.tickInterval, now)
             next = roundStarted
@@ -233,17 +262,45 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         sweepTimer = loop.scheduleTimer(at: next, target: self)
     }
 
+    /// After many connections have closed, glibc's malloc keeps what they freed in its
+    /// arenas, which the process never gets back on its own (the thresholds that return
+    /// memory grow with the largest blocks freed): `malloc_trim` hands the free pages back.
+    /// At most once a round, and only after a burst of closes, so it costs nothing in a
+    /// steady state (docs/proxy.md#stalled-devices).
+    private func trimIfMany() {
+        let open = connections.count
+        guard peakSinceTrim >= open + Self.trimAfter else {
+            peakSinceTrim = max(peakSinceTrim, open)
+            return
+        }
+        peakSinceTrim = open
+        _ = malloc_trim(0)
+    }
+
     private func closeIdle() {
         for handler in connections.values where handler.machine.isIdle { handler.teardown() }
     }
 }
 
-/// Whose connections count together against `proxy_max_conns_per_client`: a device by its
-/// MAC address when the neighbour table knows it (its IPv6 privacy addresses are one
-/// device), else the client address.
+/// Whose connections count together against `proxy_max_conns_per_client` and for the fair
+/// choice at `proxy_max_conns` (docs/proxy.md#who-is-served): a device by its MAC address
+/// whenever the neighbour table knows it (its IPv4 address and IPv6 privacy addresses are
+/// one device), else its address, an IPv6 address by its /64 (a host given a whole /64
+/// picks any address in it at will).
 public enum ProxyClientKey: Hashable, Sendable {
     case device(MACAddress)
     case address(IPAddress)
+
+    public init(_ address: IPAddress, mac: MACAddress?) {
+        if let mac {
+            self = .device(mac)
+            return
+        }
+        switch address.unmapped {
+        case .v4(let bits): self = .address(.v4(bits))
+        case .v6(let high, _): self = .address(.v6(high: high, low: 0))
+        }
+    }
 }
 
 public typealias ProxyCaps = ConnectionCaps<ProxyClientKey>

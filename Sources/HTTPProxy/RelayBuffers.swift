@@ -8,12 +8,17 @@ import SystemIO
 /// are open, and each can be large: 1 MiB (F_SETPIPE_SZ) halves the system calls of a
 /// bulk transfer against the 64 KiB default. Pipe pages count against the user's
 /// `fs.pipe-user-pages-soft`; when a large pipe is refused, the default size is used from
-/// then on. Loop-confined; the spare list is bounded.
+/// then on. A pipe's pages exist only for the bytes in it: toward a device a splice takes
+/// no more than its send buffer has room for, so one that stops reading holds about
+/// 64 KiB of a pipe, not a megabyte. Loop-confined; the spare list is bounded.
 final class RelayBuffers {
     /// The most one copied read takes; a read that fills it marks its direction as bulk.
     static let copyLimit = 16_384
     static let spareLimit = 32
     static let largePipe = 1 << 20
+    /// The least one splice toward a device takes, however full its send buffer: what a
+    /// pipe holds for a device that has stopped reading (`TunnelRelay.Direction.towardDevice`).
+    static let leastFill = 65_536
 
     private var spare: [SplicePipe] = []
     private var large = true

@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import Metrics
+import ProxyCore
 import SystemIO
 
 /// A tunnel's relay after the SNI check (docs/proxy.md#connect). Half-close is respected: a side's
@@ -34,6 +35,13 @@ final class TunnelRelay {
         var finished = false
         /// A read filled the copy buffer: this direction carries bulk data, spliced.
         var bulk = false
+        /// The destination is the device, whose send buffer is fixed at
+        /// `ProxyLimits.clientSendBuffer`: a splice into the pipe takes no more than that
+        /// buffer has room for (at least `RelayBuffers.leastFill`), so a device that stops
+        /// reading leaves little in a pipe rather than up to a megabyte.
+        var towardDevice = false
+        /// Bytes written to the destination so far in the current step (the stall measure).
+        var movedOut = false
 
         var wantsRead: Bool { !sourceEOF && !detached && pending.readableBytes == 0 && pipe == nil }
         var wantsWrite: Bool { !finished && (pending.readableBytes > 0 || pipe != nil) }
@@ -68,6 +76,8 @@ final class TunnelRelay {
     private(set) var lastActivity: Nanoseconds
     private var watched: (client: Interest?, upstream: Interest?) = (nil, nil)
     private(set) var calls = Calls()
+    /// Bytes waiting for the device that it does not take (`stall_timeout`).
+    private(set) var deviceStall = StallWatch()
 
     /// Counts every byte read from either side (the metrics' tunnel bytes).
     private let bytes: Counter?
@@ -83,6 +93,7 @@ final class TunnelRelay {
         self.upstream = upstream
         up = Direction(pending: toUpstream)
         down = Direction(pending: toClient)
+        down.towardDevice = true
         lastActivity = loop.clock.now()
     }
 
@@ -92,6 +103,7 @@ final class TunnelRelay {
     func start() throws(SystemError) {
         try pump(&up, from: client, to: upstream)
         try pump(&down, from: upstream, to: client)
+        noteStall()
         try watch()
     }
 
@@ -104,6 +116,7 @@ final class TunnelRelay {
             down.canRead = true
             try pump(&down, from: upstream, to: client)
         }
+        noteStall()
         try watch()
     }
 
@@ -112,6 +125,7 @@ final class TunnelRelay {
         case .client: try pump(&down, from: upstream, to: client)
         case .upstream: try pump(&up, from: client, to: upstream)
         }
+        noteStall()
         try watch()
     }
 
@@ -138,6 +152,7 @@ final class TunnelRelay {
             down.canRead = true
             try pump(&down, from: upstream, to: client)
         }
+        noteStall()
         try watch()
     }
 
@@ -146,13 +161,15 @@ final class TunnelRelay {
         while !direction.finished {
             if direction.pending.readableBytes > 0 {
                 calls.writes += 1
-                _ = try destination.write(from: &direction.pending)
+                if case .processed(let count) = try destination.write(from: &direction.pending), count > 0 {
+                    direction.movedOut = true
+                }
                 guard direction.pending.readableBytes == 0 else { return }
                 direction.pending = ByteBuffer(capacity: 0)
             }
             if let pipe = direction.pipe {
                 calls.splices += 1
-                _ = try pipe.drain(to: destination)
+                if case .processed(let count) = try pipe.drain(to: destination), count > 0 { direction.movedOut = true }
                 guard pipe.isEmpty else { return }
                 direction.pipe = nil
                 buffers.give(pipe)
@@ -170,8 +187,9 @@ final class TunnelRelay {
             }
             let pipe = try buffers.takePipe()
             calls.splices += 1
+            let room = direction.towardDevice ? deviceRoom(destination, pipe: pipe) : pipe.capacity
             let result: IOResult
-            do { result = try pipe.fill(from: source) } catch {
+            do { result = try pipe.fill(from: source, maxBytes: room) } catch {
                 buffers.give(pipe)
                 throw error
             }
@@ -179,7 +197,7 @@ final class TunnelRelay {
             case .processed(let moved):
                 lastActivity = loop.clock.now()
                 bytes?.add(moved)
-                direction.canRead = moved == pipe.capacity || direction.detached
+                direction.canRead = moved == room || direction.detached
                 direction.pipe = pipe
             case .wouldBlock:
                 direction.canRead = false
@@ -204,7 +222,9 @@ final class TunnelRelay {
             direction.bulk = moved == RelayBuffers.copyLimit
             direction.canRead = direction.bulk || direction.detached
             calls.writes += 1
-            _ = try destination.write(from: &buffer)
+            if case .processed(let count) = try destination.write(from: &buffer), count > 0 {
+                direction.movedOut = true
+            }
             if buffer.readableBytes > 0, let rest = buffer.readBuffer(length: buffer.readableBytes) {
                 direction.pending = rest
             }
@@ -214,6 +234,20 @@ final class TunnelRelay {
         case .eof:
             direction.sourceEOF = true
         }
+    }
+
+    /// What one splice toward the device may take: the room left in its send buffer, at
+    /// least `RelayBuffers.leastFill` (a device that keeps up always has room), at most the
+    /// pipe. One ioctl per bulk splice.
+    private func deviceRoom(_ destination: Socket, pipe: SplicePipe) -> Int {
+        let queued = (try? destination.unsentBytes()) ?? 0
+        return min(pipe.capacity, max(RelayBuffers.leastFill, ProxyLimits.clientSendBuffer - queued))
+    }
+
+    /// After a step: whether bytes wait for the device and whether it took any.
+    private func noteStall() {
+        deviceStall.note(waiting: down.wantsWrite, moved: down.movedOut) { loop.clock.now() }
+        down.movedOut = false
     }
 
     /// Each socket's interest: reading for the direction it feeds, writing for the one it drains.

@@ -164,8 +164,18 @@ extension ProxyConnection {
     /// snapshot is published (docs/proxy.md#open-connections-follow-the-policy): a tunnel
     /// idle for `tunnel_idle` is closed; one whose host or server name, or an exchange
     /// whose host, the policy now refuses is aborted (recorded as a hit), so what is
-    /// buffered for the client is dropped rather than delivered.
-    public mutating func tick(_ env: ProxyEnvironment, lastActivity: UInt64) -> [ProxyAction] {
+    /// buffered for the client is dropped rather than delivered. Either is aborted when
+    /// bytes have waited for the device since `deviceStalledSince` without it taking any,
+    /// for `stall_timeout` (docs/proxy.md#stalled-devices): a reset, so that what the
+    /// kernel holds for it is dropped at once rather than kept until it reads.
+    public mutating func tick(
+        _ env: ProxyEnvironment, lastActivity: UInt64, deviceStalledSince: UInt64? = nil
+    ) -> [ProxyAction] {
+        switch state {
+        case .relaying, .exchanging:
+            if let deviceStalledSince, env.now >= deviceStalledSince &+ env.settings.stallTimeout { return abort() }
+        default: break
+        }
         let judgement: TunnelJudgement
         switch state {
         case .relaying(let tunnel):

@@ -55,6 +55,9 @@ public struct ProxyConnection: Sendable {
     /// The device's link-layer address, when the neighbour table knew it at accept time:
     /// the profile is chosen by it before the address.
     public var clientMAC: MACAddress?
+    /// The device's link-layer address when the neighbour table knew it at accept time,
+    /// whether or not a profile is chosen by it: the login limits know a device by it.
+    public var deviceMAC: MACAddress?
     /// The proxy user whose credentials this request (and, for a tunnel, the connection)
     /// carried and proved: the profile is chosen by it first.
     public var proxyUser: String?

@@ -37,6 +37,15 @@ public struct LoginCheck: Sendable, Equatable {
     public let logins: ProxyLogins
     public let user: String
     let password: [UInt8]
+    /// Nanoseconds to wait before checking: the user's turn (`UserLoginDelays`); 0 at once.
+    public internal(set) var delay: UInt64 = 0
+
+    /// The same check, its turn come.
+    public var atOnce: LoginCheck {
+        var check = self
+        check.delay = 0
+        return check
+    }
 
     /// The full verification; blocks for scrypt's duration.
     public func run() -> LoginOutcome { logins.verify(user: user, password: password) ? .accepted : .rejected }
@@ -62,8 +71,10 @@ public struct PendingLogin: Sendable, Equatable {
 
 extension ProxyConnection {
     /// Proxy authentication, before a request is decided: credentials, when sent, must be
-    /// right (else `407`; after too many failures from this address, `429` for the rest of
-    /// the minute, right credentials included), and then choose the profile; without them,
+    /// right (else `407`; after too many failures from this address or /64, `429` for the
+    /// rest of the minute, right credentials included; after too many for the user from a
+    /// device that has not logged in as it before, the check waits for the user's turn),
+    /// and then choose the profile; without them,
     /// `proxy_auth = required` refuses a client that no MAC or address entry covers. Nil:
     /// go on with the request. The password is never kept, logged or echoed.
     mutating func authenticate(_ head: RequestHead, _ env: ProxyEnvironment) -> [ProxyAction]? {
@@ -82,21 +93,34 @@ extension ProxyConnection {
             ProxyResponse.authenticationRequired(keepAlive: false, to: &clientOut)
             return closeAfterResponse(env)
         }
-        if case .tooMany(let retryAfter)? = env.authLimiter?.check(client, now: env.now) {
+        var delay: UInt64 = 0
+        switch env.authLimiter?.check(client, user: credentials.user, device: loginDevice, now: env.now) {
+        case .tooMany(let retryAfter)?:
             ProxyResponse.tooManyAuthenticationFailures(retryAfter: retryAfter, to: &clientOut)
             return closeAfterResponse(env)
+        case .delayed(let wait)?: delay = wait
+        case .allowed?, nil: break
         }
         guard let logins = env.settings.logins else { return loginFailed(env) }
-        if logins.isRemembered(user: credentials.user, password: credentials.password) {
+        // A delayed guess is not answered from memory either: a quick yes to the right
+        // password and a wait for every other would tell a guesser which is which.
+        if delay == 0, logins.isRemembered(user: credentials.user, password: credentials.password) {
             proxyUser = credentials.user
+            env.authLimiter?.recordSuccess(user: credentials.user, device: loginDevice, now: env.now)
             return nil
         }
         // scrypt would hold the loop thread, and every other client on it, for tens of
         // milliseconds: the request waits while the driver checks elsewhere.
         state = .authenticating(PendingLogin(head: head, user: credentials.user))
-        deadline = env.now &+ ProxyLimits.headTimeout
-        return [.checkLogin(LoginCheck(logins: logins, user: credentials.user, password: credentials.password))]
+        deadline = env.now &+ delay &+ ProxyLimits.headTimeout
+        return [
+            .checkLogin(
+                LoginCheck(logins: logins, user: credentials.user, password: credentials.password, delay: delay))
+        ]
     }
+
+    /// The device as the login limits remember it.
+    var loginDevice: LoginDevice { LoginDevice(client, mac: deviceMAC) }
 
     /// The check asked for by `.checkLogin` finished: the held request goes on as its
     /// user's, or gets `407` (counted as a failure) or `503` (too many checks waiting).
@@ -109,6 +133,7 @@ extension ProxyConnection {
         case .busy: return fail(503, "too many proxy logins are being checked; try again", env)
         case .accepted:
             proxyUser = pending.user
+            env.authLimiter?.recordSuccess(user: pending.user, device: loginDevice, now: env.now)
             var actions: [ProxyAction]
             do throws(ProxyError) {
                 actions = try pending.head.isConnect ? tunnel(pending.head, env) : forward(pending.head, env)

@@ -117,6 +117,33 @@ private final class Tracked: Sheddable, @unchecked Sendable {
         }
     }
 
+    /// docs/proxy.md#who-is-served: at the total cap the longest-idle connection of the
+    /// client holding the most goes, even when another's has waited longer; a client with
+    /// nothing sheddable passes to the next; once nobody holds more than the newcomer would,
+    /// the longest-idle of anyone.
+    @Test func atTheTotalCapTheClientHoldingTheMostLosesItsLongestIdle() throws {
+        try withLoops { group in
+            let loop = group.loops[0]
+            let caps = Caps(.init(perClient: 0, total: 8, shedAtClientCap: true))
+            let many = try (1...4).map { try #require(try admit(caps, "many", on: loop, at: 10 * UInt64($0))) }
+            let busy = try (1...2).map { _ in try #require(try admit(caps, "busy", on: loop, at: 1)) }
+            let few = try (1...2).map { try #require(try admit(caps, "few", on: loop, at: 2 + UInt64($0))) }
+            for slot in busy { slot.0.markBusy() }
+            // A tunnel: idle since its last byte, a later instant replacing an earlier one.
+            many[0].0.markIdle(since: 5)
+            many[0].0.markIdle(since: 45)
+            _ = try #require(try admit(caps, "new", on: loop, at: 50))
+            #expect(waitUntil { many[1].1.shedCount.load(ordering: .relaxed) == 1 }, "many's longest idle")
+            _ = try #require(try admit(caps, "new", on: loop, at: 51))
+            #expect(waitUntil { many[2].1.shedCount.load(ordering: .relaxed) == 1 })
+            // many 2, busy 2 (nothing sheddable), few 2, new 2: nobody holds more than 3.
+            _ = try #require(try admit(caps, "new", on: loop, at: 52))
+            #expect(waitUntil { few[0].1.shedCount.load(ordering: .relaxed) == 1 }, "the longest idle of anyone")
+            #expect(busy.allSatisfy { $0.1.shedCount.load(ordering: .relaxed) == 0 })
+            #expect(many[0].1.shedCount.load(ordering: .relaxed) == 0 && caps.count() == 8 && caps.shedCount == 3)
+        }
+    }
+
     @Test func withoutSheddingAtTheClientCapTheNewcomerIsRefused() throws {
         try withLoops { group in
             let loop = group.loops[0]

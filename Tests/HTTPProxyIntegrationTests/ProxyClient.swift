@@ -33,7 +33,15 @@ final class ProxyClient: @unchecked Sendable {
         setTimeout(timeout)
     }
 
+    /// A connection the test made itself (bound to an interface, from a chosen address).
+    init(descriptor: Int32, timeout: TimeInterval = 5) {
+        fd = descriptor
+        setTimeout(timeout)
+    }
+
     deinit { close(fd) }
+
+    var descriptor: Int32 { fd }
 
     func setTimeout(_ seconds: TimeInterval) {
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))

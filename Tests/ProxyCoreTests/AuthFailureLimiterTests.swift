@@ -71,4 +71,72 @@ import Testing
         }
         #expect(full.trackedCount == 2)
     }
+
+    /// docs/proxy.md#proxy-authentication: checks for one user from ever new addresses:
+    /// ten go ahead, then each waits for a turn twice as far from the one before, and one
+    /// whose turn is more than 8 s away is refused without taking it. Another user has its
+    /// own count.
+    @Test func aUsersChecksFromManyAddressesWaitForTurnsThatComeLaterEachTime() {
+        let limiter = AuthFailureLimiter()
+        func guess(_ index: Int, at now: UInt64, user: String = "kid") -> AuthFailureLimiter.Verdict {
+            let address = IPAddress("10.0.\(index / 256).\(index % 256)")!
+            return limiter.check(address, user: user, device: .address(address), now: now)
+        }
+        for index in 0..<10 { #expect(guess(index, at: 0) == .allowed, "check \(index + 1)") }
+        #expect(guess(10, at: 0) == .delayed(by: Self.second))
+        #expect(guess(11, at: 0) == .delayed(by: 3 * Self.second))
+        #expect(guess(12, at: 0) == .delayed(by: 7 * Self.second))
+        #expect(guess(13, at: 0) == .tooMany(retryAfter: 15 * Self.second), "its turn is more than 8 s away")
+        #expect(guess(14, at: 7 * Self.second) == .delayed(by: 8 * Self.second), "the refusal took no turn")
+        #expect(guess(15, at: 7 * Self.second) == .tooMany(retryAfter: 24 * Self.second))
+        #expect(guess(16, at: 0, user: "ann") == .allowed, "another user")
+        // The turns grow to a minute apart, and the count is forgotten after 15 quiet minutes.
+        #expect(guess(20, at: 31 * Self.second) == .allowed, "its turn")
+        #expect(guess(21, at: 62 * Self.second) == .delayed(by: Self.second), "32 s later")
+        #expect(guess(22, at: 123 * Self.second) == .allowed, "60 s later, the most")
+        #expect(guess(23, at: 123 * Self.second) == .tooMany(retryAfter: Self.minute))
+        #expect(guess(24, at: 183 * Self.second) == .allowed)
+        #expect(guess(30, at: 183 * Self.second + 15 * Self.minute) == .allowed)
+    }
+
+    /// A device that has logged in as a user skips the user's turns and its /64's count,
+    /// for a week; its own address's count still holds it.
+    @Test func aKnownDeviceSkipsTheUsersTurnsAndItsNetworksCount() {
+        let limiter = AuthFailureLimiter()
+        let mac = MACAddress("02:00:00:00:00:01")!
+        let phone = IPAddress("2001:db8:1::10")!
+        limiter.recordSuccess(user: "kid", device: .mac(mac), now: 0)
+        for index in 0..<30 {
+            let guesser = IPAddress("2001:db8:1::\(String(0x100 + index, radix: 16))")!
+            _ = limiter.check(guesser, user: "kid", device: .address(guesser), now: Self.second)
+            limiter.recordFailure(guesser, now: Self.second)
+        }
+        let stranger = IPAddress("2001:db8:1::99")!
+        #expect(
+            limiter.check(stranger, user: "kid", device: .address(stranger), now: 2 * Self.second)
+                == .tooMany(retryAfter: 59 * Self.second), "30 failures from the /64")
+        #expect(limiter.check(phone, user: "kid", device: .mac(mac), now: 2 * Self.second) == .allowed)
+        #expect(
+            limiter.check(phone, user: "ann", device: .mac(mac), now: 2 * Self.second)
+                == .tooMany(retryAfter: 59 * Self.second), "known for kid only")
+        let week: UInt64 = 7 * 24 * 60 * Self.minute
+        var known = KnownLoginDevices()
+        known.insert(user: "kid", device: .mac(mac), now: 0)
+        #expect(known.contains(user: "kid", device: .mac(mac), now: week - 1))
+        #expect(!known.contains(user: "kid", device: .mac(mac), now: week), "forgotten after a week")
+        #expect(!known.contains(user: "kid", device: .address(phone), now: 0))
+        for _ in 0..<10 { limiter.recordFailure(phone, now: week + 2) }
+        limiter.recordSuccess(user: "kid", device: .mac(mac), now: week + 2)
+        #expect(
+            limiter.check(phone, user: "kid", device: .mac(mac), now: week + 3)
+                == .tooMany(retryAfter: Self.minute - 1), "its own address's count")
+    }
+
+    @Test func aLoginDeviceIsItsMACElseItsWholeAddress() {
+        let mapped = IPAddress("::ffff:192.168.1.20")!
+        #expect(LoginDevice(mapped, mac: nil) == .address(one))
+        let mac = MACAddress("02:00:00:00:00:01")!
+        #expect(LoginDevice(three, mac: mac) == .mac(mac))
+        #expect(LoginDevice(three, mac: nil) == .address(three))
+    }
 }

@@ -262,6 +262,20 @@ import Testing
         #expect(connection.tick(settings.env(now: 6 * second), lastActivity: second) == [.close])
     }
 
+    /// docs/proxy.md#stalled-devices: bytes that have waited for the device since an instant,
+    /// without it taking any, end the tunnel with a reset once `stall_timeout` has passed;
+    /// a tunnel whose device keeps up (no instant) stays.
+    @Test func aTunnelWhoseDeviceTakesNothingForTheStallTimeoutIsReset() {
+        var settings = fixture
+        settings.settings.stallTimeout = 3 * second
+        var connection = established("example.org", settings)
+        #expect(connection.receive(TLSClientHello.record(serverName: "example.org"), settings.env()) == [.relay])
+        let now = 10 * second
+        #expect(connection.tick(settings.env(now: now), lastActivity: now, deviceStalledSince: 8 * second) == [])
+        #expect(connection.tick(settings.env(now: now), lastActivity: now, deviceStalledSince: nil) == [])
+        #expect(connection.tick(settings.env(now: now), lastActivity: now, deviceStalledSince: 7 * second) == [.abort])
+    }
+
     /// The lookup carries what the connection decided: the profile, and whether to inspect
     /// (not for a parent-allowed host), so the resolver never decides the host again.
     @Test func theLookupCarriesTheProfileAndTheDecisionsInspection() throws {

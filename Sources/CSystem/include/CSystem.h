@@ -104,6 +104,9 @@ int cs_pipe2(int fds[2]);
 /// when that is positive, then read back (F_GETPIPE_SZ) — the default is not always 64 KiB
 /// (a user over pipe-user-pages-soft gets one page).
 int cs_pipe_size(int fd, int requested);
+/// Bytes queued in a TCP socket's send buffer and not yet acknowledged (ioctl SIOCOUTQ),
+/// or -1 with errno.
+int cs_unsent_bytes(int fd);
 /// splice(fd_in, NULL, fd_out, NULL, length, flags); one end must be a pipe.
 /// Returns the bytes moved, 0 at end of input, -1 with EAGAIN when either side would block.
 ssize_t cs_splice(int fd_in, int fd_out, size_t length, unsigned flags);

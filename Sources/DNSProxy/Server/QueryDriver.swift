@@ -99,6 +99,13 @@ public final class QueryDriver {
         return neighbours.mac(for: client, now: loop.clock.now())
     }
 
+    /// The client's MAC address when the neighbour table knows it, whether or not a profile
+    /// is chosen by MAC: the HTTP proxy's caps count a device by it. Nil when this loop has
+    /// no neighbour cache.
+    public func neighbourMAC(for client: IPAddress) -> MACAddress? {
+        neighbours?.mac(for: client, now: loop.clock.now())
+    }
+
     /// Every query ends here exactly once with a reply or a drop, which is when it is
     /// counted (`typeRow`: its question type's row in `DNSMetrics`).
     private func carryOut(_ step: QueryPipeline.Step, typeRow: Int, send: @escaping ([UInt8]) -> Void) {

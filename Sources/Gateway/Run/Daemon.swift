@@ -115,7 +115,8 @@ package final class Daemon: @unchecked Sendable {
                 let servers = try loop.runSync { () throws -> LoopServers in
                     let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: try factory(loop))
                     // This loop's own view of the neighbour table (its netlink socket opens on
-                    // first use, here on the loop thread); read only while a profile lists a MAC.
+                    // first use, here on the loop thread); read for DNS while a profile lists a MAC,
+                    // and for every proxy connection (the caps count a device by its MAC).
                     driver.neighbours = NeighbourCache()
                     var proxy: ProxyLoop?
                     if !proxyAddresses.isEmpty || !transparentAddresses.isEmpty {

@@ -111,6 +111,7 @@ package struct RunOptions {
             gatewayName: gatewayName.isEmpty ? Self.hostName() : gatewayName)
         proxy.authMode = settings[Key.proxyAuth]
         proxy.maxConnections = settings[Key.proxyMaxConns]
+        proxy.stallTimeout = settings[Key.stallTimeout].wholeNanoseconds
         proxy.httpPorts = Set(settings[Key.httpPorts])
         proxy.allowLocalDestinations = settings[Key.allowLocalDestinations]
         proxy.transparentDestination = settings[Key.transparentDestination]
@@ -122,6 +123,7 @@ package struct RunOptions {
         guard !dnsListen.isEmpty else { throw .config(settings.error(Key.dnsListen, "no address to listen on")) }
         guard proxy.connectTimeout > 0 else { throw .config(settings.error(Key.connectTimeout, "must be above 0")) }
         guard proxy.tunnelIdle > 0 else { throw .config(settings.error(Key.tunnelIdle, "must be above 0")) }
+        guard proxy.stallTimeout > 0 else { throw .config(settings.error(Key.stallTimeout, "must be above 0")) }
         guard tcpReadTimeout > 0 else { throw .config(settings.error(Key.tcpReadTimeout, "must be above 0")) }
         for (key, value) in [(Key.tcpMax, tcpMax), (Key.tcpMaxPerClient, tcpMaxPerClient)] where value < 0 {
             throw .config(settings.error(key, "must be 0 (no limit) or more"))

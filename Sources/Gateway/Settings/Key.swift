@@ -99,6 +99,9 @@ package enum Key {
         "connect_timeout", .duration, default: "10s", reload: true, "upstream connect timeout")
     static let tunnelIdle = ConfigKey(
         "tunnel_idle", .duration, default: "5m", reload: true, "idle timeout of CONNECT tunnels")
+    static let stallTimeout = ConfigKey(
+        "stall_timeout", .duration, default: "60s", reload: true,
+        "a tunnel or exchange whose device has read nothing of what waits for it this long is reset")
     static let proxyThreads = ConfigKey(
         "proxy_threads", .integer, default: "0", reload: false,
         "loop threads taking proxy connections; 0 = every core (1 to 8)")
@@ -220,7 +223,8 @@ package enum Key {
         cacheSize.erased, cacheMinTTL.erased, cacheMaxTTL.erased, serveStaleMax.erased, rateLimit.erased,
         proxyListen.erased, transparentListen.erased, transparentDestination.erased, connectPorts.erased,
         allowIPConnect.erased, connectTimeout.erased,
-        tunnelIdle.erased, proxyThreads.erased, proxyMaxConnsPerClient.erased, proxyMaxConns.erased, httpPorts.erased,
+        tunnelIdle.erased, stallTimeout.erased, proxyThreads.erased, proxyMaxConnsPerClient.erased,
+        proxyMaxConns.erased, httpPorts.erased,
         allowLocalDestinations.erased, gatewayName.erased, proxyAuth.erased,
         lanInterfaces.erased, dohAddresses.erased, egress.erased, egressAllow.erased, egressAttempts.erased,
         listMaxSize.erased, listTimeout.erased,
