@@ -15,13 +15,16 @@ import Testing
     static let connections = 500
     static let stallSeconds = 5
 
-    /// The kernel's memory per stalled connection, at most (measured: 0.8 MB a tunnel,
-    /// 0.64 MB a download). Toward the device, the send buffer fixed at 256 KiB of data
-    /// (`ProxyLimits.clientSendBuffer`; the kernel charges up to twice that with its
-    /// bookkeeping), where left to itself it grew to 4 MiB: the issue measured 2.4 MB a
-    /// tunnel. From the origin, what its window let in before the relay stopped reading:
-    /// the kernel grows that window with the rate the relay read at, so it stays within a
-    /// few times what the device's buffers took (0.3 to 0.55 MB measured).
+    /// The kernel's memory for the socket toward a stalled device, at most: its send
+    /// buffer is fixed at 256 KiB of data (`ProxyLimits.clientSendBuffer`), which the
+    /// kernel charges up to twice over with its bookkeeping. Left to itself the kernel grows
+    /// it with the connection's window, to 4 MiB.
+    static let deviceSocketPerConnection = 2 * 256 * 1_024 + 64 * 1_024
+    /// The kernel's memory for both of a stalled connection's sockets, at most (measured:
+    /// 0.8 MB a tunnel, 0.64 MB a download). From the origin comes what its window let in
+    /// before the relay stopped reading: the kernel grows that window with the rate the
+    /// relay read at, so it stays within a few times what the device's buffers took (0.1
+    /// to 0.55 MB measured). The issue measured 2.4 MB a tunnel.
     static let kernelPerConnection = 1_536 * 1_024
     /// Bytes held beyond the sockets per connection, at most. A tunnel: the pipe toward the
     /// device takes no more than the device's send buffer has room for, at least 64 KiB
@@ -91,9 +94,11 @@ import Testing
         let held =
             origin.sent - origins.sendQueue - daemonOrigin.receiveQueue - daemonDevice.sendQueue - devices.receiveQueue
         let report =
-            "\(kind): kernel \(kernel / Self.connections) B a connection, held beyond sockets "
+            "\(kind): kernel \(kernel / Self.connections) B a connection (toward the device "
+            + "\(daemonDevice.charged / Self.connections) B), held beyond sockets "
             + "\(held / Self.connections) B, resident +\((resident - baseline) / Self.connections) B; origin sent "
             + "\(origin.sent >> 20) MiB"
+        #expect(daemonDevice.charged <= Self.deviceSocketPerConnection * Self.connections, "\(report)")
         #expect(kernel <= Self.kernelPerConnection * Self.connections, "\(report)")
         #expect(held <= Self.heldPerConnection * Self.connections, "\(report)")
         #expect(resident - baseline <= Self.residentPerConnection * Self.connections, "\(report)")
