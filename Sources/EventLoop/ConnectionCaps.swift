@@ -58,6 +58,9 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
         @usableFromInline var all: [CapSlot<Key>] = []
         /// Each client's slots, each at its `keyIndex`; a client with none has no entry.
         @usableFromInline var byKey: [Key: [CapSlot<Key>]] = [:]
+        /// Connections counted under each second key (`admit(_:alsoCountedAs:…)`); a key
+        /// with none has no entry.
+        @usableFromInline var alsoCounted: [Key: Int] = [:]
         /// Admissions so far: orders slots that became sheddable at the same instant.
         @usableFromInline var admitted: UInt64 = 0
         @usableFromInline var shed = 0
@@ -84,9 +87,19 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
     /// sheddable from `now`; give it its connection with `attach` before the loop turns.
     /// Inlinable, as is `release`: specialised for the caller's key, a connection's two
     /// visits to the book need no generic metadata looked up at run time.
+    ///
+    /// `second`: another key the connection also counts under, against the same
+    /// per-client cap, which refuses past it (the proxy's device by MAC address is also
+    /// counted by its address, so that one address behind many MAC addresses in turn gets
+    /// no more than one device's share).
     @inlinable
-    public func admit(_ key: Key, on loop: EventLoop, now: UInt64) -> Result<CapSlot<Key>, Refusal> {
+    public func admit(
+        _ key: Key, alsoCountedAs second: Key? = nil, on loop: EventLoop, now: UInt64
+    ) -> Result<CapSlot<Key>, Refusal> {
         let outcome: Result<(CapSlot<Key>, [CapSlot<Key>]), Refusal> = book.withLock { book in
+            if book.limits.perClient > 0, let second, book.alsoCounted[second, default: 0] >= book.limits.perClient {
+                return .failure(.perClient)
+            }
             var victims: [CapSlot<Key>] = []
             if book.limits.perClient > 0, let mine = book.byKey[key], mine.count >= book.limits.perClient {
                 guard book.limits.shedAtClientCap, let victim = Self.oldest(in: mine) else {
@@ -104,7 +117,7 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
                 Self.remove(victim, from: &book)
             }
             book.admitted &+= 1
-            let slot = CapSlot(key: key, loop: loop, sheddableSince: now, sequence: book.admitted)
+            let slot = CapSlot(key: key, second: second, loop: loop, sheddableSince: now, sequence: book.admitted)
             Self.insert(slot, into: &book)
             book.shed += victims.count
             return .success((slot, victims))
@@ -131,6 +144,11 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
     /// Connections counted now, in all and for `key`.
     public func count(of key: Key? = nil) -> Int {
         book.withLock { book in key.map { book.byKey[$0]?.count ?? 0 } ?? book.all.count }
+    }
+
+    /// Connections counted now under `second` as their second key.
+    public func count(alsoCountedAs second: Key) -> Int {
+        book.withLock { $0.alsoCounted[second] ?? 0 }
     }
 
     /// Connections shed since start, to admit others.
@@ -179,6 +197,7 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
     static func insert(_ slot: CapSlot<Key>, into book: inout Book) {
         slot.allIndex = append(slot, to: &book.all)
         slot.keyIndex = append(slot, to: &book.byKey[slot.key, default: []])
+        if let second = slot.second { book.alsoCounted[second, default: 0] += 1 }
     }
 
     @inlinable
@@ -186,6 +205,14 @@ public final class ConnectionCaps<Key: Hashable & Sendable>: Sendable {
         swapRemove(slot.allIndex, from: &book.all) { $0.allIndex = $1 }
         slot.allIndex = -1
         removeFromClient(slot, &book.byKey[slot.key])
+        if let second = slot.second { uncount(second, &book.alsoCounted[second]) }
+    }
+
+    /// One fewer under `second`; a key left with none loses its entry.
+    @inlinable
+    static func uncount(_ second: Key, _ count: inout Int?) {
+        guard let left = count else { return }
+        count = left > 1 ? left - 1 : nil
     }
 
     /// Appends `slot`; returns its place.
@@ -226,6 +253,8 @@ public final class CapSlot<Key: Hashable & Sendable>: @unchecked Sendable {
     @usableFromInline static var busy: UInt64 { .max }
 
     public let key: Key
+    /// The other key it is counted under, if any (`admit(_:alsoCountedAs:…)`).
+    public let second: Key?
     @usableFromInline let loop: EventLoop
     /// Since when (monotonic nanoseconds) the connection may be shed; `busy` while not.
     @usableFromInline let sheddableSince: Atomic<UInt64>
@@ -244,8 +273,9 @@ public final class CapSlot<Key: Hashable & Sendable>: @unchecked Sendable {
     @usableFromInline let connection = Atomic<UnsafeRawPointer?>(nil)
 
     @usableFromInline
-    init(key: Key, loop: EventLoop, sheddableSince: UInt64, sequence: UInt64) {
+    init(key: Key, second: Key?, loop: EventLoop, sheddableSince: UInt64, sequence: UInt64) {
         self.key = key
+        self.second = second
         self.loop = loop
         self.sheddableSince = Atomic(sheddableSince)
         self.sequence = sequence

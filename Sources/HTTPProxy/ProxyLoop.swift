@@ -166,7 +166,11 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         let neighbourMAC = resolver.driver.neighbourMAC(for: peer)
         let mac = snapshot.engine.profiles.usesMACs ? neighbourMAC : nil
         let slot: CapSlot<ProxyClientKey>
-        switch caps.admit(ProxyClientKey(peer, mac: neighbourMAC), on: loop, now: now) {
+        let device = ProxyClientKey(peer, mac: neighbourMAC)
+        // A device known by its MAC address is also counted by its address: an address that
+        // shows another MAC address now and then gets no more than one device's share.
+        let address = neighbourMAC.map { _ in ProxyClientKey.address(peer.unmapped) }
+        switch caps.admit(device, alsoCountedAs: address, on: loop, now: now) {
         case .success(let admitted): slot = admitted
         case .failure(let refusal):
             if !server.transparent {

@@ -11,7 +11,7 @@
 /// password from two hundred addresses is then as slow as from one: `freeChecks` guesses,
 /// then turns 1, 3, 7, 15, 31 and 63 s later, then one a `maxDelay`. Users are kept by the
 /// hash of their name (the process's random seed: no one can aim collisions), at most
-/// `capacity`; a full table drops the one quiet longest.
+/// `capacity`; a full table drops first the quietest of those not yet waiting for turns.
 public struct UserLoginDelays: Sendable {
     private struct Entry {
         var checks: Int
@@ -48,11 +48,7 @@ public struct UserLoginDelays: Sendable {
         let key = user.hashValue
         var entry = users[key].flatMap { isCounting($0, now: now) ? $0 : nil }
         if entry == nil {
-            if users[key] == nil, users.count >= capacity,
-                let quietest = users.min(by: { $0.value.lastCheck < $1.value.lastCheck })
-            {
-                users[quietest.key] = nil
-            }
+            if users[key] == nil, users.count >= capacity, let dropped = leastUseful() { users[dropped] = nil }
             entry = Entry(checks: 0, lastCheck: now, delay: 0, nextTurn: 0)
         }
         defer { users[key] = entry }
@@ -72,6 +68,15 @@ public struct UserLoginDelays: Sendable {
         entry!.delay = min(entry!.delay &* 2, maxDelay)
         entry!.nextTurn = turn &+ entry!.delay
         return wait == 0 ? .allowed : .delayed(by: wait)
+    }
+
+    /// The entry a full table drops: the quietest of those still within their free checks,
+    /// else the quietest. Names made up by the thousand, one check each, then cannot push
+    /// out a user whose turns are running: each would have to use up its free checks first.
+    private func leastUseful() -> Int? {
+        let free = users.filter { $0.value.checks < freeChecks }
+        let pool = free.isEmpty ? users : free
+        return pool.min(by: { $0.value.lastCheck < $1.value.lastCheck })?.key
     }
 
     private func isCounting(_ entry: Entry, now: UInt64) -> Bool {

@@ -144,6 +144,27 @@ private final class Tracked: Sheddable, @unchecked Sendable {
         }
     }
 
+    /// A connection counted under a second key too (the proxy's device by MAC address, also
+    /// by its address): the per-client cap holds the second key whatever the first.
+    @Test func aSecondKeyIsHeldToThePerClientCapToo() throws {
+        try withLoops { group in
+            let loop = group.loops[0]
+            let caps = Caps(.init(perClient: 2, total: 0, shedAtClientCap: false))
+            func admit(_ key: String, _ second: String?) throws -> Result<CapSlot<String>, Caps.Refusal> {
+                try loop.sync { caps.admit(key, alsoCountedAs: second, on: loop, now: 1) }
+            }
+            guard case .success(let first) = try admit("mac-a", "10.0.0.7") else { throw CapsTestError.refused }
+            guard case .success = try admit("mac-b", "10.0.0.7") else { throw CapsTestError.refused }
+            #expect(try admit("mac-c", "10.0.0.7") == .failure(.perClient), "the address's share is taken")
+            #expect(caps.count(alsoCountedAs: "10.0.0.7") == 2 && caps.count(of: "mac-c") == 0)
+            guard case .success = try admit("mac-c", "10.0.0.8") else { throw CapsTestError.refused }
+            caps.release(first)
+            caps.release(first)
+            #expect(caps.count(alsoCountedAs: "10.0.0.7") == 1, "released once")
+            guard case .success = try admit("mac-c", "10.0.0.7") else { throw CapsTestError.refused }
+        }
+    }
+
     @Test func withoutSheddingAtTheClientCapTheNewcomerIsRefused() throws {
         try withLoops { group in
             let loop = group.loops[0]
@@ -221,3 +242,5 @@ extension Result<CapSlot<String>, ConnectionCaps<String>.Refusal> {
         }
     }
 }
+
+private enum CapsTestError: Error { case refused }

@@ -132,6 +132,16 @@ import Testing
                 == .tooMany(retryAfter: Self.minute - 1), "its own address's count")
     }
 
+    /// A full table of users drops those not yet waiting for turns first: made-up names
+    /// cannot push out a user under attack.
+    @Test func madeUpUsersCannotPushOutAUserWaitingForTurns() {
+        var users = UserLoginDelays(capacity: 4)
+        for _ in 0..<10 { _ = users.turn(for: "kid", now: 0) }
+        #expect(users.turn(for: "kid", now: 0) == .delayed(by: Self.second))
+        for index in 0..<100 { _ = users.turn(for: "made-up-\(index)", now: UInt64(index + 1)) }
+        #expect(users.turn(for: "kid", now: 200) == .delayed(by: 3 * Self.second - 200), "kid's turns still run")
+    }
+
     @Test func aLoginDeviceIsItsMACElseItsWholeAddress() {
         let mapped = IPAddress("::ffff:192.168.1.20")!
         #expect(LoginDevice(mapped, mac: nil) == .address(one))
