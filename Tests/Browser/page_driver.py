@@ -15,11 +15,12 @@ Answers: {"ok": true, "value": ...} or {"ok": false, "error": "..."}.
 
 import json
 import sys
+import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -49,9 +50,19 @@ def browser(profile):
 
 
 def first(driver, css, text=None):
-    for element in driver.find_elements(By.CSS_SELECTOR, css):
-        if text is None or element.text.strip() == text:
-            return element
+    # A document replaced while it is read (a redirect's page arriving) makes the element
+    # handles of the old one fail: read again from the new one, for a few seconds at most.
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            for element in driver.find_elements(By.CSS_SELECTOR, css):
+                if text is None or element.text.strip() == text:
+                    return element
+            break
+        except WebDriverException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
     raise LookupError("nothing matches %s%s at %s: %s" % (
         css, "" if text is None else " with text %r" % text, driver.current_url, driver.page_source[:600]))
 
@@ -64,6 +75,7 @@ def submit(driver, element):
     element.click()
     try:
         WebDriverWait(driver, 10).until(staleness_of(old))
+        WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
     except TimeoutException:
         raise TimeoutError("the click led to no new page in 10 s")
     return driver.current_url

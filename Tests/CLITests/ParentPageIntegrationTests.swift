@@ -367,10 +367,12 @@ import Testing
                 let day = try page.curl("/profiles/default", ["-b", session.jar])
                 return day.body.contains("reddit.com</td>") ? day.body : nil
             }, "the hit reached the history")
-        #expect(html.contains("x&lt;b&quot;c&#39;d\\u{202e}e.reddit.com"), "\(html)")
+        // The name is kept in its presentation form (RFC 1035 §5.1: `"` quoted, the override's
+        // bytes as \DDD), then escaped for HTML and for JSON.
+        #expect(html.contains(#"x&lt;b\&quot;c&#39;d\226\128\174e.reddit.com"#), "\(html)")
         #expect(!html.contains("x<b"))
         let json = try page.curl("/api/profiles/default/hits", ["-b", session.jar])
-        #expect(json.body.contains(#"x\u003cb\"c\u0027d\u202ee.reddit.com"#), "\(json.body)")
+        #expect(json.body.contains(#"x\u003cb\\\"c\u0027d\\226\\128\\174e.reddit.com"#), "\(json.body)")
     }
 
     @Test func theDevicesPageNamesADeviceFromTheDHCPLeaseFile() throws {

@@ -14,7 +14,7 @@ final class StreamingOrigin: @unchecked Sendable {
     private var ended = 0
 
     /// On `host` (IPv4), any free port unless `port` is given.
-    init(httpHead: Bool, host: String = "127.0.0.1", port: UInt16 = 0, limit: TimeInterval = 30) throws {
+    init(httpHead: Bool, host: String = "127.0.0.1", port: UInt16 = 0, limit: TimeInterval = 120) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
