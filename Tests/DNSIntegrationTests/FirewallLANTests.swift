@@ -33,6 +33,9 @@ import Testing
     /// An HTTPS site on the internet (openssl s_server with the test certificate).
     static let origin4 = "203.0.113.10"
     static let origin6 = "2001:db8:2::10"
+    /// A blocked site's host, which a child names in `--resolve` with an allowed name.
+    static let other4 = "203.0.113.20"
+    static let other6 = "2001:db8:2::20"
 
     @Test func filteredDevicesCannotGoAroundTheGateway() throws {
         let lan = try NetworkNamespaces.make(devices: 4)
@@ -81,6 +84,8 @@ import Testing
         try lan.run(in: internet, ["-6", "address", "add", "\(Self.resolver6)/64", "dev", "eth0", "nodad"])
         try lan.run(in: internet, ["address", "add", "\(Self.origin4)/24", "dev", "eth0"])
         try lan.run(in: internet, ["-6", "address", "add", "\(Self.origin6)/64", "dev", "eth0", "nodad"])
+        try lan.run(in: internet, ["address", "add", "\(Self.other4)/24", "dev", "eth0"])
+        try lan.run(in: internet, ["-6", "address", "add", "\(Self.other6)/64", "dev", "eth0", "nodad"])
         try lan.run(in: internet, ["link", "set", "eth0", "up"])
         try lan.run(in: internet, ["route", "add", "198.51.100.0/24", "via", "203.0.113.1"])
         try lan.run(in: internet, ["-6", "route", "add", "2001:db8:1::/64", "via", "2001:db8:2::1"])
@@ -125,6 +130,10 @@ import Testing
             fds["tcp 853"] = try FirewallProbes.listener(Int32(SOCK_STREAM.rawValue), Self.resolver4, 853)
             fds["tcp6 853"] = try FirewallProbes.listener(Int32(SOCK_STREAM.rawValue), Self.resolver6, 853)
             fds["doh"] = try FirewallProbes.listener(Int32(SOCK_STREAM.rawValue), Self.dohResolver, 443)
+            for (address, port) in [(Self.other4, 443), (Self.other4, 80), (Self.other6, 443), (Self.other6, 80)] {
+                fds["other \(address) \(port)"] = try FirewallProbes.listener(
+                    Int32(SOCK_STREAM.rawValue), address, UInt16(port))
+            }
             return fds
         }
         defer { for fd in listeners.values { close(fd) } }
@@ -279,6 +288,21 @@ import Testing
                     "https://www.reddit.com/file.bin",
                 ], "untouched.out")
             #expect(untouched.status == 0, "\(family): \(untouched.output)")
+        }
+
+        // An allowed name sent to another site's address (docs/network.md#the-destination-check):
+        // the gateway connects the name to its own address, so the file arrives from the
+        // allowed site and the other host is never reached, on 443 and 80, over each family.
+        for (family, other) in [("v4", Self.other4), ("v6", "[\(Self.other6)]")] {
+            let out = scratch.path("fronted-\(family).bin")
+            let fronted = try curl(
+                0, ["--resolve", "dot.test:443:\(other)", "-o", out, "https://dot.test/file.bin"], "fronted.out")
+            #expect(fronted.status == 0, "\(family): \(fronted.output)\n\(gate.log)")
+            #expect((try? Data(contentsOf: URL(fileURLWithPath: out))) == Data(body), "\(family): from dot.test's host")
+            _ = try curl(0, ["--resolve", "dot.test:80:\(other)", "http://dot.test/"], "fronted80.out")
+        }
+        for (name, fd) in listeners where name.hasPrefix("other ") {
+            #expect(!FirewallProbes.connected(fd), "\(name) was reached")
         }
 
         // The unfiltered device reaches the public resolver and every server.

@@ -91,6 +91,13 @@ enum FirewallProbes {
     }
 
     /// Whether a datagram arrives on `fd` within `milliseconds` (it is read and dropped).
+    /// Whether a connection has reached the listening TCP socket `fd` (it waits in the
+    /// accept queue).
+    static func connected(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0
+    }
+
     static func received(_ fd: Int32, milliseconds: Int32 = 3000) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         var ready: Int32
