@@ -15,10 +15,11 @@ public struct AnswerBuilder: Sendable {
         self.blockTTL = blockTTL
     }
 
-    /// The OPT of an answer: only when the client sent one (RFC 6891 §7), with an EDE.
-    static func edns(for query: DNSQuery, error: ExtendedDNSError?) -> EDNS? {
-        guard query.edns != nil else { return nil }
-        return EDNS(udpPayloadSize: udpPayload, options: error.map { [$0.option] } ?? [])
+    /// The OPT of an answer: only when the client sent one (RFC 6891 §7), its DO copied
+    /// (RFC 3225 §3), with an EDE.
+    static func edns(for query: DNSQuery, error: ExtendedDNSError? = nil) -> EDNS? {
+        guard let asked = query.edns else { return nil }
+        return EDNS.answering(asked, udpPayloadSize: udpPayload, options: error.map { [$0.option] } ?? [])
     }
 
     /// A block answer; `reason` is the reason text of docs/decisions.md#the-decision-order, carried in EDE 15.
@@ -36,7 +37,7 @@ public struct AnswerBuilder: Sendable {
         _ query: DNSQuery, ttl: UInt32, reusing storage: consuming [UInt8], reason: (inout [UInt8]) -> Void
     ) -> [UInt8] {
         let type = query.question.type
-        let edns: EDNS? = query.edns == nil ? nil : EDNS(udpPayloadSize: Self.udpPayload)
+        let edns = Self.edns(for: query)
         var rcode = DNSRcode.noError
         var record: ResourceRecord
         switch (mode, type) {

@@ -86,6 +86,9 @@ public final class CacheEntry: Sendable {
         stripped = withoutECH.map {
             var bytes = $0
             Self.lowercaseQuestion(&bytes)
+            // Without `ech` the record is no longer the one its zone signed: not authentic
+            // (RFC 4035 §3.2.3).
+            if bytes.count >= DNSHeader.byteCount { bytes[3] &= ~0x20 }
             return Stripped(bytes)
         }
         self.storedAt = storedAt
@@ -135,7 +138,11 @@ public final class CacheEntry: Sendable {
             message.rcode == .noError || message.rcode == .nxDomain, message.questions.count == 1
         else { return nil }
         message.edns = nil
+        let answers = message.answers.count
         AnswerScreening.keepChain(&message)
+        // An answer with records taken out is one this server changed: AD is not passed
+        // on for it (RFC 4035 §3.2.3, docs/dns.md#dnssec).
+        if message.answers.count != answers { message.header.authenticData = false }
         message.header.id = 0
         let clamp = { (ttl: UInt32) in min(max(ttl > 0x7FFF_FFFF ? 0 : ttl, minTTL), maxTTL) }
         message.answers = message.answers.map {

@@ -37,7 +37,8 @@ enum CachedAnswer {
         /// Into `space`, for a fresh answer that fits whole with our plain OPT; nil otherwise.
         func write(into space: UnsafeMutableRawBufferPointer) -> Int? {
             let source = source
-            let opt = query.edns == nil ? 0 : plainOPT.count
+            let record = CachedAnswer.optRecord(for: query)
+            let opt = query.edns == nil ? 0 : record.count
             let total = source.count + opt
             guard !stale, error == nil, source.count >= DNSHeader.byteCount, total <= maxSize, total <= space.count
             else {
@@ -46,7 +47,7 @@ enum CachedAnswer {
             source.withUnsafeBytes { space.copyMemory(from: $0) }
             patch(UnsafeMutableRawBufferPointer(rebasing: space[..<source.count]))
             if opt > 0 {
-                plainOPT.withUnsafeBytes {
+                record.withUnsafeBytes {
                     UnsafeMutableRawBufferPointer(rebasing: space[source.count...]).copyMemory(from: $0)
                 }
                 countOPT(in: space)
@@ -58,25 +59,35 @@ enum CachedAnswer {
             var bytes = source
             guard bytes.count >= DNSHeader.byteCount else { return bytes }
             bytes.withUnsafeMutableBytes { patch($0) }
-            if query.edns != nil {
+            if let asked = query.edns {
                 if stale || error != nil {
                     let errors = (stale ? [ExtendedDNSError(code: .staleAnswer)] : []) + (error.map { [$0] } ?? [])
-                    appendOPT(EDNS(udpPayloadSize: AnswerBuilder.udpPayload, options: errors.map(\.option)), to: &bytes)
+                    let edns = EDNS.answering(
+                        asked, udpPayloadSize: AnswerBuilder.udpPayload, options: errors.map(\.option))
+                    appendOPT(edns, to: &bytes)
                 } else {
-                    appendOPT(plainOPT, to: &bytes)
+                    appendOPT(optRecord(for: query), to: &bytes)
                 }
             }
             guard bytes.count > maxSize else { return bytes }
             return (try? DNSPacket.truncated(bytes, maxSize: maxSize)) ?? bytes
         }
 
-        /// The cached copy made the client's: its ID, RD and CD (the rest of the upstream's
-        /// header stays), its question's letter case, TTLs aged and capped.
+        /// The cached copy made the client's: its ID, RD and CD, the flags of a recursive
+        /// server's answer, its question's letter case, TTLs aged and capped.
+        ///
+        /// AA cleared and RA set whatever the upstream said: the answer comes from this
+        /// server's cache, not from a zone it serves (RFC 1035 §4.1.1), and an upstream
+        /// that is authoritative says AA=1, RA=0. Z cleared (RFC 1035 §4.1.1). The
+        /// upstream's AD stays only for a client that set DO or AD (RFC 6840 §5.7); an
+        /// answer this server changed has it cleared already (`CacheEntry`).
         private func patch(_ bytes: UnsafeMutableRawBufferPointer) {
-            bytes[0] = UInt8(query.header.id >> 8)
-            bytes[1] = UInt8(query.header.id & 0xFF)
-            bytes[2] = bytes[2] & ~0x01 | (query.header.recursionDesired ? 0x01 : 0)
-            bytes[3] = bytes[3] & ~0x10 | (query.header.checkingDisabled ? 0x10 : 0)
+            let header = query.header
+            bytes[0] = UInt8(header.id >> 8)
+            bytes[1] = UInt8(header.id & 0xFF)
+            bytes[2] = bytes[2] & ~0x05 | (header.recursionDesired ? 0x01 : 0)
+            let readsAD = header.authenticData || query.edns?.dnssecOK == true
+            bytes[3] = bytes[3] & ~(readsAD ? 0x50 : 0x70) | 0x80 | (header.checkingDisabled ? 0x10 : 0)
             let asked = query.question.name.wire
             if entry.questionEnd == DNSHeader.byteCount + asked.count + 4, bytes.count >= entry.questionEnd {
                 // Same length: same name.
@@ -97,12 +108,20 @@ enum CachedAnswer {
         }
     }
 
-    /// Our OPT record without options, as bytes.
-    static let plainOPT: [UInt8] = {
+    /// Our OPT record without options, as bytes, with DO clear and with DO set: the one
+    /// for `query` copies its DO (RFC 3225 §3).
+    static let plainOPT: [UInt8] = opt(dnssecOK: false)
+    static let plainOPTWithDO: [UInt8] = opt(dnssecOK: true)
+
+    static func optRecord(for query: DNSQuery) -> [UInt8] {
+        query.edns?.dnssecOK == true ? plainOPTWithDO : plainOPT
+    }
+
+    private static func opt(dnssecOK: Bool) -> [UInt8] {
         var writer = DNSWriter(capacity: 11)
-        writer.writeOPT(EDNS(udpPayloadSize: AnswerBuilder.udpPayload))
+        writer.writeOPT(EDNS(udpPayloadSize: AnswerBuilder.udpPayload, dnssecOK: dnssecOK))
         return writer.bytes
-    }()
+    }
 
     static func appendOPT(_ opt: [UInt8], to bytes: inout [UInt8]) {
         bytes.append(contentsOf: opt)
@@ -155,8 +174,8 @@ enum RewriteAnswer {
             guard record.type == .a || record.type == .aaaa || record.type == .cname else { return nil }
             lowest = min(lowest, min(record.ttl > age ? record.ttl - age : 0, cap))
         }
-        let edns: EDNS? = query.edns == nil ? nil : EDNS(udpPayloadSize: AnswerBuilder.udpPayload)
-        var writer = DNSMessageWriter(responseTo: query, edns: edns, reusing: consume storage)
+        var writer = DNSMessageWriter(
+            responseTo: query, edns: AnswerBuilder.edns(for: query), reusing: consume storage)
         writer.addRecord(
             ResourceRecord(name: query.question.name, ttl: min(lowest, cap), rdata: .cname(target)), to: .answer)
         cursor = start

@@ -59,6 +59,8 @@ extension QueryPipeline {
             .map { message.authorities[$0] }
         message.additionals = message.additionals.indices.filter { !removed[answers + authorities + $0] }
             .map { message.additionals[$0] }
+        // Records taken out: no longer the answer the upstream vouched for (RFC 4035 §3.2.3).
+        message.header.authenticData = false
         let response = message.serialized(compress: true)
         let withoutECH = entry.stripped == nil ? nil : (try? DNSPacket.removingECH(from: response)) ?? nil
         let cut = CacheEntry(

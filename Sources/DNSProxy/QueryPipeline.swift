@@ -10,8 +10,8 @@ import Zoneinfo
 /// The stages, cheapest and most hostile-input-proof first (docs/dns.md#hostile-input, docs/ARCHITECTURE.md#house-habits (4)):
 /// header (drop what cannot be read, and responses) → opcode (NOTIMP) → full question
 /// parse (FORMERR) → `allow_clients` (REFUSED: never an open resolver) → rate limit
-/// (REFUSED) → local answers (docs/dns.md#local-answers: before any decision, never hits) → the decision
-/// (block / rewrite / allow) → the cache → the upstream.
+/// (REFUSED) → local answers (docs/dns.md#local-answers: before any decision, never hits) → DNSSEC's own
+/// types, undecided (docs/dns.md#dnssec) → the decision (block / rewrite / allow) → the cache → the upstream.
 public final class QueryPipeline: Sendable {
     public enum Step: Sendable {
         case drop
@@ -114,10 +114,11 @@ public final class QueryPipeline: Sendable {
         guard rateLimiter.allow(client, now: now.monotonicMilliseconds) else {
             return .step(.reply(answers.refused(query, error: ExtendedDNSError(code: .other, text: "rate limit"))))
         }
-        if let edns = query.edns, edns.version > 0 {
+        if let asked = query.edns, asked.version > 0 {
             // RFC 6891 §6.1.3: BADVERS, with an OPT of our own version.
             // BADVERS is 16: the header's four bits carry 0, the OPT's upper eight carry 1.
-            let edns = EDNS(udpPayloadSize: AnswerBuilder.udpPayload, rcodeHigh: UInt8(DNSRcode.badVers.rawValue >> 4))
+            let edns = EDNS.answering(
+                asked, udpPayloadSize: AnswerBuilder.udpPayload, rcodeHigh: UInt8(DNSRcode.badVers.rawValue >> 4))
             let writer = DNSMessageWriter(
                 responseTo: query, rcode: DNSRcode(DNSRcode.badVers.rawValue & 0x0F), edns: edns)
             return .step(.reply(writer.finish(maxSize: query.udpResponseLimit())))
@@ -147,7 +148,7 @@ public final class QueryPipeline: Sendable {
         case .canary?:
             // Blocked exactly where a list block would be, so it proves the profile filters;
             // for an unfiltered one it is what any other `.test` name is.
-            guard profile.rules.filtered else {
+            guard profile.rules.filtered, !question.type.isDNSSEC else {
                 return .step(.reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL)))
             }
             return .step(.reply(answers.block(query, reason: LocalAnswer.canaryReason, ttl: answers.blockTTL)))
@@ -156,6 +157,14 @@ public final class QueryPipeline: Sendable {
                 query, client, name: name, profile: profile, purpose: .forward(inspect: false), snapshot,
                 overUDP, now, localZone: zone)
         case nil: break
+        }
+        if question.type.isDNSSEC {
+            // Undecided (docs/dns.md#dnssec): a validator proves with these that a zone is
+            // signed or not, and a blocked or rewritten DS or DNSKEY would make it fail every
+            // name of the zone, the allowed ones and the rewrites included.
+            return resolveOrAnswer(
+                query, client, name: name, profile: profile, purpose: .forward(inspect: false), snapshot,
+                overUDP, now, scratch: scratch)
         }
         let engine = snapshot.engine
         let local =

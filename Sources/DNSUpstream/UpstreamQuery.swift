@@ -3,8 +3,10 @@ import DNSWire
 /// The message sent upstream for one question, and the checks its reply must pass.
 ///
 /// The query (docs/dns.md#forwarding): a fresh random ID per attempt (patched into a template built
-/// once), RD=1, CD copied from the client, EDNS0 with a 1232-byte payload (DNS Flag Day
-/// 2020: no IP fragmentation) and DO copied. Pure; values only.
+/// once), RD=1, AD=1, CD copied from the client, EDNS0 with a 1232-byte payload (DNS Flag
+/// Day 2020: no IP fragmentation) and DO copied. AD asks a validating upstream to say
+/// whether it validated the answer, with or without DO (RFC 6840 §5.7); whether a client
+/// sees that is decided when the answer is served. Pure; values only.
 struct UpstreamQuery: Sendable {
     let question: DNSQuestion
     private let template: [UInt8]
@@ -17,6 +19,7 @@ struct UpstreamQuery: Sendable {
         self.question = question
         var header = DNSHeader(questionCount: 1)
         header.recursionDesired = true
+        header.authenticData = true
         header.checkingDisabled = checkingDisabled
         var writer = DNSMessageWriter(header: header, edns: EDNS(udpPayloadSize: Self.payloadSize, dnssecOK: dnssecOK))
         writer.addQuestion(question)

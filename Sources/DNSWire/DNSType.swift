@@ -26,6 +26,9 @@ public struct DNSType: RawRepresentable, Hashable, Sendable, CustomStringConvert
     public static let nsec = DNSType(47)
     public static let dnskey = DNSType(48)
     public static let nsec3 = DNSType(50)
+    public static let nsec3param = DNSType(51)
+    public static let cds = DNSType(59)
+    public static let cdnskey = DNSType(60)
     public static let svcb = DNSType(64)
     public static let https = DNSType(65)
     public static let ixfr = DNSType(251)
@@ -55,6 +58,9 @@ public struct DNSType: RawRepresentable, Hashable, Sendable, CustomStringConvert
         case 47: "NSEC"
         case 48: "DNSKEY"
         case 50: "NSEC3"
+        case 51: "NSEC3PARAM"
+        case 59: "CDS"
+        case 60: "CDNSKEY"
         case 64: "SVCB"
         case 65: "HTTPS"
         case 251: "IXFR"
@@ -62,6 +68,16 @@ public struct DNSType: RawRepresentable, Hashable, Sendable, CustomStringConvert
         case 255: "ANY"
         case 257: "CAA"
         default: "TYPE\(rawValue)"
+        }
+    }
+
+    /// The types of DNSSEC itself (RFC 4034, 5155, 7344): keys, delegation signers,
+    /// signatures and denial proofs, which a validator asks for to prove a zone signed or
+    /// unsigned.
+    public var isDNSSEC: Bool {
+        switch rawValue {
+        case 43, 46, 47, 48, 50, 51, 59, 60: true
+        default: false
         }
     }
 }

@@ -95,6 +95,15 @@ public struct EDNS: Hashable, Sendable {
 }
 
 extension EDNS {
+    /// The OPT of a response to a query that carried `query`: version 0, `udpPayloadSize`,
+    /// `options`, and of the flags only DO, copied (RFC 3225 §3: a validating client reads
+    /// it to know its DO was seen); other flag bits are not echoed (RFC 6891 §6.1.4).
+    public static func answering(
+        _ query: EDNS, udpPayloadSize: UInt16, rcodeHigh: UInt8 = 0, options: [EDNSOption] = []
+    ) -> EDNS {
+        EDNS(udpPayloadSize: udpPayloadSize, dnssecOK: query.dnssecOK, rcodeHigh: rcodeHigh, options: options)
+    }
+
     /// Checks what makes an OPT record acceptable where it stands, cheapest first:
     /// its section, uniqueness, then a root owner name (RFC 6891 §6.1.1).
     static func checkPlacement(

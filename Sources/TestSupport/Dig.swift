@@ -27,6 +27,14 @@ public struct DigAnswer: CustomStringConvertible {
             line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
         }
     }
+    /// The OPT pseudosection's line after `; EDNS: ` (`version: 0, flags: do; udp: 1232`);
+    /// nil when the answer has no OPT.
+    public var edns: String? { field(after: "; EDNS: ", until: "\n") }
+    /// The OPT's flags as dig names them (`do`); nil when the answer has no OPT.
+    public var ednsFlags: [String]? {
+        guard let edns, let start = edns.range(of: "flags:") else { return nil }
+        return edns[start.upperBound...].prefix { $0 != ";" }.split(separator: " ").map(String.init)
+    }
     public var description: String { output }
 
     private func field(after marker: String, until end: Character) -> String? {

@@ -24,12 +24,14 @@ import Testing
         return writer.finish()
     }
 
-    @Test func queryHasRandomIDRecursionDesiredCopiedCDAndEDNSWithCopiedDO() throws {
+    @Test func queryHasRandomIDRecursionDesiredAuthenticDataCopiedCDAndEDNSWithCopiedDO() throws {
         for (dnssecOK, checkingDisabled) in [(false, false), (true, true), (true, false)] {
             let query = UpstreamQuery(question: question, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
             let message = try DNSMessage.parse(query.message(id: 0xBEEF))
             #expect(message.header.id == 0xBEEF)
             #expect(message.header.recursionDesired)
+            // RFC 6840 §5.7: asks a validating upstream for its AD, with or without DO.
+            #expect(message.header.authenticData)
             #expect(!message.header.isResponse)
             #expect(message.header.checkingDisabled == checkingDisabled)
             #expect(message.questions == [question])

@@ -97,4 +97,24 @@ struct EDNSTests {
         #expect(EDECode(999).description == "EDE999")
         #expect(ExtendedDNSError(code: .notReady).description == "EDE 14 (Not Ready)")
     }
+
+    /// RFC 3225 §3: DO copied; RFC 6891 §6.1.4: the other flag bits are not echoed.
+    @Test func anAnswersOPTCopiesDOAndNothingElseOfTheQuerys() {
+        for dnssecOK in [false, true] {
+            var asked = EDNS(udpPayloadSize: 4096, dnssecOK: dnssecOK, options: [EDNSOption(code: .cookie, data: [1])])
+            asked.flags |= 0x4001
+            let answer = EDNS.answering(asked, udpPayloadSize: 1232, options: [ExtendedDNSError(code: .blocked).option])
+            #expect(answer.dnssecOK == dnssecOK && answer.flags == (dnssecOK ? 0x8000 : 0))
+            #expect(answer.udpPayloadSize == 1232 && answer.version == 0 && answer.rcodeHigh == 0)
+            #expect(answer.options.map(\.code) == [.extendedError])
+        }
+    }
+
+    @Test func dnssecsOwnTypesAreNamed() {
+        let own: [DNSType] = [.ds, .rrsig, .nsec, .dnskey, .nsec3, .nsec3param, .cds, .cdnskey]
+        #expect(own.map(\.description) == ["DS", "RRSIG", "NSEC", "DNSKEY", "NSEC3", "NSEC3PARAM", "CDS", "CDNSKEY"])
+        #expect(own.allSatisfy { $0.isDNSSEC })
+        let others: [DNSType] = [.a, .aaaa, .cname, .https, .svcb, .soa, .ns, .txt, .any, .opt, DNSType(32769)]
+        #expect(!others.contains { $0.isDNSSEC })
+    }
 }
