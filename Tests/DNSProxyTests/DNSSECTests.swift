@@ -188,9 +188,9 @@ import Testing
         #expect(chainAnswer.answers.count == 1)
         #expect(!chainAnswer.header.authenticData)
 
-        // Blocks and rewrites are made here: never AD, whatever the client set.
+        // Blocks, rewrites and local answers are made here: never AD, whatever the client set.
         let strict = F(policy: F.strict)
-        for name in ["blocked.example", "www.google.com"] {
+        for name in ["blocked.example", "www.google.com", "printer.lan"] {
             let reply = try #require(
                 strict.receive(Self.query(name, .txt, dnssecOK: true, authenticData: true)).replyMessage)
             #expect(!reply.header.authenticData, "\(name)")
