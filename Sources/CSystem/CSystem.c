@@ -68,6 +68,10 @@ static unsigned prepare(cs_datagram *datagrams, unsigned count, struct mmsghdr *
             headers[i].msg_hdr.msg_namelen =
                 receiving ? sizeof(struct sockaddr_storage) : datagrams[i].address_length;
         }
+        if (receiving) {
+            headers[i].msg_hdr.msg_control = datagrams[i].control;
+            headers[i].msg_hdr.msg_controllen = CS_CONTROL_SIZE;
+        }
     }
     return count;
 }
@@ -81,6 +85,7 @@ int cs_recvmmsg(int fd, cs_datagram *datagrams, unsigned count) {
         datagrams[i].length = headers[i].msg_len;
         datagrams[i].address_length = headers[i].msg_hdr.msg_namelen;
         datagrams[i].flags = headers[i].msg_hdr.msg_flags;
+        datagrams[i].control_length = headers[i].msg_hdr.msg_controllen;
     }
     return received;
 }

@@ -124,7 +124,7 @@ public final class QueryPipeline: Sendable {
             return .step(.reply(writer.finish(maxSize: query.udpResponseLimit())))
         }
         let profile = snapshot.engine.profiles.choose(Client(address: client, mac: mac))
-        if countsActivity { profile.activity.recordQuery(from: SeenClient(address: client, mac: mac)) }
+        if countsActivity { profile.activity.recordQuery(from: Self.sighting(client, mac: mac, overUDP: overUDP)) }
         let question = query.question
         guard question.dnsClass == .in, question.type != .axfr, question.type != .ixfr else {
             return .step(
@@ -200,6 +200,16 @@ public final class QueryPipeline: Sendable {
                 query, client, name: name, profile: profile, purpose: .forward(inspect: inspect), snapshot,
                 overUDP, now, scratch: scratch)
         }
+    }
+
+    /// The device `status` names for a query (docs/sync.md#hits), or nil when the
+    /// query proves none: a UDP source address is whatever the sender wrote, so over UDP a
+    /// client is named only when the neighbour table knows its MAC (`mac`) or it is on
+    /// loopback, which no other host can send from; over TCP the handshake proved the
+    /// address. A device that spoofs sources therefore adds no devices, only queries.
+    static func sighting(_ client: IPAddress, mac: MACAddress?, overUDP: Bool) -> SeenClient? {
+        guard !overUDP || mac != nil || client.isLoopback else { return nil }
+        return SeenClient(address: client, mac: mac)
     }
 
     /// `ttl` capped at the seconds until the client's next cutoff boundary

@@ -196,6 +196,15 @@ extension IPAddress {
         return self
     }
 
+    /// Loopback (127/8, ::1), mapped IPv4 included: a source no other host can send from,
+    /// since the kernel drops such a packet arriving on any interface but `lo`.
+    public var isLoopback: Bool {
+        switch unmapped {
+        case .v4(let bits): bits >> 24 == 127
+        case .v6(let high, let low): high == 0 && low == 1
+        }
+    }
+
     /// Loopback (127/8, ::1), unspecified (0/8, ::: a connection to it reaches this host)
     /// or link-local (169.254/16, fe80::/10), mapped IPv4 included: an address that means
     /// this machine or its link, never a site.

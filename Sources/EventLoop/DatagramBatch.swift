@@ -48,6 +48,19 @@ public final class DatagramBatch {
         return SocketAddress(slots[index].address, length: slots[index].address_length)
     }
 
+    /// The interface slot `index`'s datagram arrived on, when the socket asked for it
+    /// (`Socket.reportArrivalInterface()`); nil otherwise. Reads the slot's control
+    /// messages in place.
+    public func arrivalInterface(at index: Int) -> UInt32? {
+        precondition(index >= 0 && index < count, "DatagramBatch: slot \(index) of \(count)")
+        let slot = UnsafeRawPointer(slots + index)
+        let control = slot + Self.controlOffset
+        let length = min(slots[index].control_length, Int(CS_CONTROL_SIZE))
+        return ControlMessages.arrivalInterface(in: UnsafeRawBufferPointer(start: control, count: length))
+    }
+
+    private static let controlOffset = MemoryLayout<cs_datagram>.offset(of: \.control)!
+
     /// The datagram was longer than `slotSize` and its tail is lost (MSG_TRUNC).
     public func isTruncated(at index: Int) -> Bool {
         precondition(index >= 0 && index < count, "DatagramBatch: slot \(index) of \(count)")

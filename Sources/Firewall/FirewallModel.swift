@@ -62,6 +62,7 @@ public struct RedirectPorts: Sendable, Equatable {
     /// address is loopback (or there is none): nothing could be reached at all.
     public static func serving(_ listen: [ListenAddress]) -> (ports: RedirectPorts, unserved: [String])? {
         func port(_ isFamily: (IPAddress) -> Bool) -> UInt16? {
+            // A redirected connection never arrives at a loopback address.
             let candidates = listen.filter { isFamily($0.address) && !$0.address.isLoopback }
             return (candidates.first { $0.address.isUnspecified } ?? candidates.first)?.port
         }
@@ -77,14 +78,6 @@ public struct RedirectPorts: Sendable, Equatable {
 }
 
 extension IPAddress {
-    /// 127.0.0.0/8 or ::1: an address a redirected connection never arrives at.
-    var isLoopback: Bool {
-        switch self {
-        case .v4(let value): value >> 24 == 127
-        case .v6(let high, let low): high == 0 && low == 1
-        }
-    }
-
     /// 0.0.0.0 or ::, which takes connections on every address.
     var isUnspecified: Bool {
         switch self {

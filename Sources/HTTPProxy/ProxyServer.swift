@@ -22,6 +22,8 @@ final class ProxyServer: Selectable {
         // Set once here, not on each connection: Linux gives an accepted socket the
         // listener's TCP_NODELAY (a system call a tunnel saved; TCPTests holds it).
         try? socket.setNoDelay()
+        // Set on the listener, so that every connection it accepts can say where it came from.
+        if owner.resolver.driver.arrivalFilter != nil { try socket.reportArrivalInterface() }
         self.address = socket.address ?? address
         isWildcard = address.ipv4Bits == 0 || (address.ipv6Bits.map { $0.high == 0 && $0.low == 0 } ?? false)
         self.owner = owner
@@ -37,6 +39,17 @@ final class ProxyServer: Selectable {
                 return
             }
             guard let connection = accepted else { return }
+            if let filter = owner.resolver.driver.arrivalFilter,
+                !filter.admits(
+                    connection.arrivalInterface(), on: transparent ? .transparent : .proxy,
+                    now: owner.loop.clock.now())
+            {
+                // Off the LAN (docs/proxy.md#who-is-served): a reset, before the caps or a
+                // byte is read.
+                try? connection.resetOnClose()
+                connection.close()
+                continue
+            }
             owner.accept(connection, from: self)
         }
     }

@@ -8,9 +8,9 @@ import Synchronization
 /// uncontended lock around a dictionary that already holds the client (no allocation);
 /// rewrites (rare) under a lock.
 public final class ActivityCounters: Sendable {
-    /// How many distinct clients one profile remembers between two drains. A device that
-    /// spoofs source addresses over UDP could otherwise grow the table without end; past
-    /// the cap, queries still count, only the new clients are not named.
+    /// How many distinct clients one profile remembers between two drains: a bound even
+    /// if many sources were proven (a device answering ARP for a whole subnet); past the
+    /// cap, queries still count, only the new clients are not named.
     public static let clientCap = 1024
 
     private let queries = Atomic<Int>(0)
@@ -22,10 +22,13 @@ public final class ActivityCounters: Sendable {
 
     public init() {}
 
-    /// One query (a DNS question, a CONNECT, a plain-HTTP request) from `client`.
-    public func recordQuery(from client: SeenClient) {
+    /// One query (a DNS question, a CONNECT, a plain-HTTP request) from `client`; nil when
+    /// the query does not prove who sent it (a UDP source the neighbour table does not
+    /// know): counted, but naming no device.
+    public func recordQuery(from client: SeenClient?) {
         queries.add(1, ordering: .relaxed)
         queriesSinceStart.add(1, ordering: .relaxed)
+        guard let client else { return }
         clients.withLock { seen in
             if let index = seen.index(forKey: client) {
                 seen.values[index] += 1

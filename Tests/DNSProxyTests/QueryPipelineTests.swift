@@ -37,6 +37,31 @@ import Testing
         #expect(fixture.receive(F.query("example.org"), from: IPAddress("::ffff:10.1.2.3")!).pending != nil)
     }
 
+    /// `status` names a device only when the query proves its source (docs/sync.md#hits):
+    /// over UDP its MAC in the neighbour table or loopback, over TCP the handshake. A UDP
+    /// source with neither still counts as a query.
+    @Test func onlyAProvenSourceIsNamedAsADevice() throws {
+        let fixture = F()
+        let phone = try #require(MACAddress("02:00:5e:10:00:0a"))
+        let query = F.query("example.org")
+        let spoofed = IPAddress("192.168.1.77")!
+        let unproven = fixture.pipeline.receive(query, from: spoofed, overUDP: true, now: F.noon)
+        #expect(unproven.pending != nil, "answered all the same")
+        _ = fixture.pipeline.receive(query, from: F.client, mac: phone, overUDP: true, now: F.noon)
+        _ = fixture.pipeline.receive(query, from: IPAddress("127.0.0.2")!, overUDP: true, now: F.noon)
+        _ = fixture.pipeline.receive(query, from: IPAddress("::1")!, overUDP: true, now: F.noon)
+        _ = fixture.pipeline.receive(query, from: IPAddress("192.168.1.30")!, overUDP: false, now: F.noon)
+        let counts = fixture.pipeline.snapshot.engine.profiles.choose(Client(address: spoofed, mac: nil))
+            .activity.drain()
+        #expect(counts.queries == 5)
+        #expect(
+            Set(counts.clients.keys) == [
+                SeenClient(address: F.client, mac: phone), SeenClient(address: IPAddress("127.0.0.2")!, mac: nil),
+                SeenClient(address: IPAddress("::1")!, mac: nil),
+                SeenClient(address: IPAddress("192.168.1.30")!, mac: nil),
+            ])
+    }
+
     @Test func theRateLimitRefusesBeyondTheBurst() {
         let fixture = F(rate: 5)
         let results = (0..<12).map { _ in fixture.receive(F.query("example.org")).replyMessage?.rcode }

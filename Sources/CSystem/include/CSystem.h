@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/epoll.h>
+#include <netinet/in.h>
 #include <linux/netlink.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
@@ -40,6 +41,22 @@ static const int CS_SOCK_DGRAM = SOCK_DGRAM;
 static const int CS_SOCK_NONBLOCK_CLOEXEC = SOCK_NONBLOCK | SOCK_CLOEXEC;
 static const int CS_MSG_NOSIGNAL = MSG_NOSIGNAL;
 static const int CS_MSG_TRUNC = MSG_TRUNC;
+/// The arrival interface of a datagram or connection (docs/network.md#who-is-served):
+/// IP_PKTINFO and IPV6_RECVPKTINFO ask for it with each datagram, as an IP_PKTINFO or
+/// IPV6_PKTINFO control message; on a TCP connection IP_PKTOPTIONS and
+/// IPV6_2292PKTOPTIONS (the RFC 2292 option Linux kept for TCP) return the same message
+/// for the packets that set it up.
+static const int CS_IPPROTO_IP = IPPROTO_IP;
+static const int CS_IPPROTO_IPV6 = IPPROTO_IPV6;
+static const int CS_IP_PKTINFO = IP_PKTINFO;
+static const int CS_IP_PKTOPTIONS = IP_PKTOPTIONS;
+static const int CS_IPV6_RECVPKTINFO = IPV6_RECVPKTINFO;
+static const int CS_IPV6_PKTINFO = IPV6_PKTINFO;
+static const int CS_IPV6_2292PKTINFO = IPV6_2292PKTINFO;
+static const int CS_IPV6_2292PKTOPTIONS = IPV6_2292PKTOPTIONS;
+/// Room for the control messages one datagram brings: an IPV6_PKTINFO message is 36
+/// bytes with its header on a 64-bit system, IP_PKTINFO's 28.
+#define CS_CONTROL_SIZE 64
 /// The most entries one cs_epoll_wait, cs_recvmmsg or cs_sendmmsg call handles; larger
 /// counts are clamped (the shim copies through arrays of this size on its stack).
 #define CS_BATCH_MAX 256
@@ -74,9 +91,11 @@ int cs_getsockopt_int(int fd, int level, int name, int *value);
 
 /// One datagram slot of a batch. The caller owns `bytes` (of `capacity` bytes) and
 /// keeps it alive across the call.
-/// cs_recvmmsg fills `length`, `address`, `address_length` and `flags` (MSG_TRUNC when the
-/// datagram was longer than `capacity`). cs_sendmmsg sends `length` bytes to `address`
-/// (or to the connected peer when `address_length` is 0).
+/// cs_recvmmsg fills `length`, `address`, `address_length`, `flags` (MSG_TRUNC when the
+/// datagram was longer than `capacity`) and the control messages that came with it
+/// (`control`, `control_length` bytes: none unless the socket asked for some).
+/// cs_sendmmsg sends `length` bytes to `address` (or to the connected peer when
+/// `address_length` is 0), without control messages.
 typedef struct cs_datagram {
     void *bytes;
     size_t capacity;
@@ -84,6 +103,9 @@ typedef struct cs_datagram {
     struct sockaddr_storage address;
     socklen_t address_length;
     int flags;
+    size_t control_length;
+    /// Aligned as struct cmsghdr must be.
+    unsigned char control[CS_CONTROL_SIZE] __attribute__((aligned(sizeof(size_t))));
 } cs_datagram;
 
 /// recvmmsg into up to `count` slots (clamped to CS_BATCH_MAX) without waiting; returns

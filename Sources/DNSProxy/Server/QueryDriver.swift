@@ -31,9 +31,13 @@ public final class QueryDriver {
     /// This loop's copy of the pipeline's snapshot, read without a lock; `QueryPipeline`
     /// owners set it on the loop (through `execute`) when they publish a new one.
     public var snapshot: ProxySnapshot
-    /// This loop's view of the kernel's neighbour table (MAC by address), when profiles
-    /// are chosen by MAC; set on the loop thread by whoever starts the loop.
+    /// This loop's view of the kernel's neighbour table (MAC by address); set on the loop
+    /// thread by whoever starts the loop.
     public var neighbours: NeighbourCache?
+    /// With `lan_interfaces` set, the interfaces this loop's listeners serve
+    /// (docs/network.md#who-is-served); set on the loop thread before any listener is
+    /// made, since a listener asks the kernel for arrival interfaces when it is made.
+    public var arrivalFilter: ArrivalFilter?
     static let staleAfter: Nanoseconds = 1_800_000_000
     /// The longest query taken, over UDP and TCP alike (docs/dns.md#hostile-input): room for
     /// any question with its OPT record, padding (RFC 8467 pads to 128-byte blocks) and a
@@ -63,7 +67,7 @@ public final class QueryDriver {
         send: @escaping ([UInt8]) -> Void
     ) {
         let step = pipeline.receive(
-            packet, from: client, mac: mac(for: client), overUDP: overUDP, now: now(), snapshot: snapshot)
+            packet, from: client, mac: neighbourMAC(for: client), overUDP: overUDP, now: now(), snapshot: snapshot)
         if case .drop = step { dropped?() }
         carryOut(step, typeRow: DNSMetrics.typeRow(packet), send: send)
     }
@@ -79,7 +83,8 @@ public final class QueryDriver {
     ) {
         let typeRow = DNSMetrics.typeRow(packet)
         let outcome = pipeline.receive(
-            datagram: packet, from: client, mac: mac(for: client), now: now(), snapshot: snapshot, scratch: scratch)
+            datagram: packet, from: client, mac: neighbourMAC(for: client), now: now(), snapshot: snapshot,
+            scratch: scratch)
         switch outcome {
         case .answer(let answer):
             if place(answer) {
@@ -92,18 +97,15 @@ public final class QueryDriver {
         }
     }
 
-    /// The client's MAC address when some profile is chosen by MAC and the neighbour table
-    /// knows it (from this loop's cache: no system call while it is fresh); else nil.
-    public func mac(for client: IPAddress) -> MACAddress? {
-        guard snapshot.engine.profiles.usesMACs, let neighbours else { return nil }
-        return neighbours.mac(for: client, now: loop.clock.now())
-    }
-
-    /// The client's MAC address when the neighbour table knows it, whether or not a profile
-    /// is chosen by MAC: the HTTP proxy's caps count a device by it. Nil when this loop has
-    /// no neighbour cache.
+    /// The client's MAC address when the neighbour table knows it (from this loop's cache:
+    /// no system call while it is fresh), whether or not a profile is chosen by MAC: it
+    /// chooses the profile (a MAC no profile lists changes nothing), it is what proves a
+    /// UDP source for `status` (`QueryPipeline.sighting`), and the HTTP proxy's caps count
+    /// a device by it. Nil on loopback, which has no neighbours, and when this loop has no
+    /// neighbour cache.
     public func neighbourMAC(for client: IPAddress) -> MACAddress? {
-        neighbours?.mac(for: client, now: loop.clock.now())
+        guard !client.isLoopback, let neighbours else { return nil }
+        return neighbours.mac(for: client, now: loop.clock.now())
     }
 
     /// Every query ends here exactly once with a reply or a drop, which is when it is

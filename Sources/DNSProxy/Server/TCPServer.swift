@@ -30,6 +30,8 @@ public final class TCPServer: Selectable {
         address: SocketAddress, driver: QueryDriver, limits: TCPLimits, caps: ConnectionCaps<IPAddress>, log: Logger
     ) throws(SystemError) {
         socket = try Socket.listen(on: address, backlog: 512, reusePort: true)
+        // Set on the listener, so that every connection it accepts can say where it came from.
+        if driver.arrivalFilter != nil { try socket.reportArrivalInterface() }
         self.driver = driver
         self.limits = limits
         self.caps = caps
@@ -46,6 +48,14 @@ public final class TCPServer: Selectable {
                 return
             }
             guard let connection = accepted else { return }
+            if let filter = driver.arrivalFilter,
+                !filter.admits(connection.arrivalInterface(), on: .dnsTCP, now: driver.loop.clock.now())
+            {
+                // Off the LAN (docs/dns.md#who-is-answered): a reset, and nothing read.
+                try? connection.resetOnClose()
+                connection.close()
+                continue
+            }
             guard let peer = connection.address?.ipAddress,
                 case .success(let slot) = caps.admit(peer, on: driver.loop, now: driver.loop.clock.now())
             else {

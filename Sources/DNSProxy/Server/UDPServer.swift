@@ -15,6 +15,8 @@ public final class UDPServer: Selectable {
 
     public init(address: SocketAddress, driver: QueryDriver, log: Logger) throws(SystemError) {
         socket = try Socket.udp(bindingTo: address, reusePort: true)
+        // Only then does each datagram bring its interface: without `lan_interfaces` none is read.
+        if driver.arrivalFilter != nil { try socket.reportArrivalInterface() }
         self.driver = driver
         self.log = log
         try driver.loop.register(socket.descriptor, interest: .read, handler: self)
@@ -27,7 +29,12 @@ public final class UDPServer: Selectable {
             return
         }
         inBatch = true
+        let filter = driver.arrivalFilter
+        let now = filter == nil ? 0 : driver.loop.clock.now()
         for index in 0..<count {
+            // Off the LAN: dropped without a word, whatever the source address says
+            // (docs/dns.md#who-is-answered).
+            if let filter, !filter.admits(received.arrivalInterface(at: index), on: .dnsUDP, now: now) { continue }
             // A datagram cut by the slot size is not a whole query: dropped (docs/dns.md#hostile-input).
             guard !received.isTruncated(at: index), let source = received.address(at: index),
                 let client = source.ipAddress

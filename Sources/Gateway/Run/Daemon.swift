@@ -33,6 +33,8 @@ package final class Daemon: @unchecked Sendable {
     let proxyLoginWorker = LoginWorker()
     /// The HTTP proxy's counts for `/metrics`, across loops.
     let proxyMetrics = ProxyMetrics()
+    /// `lan_interfaces`, and what the listeners refused from elsewhere; nil when not set.
+    let lan: LANInterfaces?
     let log: Logger
     /// The process's one clock (also every loop's): the control thread's watch interval.
     private let clock: any Clock
@@ -76,6 +78,7 @@ package final class Daemon: @unchecked Sendable {
         self.clock = clock
         parts = Lock((builder, policies, .empty))
         proxyCaps = ProxyCaps(options.proxy.capLimits)
+        lan = options.lanInterfaces.isEmpty ? nil : LANInterfaces(options.lanInterfaces)
         tcpCaps = ConnectionCaps(options.tcpCapLimits)
         pipeline = QueryPipeline(
             snapshot: builder.make(policies: policies),
@@ -110,6 +113,7 @@ package final class Daemon: @unchecked Sendable {
             let authLimiter = proxyAuthFailures
             let loginWorker = proxyLoginWorker
             let metrics = proxyMetrics
+            let lan = self.lan
             nonisolated(unsafe) let factory = upstream
             do {
                 let servers = try loop.runSync { () throws -> LoopServers in
@@ -118,6 +122,8 @@ package final class Daemon: @unchecked Sendable {
                     // first use, here on the loop thread); read for DNS while a profile lists a MAC,
                     // and for every proxy connection (the caps count a device by its MAC).
                     driver.neighbours = NeighbourCache()
+                    // Before any listener: each asks the kernel for arrival interfaces as it is made.
+                    driver.arrivalFilter = lan.map { ArrivalFilter($0) }
                     var proxy: ProxyLoop?
                     if !proxyAddresses.isEmpty || !transparentAddresses.isEmpty {
                         // On the DNS loop, through its driver: the same resolver, no hops.

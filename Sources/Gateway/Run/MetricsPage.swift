@@ -70,6 +70,8 @@ package struct MetricsPage {
     let storeHealth: StoreHealth
     /// The hits' in-memory windows, for what their bound folded and dropped.
     let windows: HitAggregator
+    /// `lan_interfaces` and what was refused from elsewhere; nil when not set.
+    let lan: LANInterfaces?
 
     func render(now: Int64) -> String {
         var page = Exposition()
@@ -127,6 +129,14 @@ package struct MetricsPage {
         page.sample("phosra_gate_tunnels_open", proxy.tunnelsOpen.value)
         page.family("phosra_gate_tunnel_bytes_total", .counter, "bytes relayed through tunnels, both directions")
         page.sample("phosra_gate_tunnel_bytes_total", proxy.tunnelBytes.value)
+        if let lan {
+            page.family(
+                "phosra_gate_off_lan_refused_total", .counter,
+                "datagrams dropped and connections reset because they arrived off the lan_interfaces")
+            for listener in LANListener.allCases {
+                page.sample("phosra_gate_off_lan_refused_total", [("listener", listener.label)], lan.refused(listener))
+            }
+        }
         loopFamilies(&page)
         storeFamilies(&page)
         let current = lists()

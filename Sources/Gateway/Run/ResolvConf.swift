@@ -26,11 +26,4 @@ package enum ResolvConf {
 
 extension IPAddress {
     var isUnspecified: Bool { self == .v4(0) || self == .v6(high: 0, low: 0) }
-
-    var isLoopback: Bool {
-        switch self {
-        case .v4(let value): return value >> 24 == 127
-        case .v6(let high, let low): return high == 0 && low == 1
-        }
-    }
 }

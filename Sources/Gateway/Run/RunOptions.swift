@@ -43,6 +43,9 @@ package struct RunOptions {
     /// Where connections the firewall redirects arrive (docs/network.md#transparent-mode).
     package var transparentListen: [ListenAddress]
     var proxy: ProxySettings
+    /// `lan_interfaces`: when set, DNS, the proxy and the transparent listener serve only
+    /// what arrives on them and on loopback (docs/network.md#who-is-served).
+    var lanInterfaces: [String]
     /// Profiles whose `proxy_password` is written in clear (a warning at start).
     var plainPasswordProfiles: [String] = []
 
@@ -101,6 +104,7 @@ package struct RunOptions {
             ? Self.checkoutProxyListen
             : settings[Key.proxyListen]
         transparentListen = settings[Key.transparentListen]
+        lanInterfaces = settings[Key.lanInterfaces].map(\.text)
         let gatewayName = settings[Key.gatewayName]
         proxy = ProxySettings(
             connectPorts: Set(settings[Key.connectPorts]),

@@ -284,7 +284,7 @@ package enum Serve {
             lists: { [weak daemon] in daemon.map { ($0.builder.listInputs, $0.builder.lists.trie.nameCount) } },
             startedAt: clock.wall().unixSeconds,
             openConnections: { [weak daemon] in daemon?.openProxyConnections() ?? 0 }, tcp: daemon.tcpCaps,
-            loops: daemon.group.loops, storeHealth: storeHealth, windows: windows)
+            loops: daemon.group.loops, storeHealth: storeHealth, windows: windows, lan: daemon.lan)
         do {
             return try MetricsServer(address: SocketAddress(listen: listen)) {
                 page.render(now: clock.wall().unixSeconds)
