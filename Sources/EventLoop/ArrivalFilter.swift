@@ -21,7 +21,8 @@ public enum LANListener: Int, CaseIterable, Sendable {
 /// (docs/network.md#who-is-served). Shared by every loop; each loop reads the interface
 /// indexes through its own `ArrivalFilter`.
 public final class LANInterfaces: Sendable {
-    /// The configured names and `lo`.
+    /// The configured names and `lo`; a name ending in `*` (`wlan*`) stands for every
+    /// interface whose name starts with what is before it, as nftables reads it.
     public let names: [String]
     private let refusals: [Counter]
 
@@ -39,7 +40,7 @@ public final class LANInterfaces: Sendable {
 /// One loop's view of which interface indexes are the LAN's. Loop-confined (not
 /// `Sendable`); made on the loop that uses it.
 ///
-/// - The indexes of `LANInterfaces.names` are read (`if_nametoindex`) at first use and
+/// - The indexes of `LANInterfaces.names` are read (`if_nameindex`) at first use and
 ///   again when older than `maximumAge`, so a LAN interface made anew (a bridge recreated
 ///   by the network manager gets a new index) is served again at the latest then.
 /// - An index not among them reads them again at once, at most once per
@@ -85,13 +86,26 @@ public final class ArrivalFilter {
         return false
     }
 
-    /// The miss path: system calls are allowed here.
+    /// The miss path: system calls and allocation are allowed here.
     private func read(_ now: Nanoseconds) {
-        indexes.removeAll(keepingCapacity: true)
-        for name in interfaces.names {
-            let index = if_nametoindex(name)
-            if index != 0 { indexes.append(index) }
-        }
         readAt = now
+        // Every interface with its index, in one netlink dump; nil only when out of memory
+        // or descriptors, and then the indexes last read stay in force.
+        guard let all = if_nameindex() else { return }
+        defer { if_freenameindex(all) }
+        indexes.removeAll(keepingCapacity: true)
+        var entry = all
+        while entry.pointee.if_index != 0, let name = entry.pointee.if_name {
+            if Self.matches(String(cString: name), interfaces.names) { indexes.append(entry.pointee.if_index) }
+            entry += 1
+        }
+    }
+
+    /// Whether interface `name` is one of `patterns`: equal, or starting with a pattern's
+    /// text before its final `*`.
+    static func matches(_ name: String, _ patterns: [String]) -> Bool {
+        patterns.contains { pattern in
+            pattern.hasSuffix("*") ? name.hasPrefix(pattern.dropLast()) : name == pattern
+        }
     }
 }

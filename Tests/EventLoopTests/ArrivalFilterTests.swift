@@ -7,7 +7,8 @@ import Testing
 
 /// Which interface indexes are the LAN's (docs/network.md#who-is-served), read from the
 /// real kernel: in a network namespace of the test's own, where a LAN interface is made,
-/// removed and made again (a new index each time) while the clock is passed by hand.
+/// removed and made again (a new index each time) while the clock is passed by hand, and
+/// one a `*` name covers.
 @Suite(.blocking) struct ArrivalFilterTests {
     static let second: Nanoseconds = 1_000_000_000
 
@@ -23,6 +24,10 @@ import Testing
         #expect(lan.refused(.proxy) == 1)
         #expect(lan.refused(.transparent) == 0)
         #expect(LANInterfaces(["lo", "br0"]).names == ["lo", "br0"], "lo once")
+        #expect(ArrivalFilter.matches("wlan0", ["br-lan", "wlan*"]))
+        #expect(ArrivalFilter.matches("br-lan", ["br-lan", "wlan*"]))
+        #expect(!ArrivalFilter.matches("br-lan0", ["br-lan", "wlan*"]), "a name without * is whole")
+        #expect(!ArrivalFilter.matches("wla", ["wlan*"]))
     }
 
     @Test func aLANInterfaceMadeOrMadeAgainIsServedWithinASecond() throws {
@@ -34,7 +39,7 @@ import Testing
         let outcome = try namespaces.inside(gateway) { () throws -> [String] in
             var wrong: [String] = []
             func check(_ condition: Bool, _ what: String) { if !condition { wrong.append(what) } }
-            let lan = LANInterfaces(["lan0"])
+            let lan = LANInterfaces(["lan0", "wl*"])
             let filter = ArrivalFilter(lan)
             let wan = if_nametoindex("wan0")
             check(wan != 0, "wan0 exists")
@@ -65,6 +70,10 @@ import Testing
             try namespaces.run(in: gateway, ["link", "del", "lan0"])
             check(filter.admits(again, on: .dnsUDP, now: 12_900_000_000), "lan0 gone, not read again yet")
             check(!filter.admits(again, on: .dnsUDP, now: 13 * second), "lan0 gone, read again by age")
+
+            // A name ending in `*` covers every interface that starts with the rest.
+            try namespaces.run(in: gateway, ["link", "add", "wl5", "type", "bridge"])
+            check(filter.admits(if_nametoindex("wl5"), on: .dnsUDP, now: 14 * second), "wl5 for wl*")
             check(lan.refused(.dnsUDP) == 6, "refusals counted: \(lan.refused(.dnsUDP))")
             return wrong
         }
