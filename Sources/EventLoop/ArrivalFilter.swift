@@ -74,15 +74,30 @@ public final class ArrivalFilter {
             interfaces.countRefusal(listener)
             return false
         }
-        let age = readAt.map { now >= $0 ? now - $0 : 0 }
-        let known = indexes.contains(index)
-        if age.map({ $0 >= maximumAge || (!known && $0 >= minimumInterval) }) ?? true {
+        // Plain code: a closure over these locals, or `contains`, allocates per call in a
+        // debug build, where the allocation tests count (docs/performance.md#allocations-per-query).
+        let known = lists(index)
+        var stale = true
+        if let readAt {
+            let age = now >= readAt ? now - readAt : 0
+            stale = age >= maximumAge || (!known && age >= minimumInterval)
+        }
+        if stale {
             read(now)
-            if indexes.contains(index) { return true }
+            if lists(index) { return true }
         } else if known {
             return true
         }
         interfaces.countRefusal(listener)
+        return false
+    }
+
+    private func lists(_ index: UInt32) -> Bool {
+        var position = 0
+        while position < indexes.count {
+            if indexes[position] == index { return true }
+            position += 1
+        }
         return false
     }
 

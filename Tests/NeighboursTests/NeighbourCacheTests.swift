@@ -25,6 +25,22 @@ final class FakeNeighbourTable: NeighbourTableSource {
 
     func address(_ text: String) -> IPAddress { IPAddress(text)! }
 
+    /// Every UDP query asks the cache (docs/sync.md#hits: the MAC is what proves a source),
+    /// so a known address and an unknown one between dumps allocate nothing.
+    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    func aLookupBetweenDumpsAllocatesNothing() {
+        let table = FakeNeighbourTable()
+        table.entries = ["198.51.100.7": "02:00:5e:10:00:01"]
+        let cache = NeighbourCache(source: table)
+        let known = address("198.51.100.7")
+        let unknown = address("2001:db8::99")
+        #expect(cache.mac(for: known, now: second) == phone)
+        #expect(cache.mac(for: unknown, now: second) == nil)
+        #expect(Allocations.count { _ = cache.mac(for: known, now: second + 1) } == 0)
+        #expect(Allocations.count { _ = cache.mac(for: unknown, now: second + 2) } == 0)
+        #expect(table.dumps == 1)
+    }
+
     @Test func aHitWithinTenSecondsIsAnsweredWithoutADump() {
         let table = FakeNeighbourTable()
         table.entries = ["198.51.100.7": "02:00:5e:10:00:01"]
