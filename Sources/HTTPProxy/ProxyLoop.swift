@@ -161,8 +161,8 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
         metrics.connections.add()
         if server.transparent, !snapshot.allowClients.contains(peer) { return socket.close() }
         let now = loop.clock.now()
-        // The neighbour table is read for the caps whatever the profiles list; the machine
-        // gets the MAC only when a profile is chosen by it, as for DNS.
+        // The neighbour table is read for the caps whatever the profiles list; the MAC
+        // chooses a profile only when one is chosen by it.
         let neighbourMAC = resolver.driver.neighbourMAC(for: peer)
         let mac = snapshot.engine.profiles.usesMACs ? neighbourMAC : nil
         let slot: CapSlot<ProxyClientKey>

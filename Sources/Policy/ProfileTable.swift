@@ -258,7 +258,7 @@ public struct ProfileTable: Sendable {
         return true
     }
 
-    /// Whether any profile lists a MAC address, or the page learns devices: only then is
-    /// the neighbour table read.
+    /// Whether any profile lists a MAC address, or the page learns devices: only then can
+    /// a MAC choose a profile.
     public var usesMACs: Bool { learnsMACs || !byMAC.isEmpty || !byAssignment.isEmpty }
 }

@@ -31,7 +31,7 @@ extension ProxyConnection {
             return keepAlive ? waitForNextRequest(env) : closeAfterResponse(env)
         }
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: deviceMAC))
         // A proxy request goes only to the web's ports (the firewall chose a redirected one's).
         if redirectedTo == nil, !env.settings.httpPorts.contains(target.port) {
             let keepAlive = head.keepAlive && framing == .length(0)

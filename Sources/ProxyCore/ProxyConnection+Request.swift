@@ -110,7 +110,7 @@ extension ProxyConnection {
     mutating func tunnel(_ head: RequestHead, _ env: ProxyEnvironment) throws(ProxyError) -> [ProxyAction] {
         let target = try ProxyTarget.connect(head.target)
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: deviceMAC))
         var actions = dropIdleUpstream()
         switch env.policy(of: profile).verdict(target, isConnect: true) {
         case .refuse(let block):

@@ -92,7 +92,7 @@ extension ProxyConnection {
     mutating func passThrough(_ tunnel: Tunnel, _ env: ProxyEnvironment) -> [ProxyAction] {
         guard case .address(let address) = tunnel.target.host else { return close() }
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: deviceMAC))
         return open(
             Pending(
                 purpose: .tunnel(tunnel), origin: Origin(destination: .address(address), port: tunnel.target.port),
@@ -105,7 +105,7 @@ extension ProxyConnection {
         _ tunnel: Tunnel, _ name: DomainName, _ decision: Decision, _ env: ProxyEnvironment
     ) -> [ProxyAction] {
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: deviceMAC))
         return open(
             Pending(
                 purpose: .tunnel(tunnel), origin: redirectedOrigin(.name(name), port: tunnel.target.port, env),
@@ -124,7 +124,7 @@ extension ProxyConnection {
         case .resolve, .address: break
         }
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-        profile.activity.recordQuery(from: SeenClient(address: client, mac: clientMAC))
+        profile.activity.recordQuery(from: SeenClient(address: client, mac: deviceMAC))
         return open(
             Pending(
                 purpose: .tunnel(Tunnel(target: target, rewriteTarget: nil, transparent: true)),

@@ -56,7 +56,8 @@ public struct ProxyConnection: Sendable {
     /// the profile is chosen by it before the address.
     public var clientMAC: MACAddress?
     /// The device's link-layer address when the neighbour table knew it at accept time,
-    /// whether or not a profile is chosen by it: the login limits know a device by it.
+    /// whether or not a profile is chosen by it: the login limits know a device by it,
+    /// and `status` lists it by it, as for DNS.
     public var deviceMAC: MACAddress?
     /// The proxy user whose credentials this request (and, for a tunnel, the connection)
     /// carried and proved: the profile is chosen by it first.

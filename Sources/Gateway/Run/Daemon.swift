@@ -119,8 +119,8 @@ package final class Daemon: @unchecked Sendable {
                 let servers = try loop.runSync { () throws -> LoopServers in
                     let driver = QueryDriver(loop: loop, pipeline: pipeline, upstream: try factory(loop))
                     // This loop's own view of the neighbour table (its netlink socket opens on
-                    // first use, here on the loop thread); read for DNS while a profile lists a MAC,
-                    // and for every proxy connection (the caps count a device by its MAC).
+                    // first use, here on the loop thread); read for every DNS query (a MAC proves a
+                    // UDP source for `status`) and every proxy connection (the caps count a device by it).
                     driver.neighbours = NeighbourCache()
                     // Before any listener: each asks the kernel for arrival interfaces as it is made.
                     driver.arrivalFilter = lan.map { ArrivalFilter($0) }

@@ -125,7 +125,7 @@ package enum Key {
     // Network enforcement: the firewall (docs/network.md).
     package static let lanInterfaces = ConfigKey(
         "lan_interfaces", .interfaceNames, reload: false,
-        "interfaces the LAN is on: the firewall catches the traffic entering through them")
+        "interfaces the LAN is on: DNS and the proxy serve only them and loopback; the firewall catches what enters")
     package static let dohAddresses = ConfigKey(
         "doh_addresses", .addressRanges, reload: false,
         "DNS-over-HTTPS resolver addresses (IP or CIDR) the firewall adds to the built-in list")
