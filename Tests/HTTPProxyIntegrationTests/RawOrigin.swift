@@ -12,26 +12,10 @@ final class RawOrigin: @unchecked Sendable {
 
     /// On `host`:`port` (port 0: any free one).
     init(replyAfterEOF: Bool = false, host: String = "127.0.0.1", port: UInt16 = 0) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr(host)
-        address.sin_port = port.bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0, listen(descriptor, 16) == 0 else {
-            close(descriptor)
-            throw ProxyClientError(message: "raw origin: cannot listen on \(host):\(port): errno \(errno)")
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
+        let listener = try TestHTTPServer.listen(port: port, host: host)
+        let descriptor = listener.descriptor
         fd = descriptor
-        self.port = UInt16(bigEndian: address.sin_port)
+        self.port = listener.port
         Thread { [weak self] in
             while true {
                 let connection = accept(descriptor, nil, nil)
