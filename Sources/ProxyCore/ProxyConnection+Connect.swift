@@ -171,11 +171,6 @@ extension ProxyConnection {
     public mutating func tick(
         _ env: ProxyEnvironment, lastActivity: UInt64, deviceStalledSince: UInt64? = nil
     ) -> [ProxyAction] {
-        switch state {
-        case .relaying, .exchanging:
-            if let deviceStalledSince, env.now >= deviceStalledSince &+ env.settings.stallTimeout { return abort() }
-        default: break
-        }
         let judgement: TunnelJudgement
         switch state {
         case .relaying(let tunnel):
@@ -193,6 +188,8 @@ extension ProxyConnection {
         }
         switch judgement {
         case .keep:
+            // Judged first, so a connection both stalled and now blocked keeps its hit.
+            if let deviceStalledSince, env.now >= deviceStalledSince &+ env.settings.stallTimeout { return abort() }
             return []
         case .close(let hit):
             let record = hit.map { [ProxyAction.record(self.hit($0.0, $0.1, env))] } ?? []

@@ -148,13 +148,17 @@ extension Store {
                 total = try database.integer("SELECT count(*) FROM \(table.name)")
             }
         }
-        // Merging aims at 90 %; dropping only takes what is still over the bound itself.
+        // Merging aims at 90 %; dropping only takes what is still over the bound itself, and
+        // never the newest open row: rows of a batch in flight, which cannot be dropped, do
+        // not make every new hit go.
         if total > bound {
+            let open = try database.integer("SELECT count(*) FROM \(table.name) WHERE \(table.open)")
+            let batched = total - open
             try database.run(
                 """
                 DELETE FROM \(table.name) WHERE rowid IN
                     (SELECT rowid FROM \(table.name) WHERE \(table.open) ORDER BY \(table.age) LIMIT ?)
-                """, total - max(0, bound))
+                """, batched >= max(0, bound) ? max(0, open - 1) : total - max(0, bound))
         }
         let after = try openRows(table, database)
         var removed: [String: Int] = [:]

@@ -57,7 +57,13 @@ public final class HitAggregator: HitRecorder {
         /// Hits folded into their rule, and hits dropped, at the window's bound, since the start.
         var folded = 0
         var dropped = 0
+        /// The names folded in this window, by hash, so a folded event counts each name once
+        /// however often it is asked; at most `foldedNamesLimit`, past which a new name is
+        /// not counted (the count is then a lower bound).
+        var foldedNames = Set<Int>()
     }
+
+    static let foldedNamesLimit = 4096
 
     private final class Shard: Sendable {
         let table = Lock<Table>(Table())
@@ -104,7 +110,9 @@ public final class HitAggregator: HitRecorder {
         let limit = eventsPerShard
         shard(profile: hit.profile, client: hit.client).table.withLock { table in
             if add(hit, folded: false, limit: limit, &table) { return }
-            if add(hit, folded: true, limit: limit + Self.foldRoom(limit), &table) {
+            let newName =
+                table.foldedNames.count < Self.foldedNamesLimit && table.foldedNames.insert(hit.name.hashValue).inserted
+            if add(hit, folded: true, names: newName ? 1 : 0, limit: limit + Self.foldRoom(limit), &table) {
                 table.folded += 1
             } else {
                 table.dropped += 1
@@ -112,7 +120,7 @@ public final class HitAggregator: HitRecorder {
         }
     }
 
-    private func add(_ hit: Hit, folded: Bool, limit: Int, _ table: inout Table) -> Bool {
+    private func add(_ hit: Hit, folded: Bool, names: Int = 0, limit: Int, _ table: inout Table) -> Bool {
         table.scratch.removeAll(keepingCapacity: true)
         if table.scratch.capacity == 0 { table.scratch.reserveCapacity(1024) }
         HitIdentity.append(hit, folded: folded, to: &table.scratch)
@@ -125,7 +133,7 @@ public final class HitAggregator: HitRecorder {
             let rule = hasRule ? UnsafeRawBufferPointer(rebasing: bytes[identityLength...]) : nil
             return pages.add(
                 identity: identity, rule: rule, replacingRule: true, category: category, count: 1,
-                firstSeen: time, lastSeen: time, names: folded ? 1 : 0, limit: limit)
+                firstSeen: time, lastSeen: time, names: names, limit: limit)
         }
     }
 
@@ -170,7 +178,10 @@ public final class HitAggregator: HitRecorder {
             let (events, bytes) = shard.table.withLock { ($0.pages.count, $0.pages.bytesUsed) }
             let expected = min(events, Self.presizedEvents)
             var pages = WindowPages(events: expected, identityBytes: events == 0 ? 0 : bytes / events * expected)
-            shard.table.withLock { table in swap(&pages, &table.pages) }
+            shard.table.withLock { table in
+                swap(&pages, &table.pages)
+                table.foldedNames = []
+            }
             if pages.count > 0 { parts.append(pages) }
         }
         return HitWindow(parts)

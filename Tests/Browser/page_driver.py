@@ -94,12 +94,27 @@ def step(driver, request):
     if op == "click":
         return submit(driver, first(driver, request["css"], request.get("text")))
     if op == "click_in":
-        for box in driver.find_elements(By.CSS_SELECTOR, request["within"]):
-            if request["contains"] in box.text:
-                for element in box.find_elements(By.CSS_SELECTOR, request["css"]):
-                    if element.text.strip() == request["text"]:
-                        return submit(driver, element)
-        raise LookupError("no %s in a %s holding %r" % (request["text"], request["within"], request["contains"]))
+        # Looked up again when the document is replaced while it is read (see `first`).
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                target = None
+                for box in driver.find_elements(By.CSS_SELECTOR, request["within"]):
+                    if request["contains"] in box.text:
+                        for element in box.find_elements(By.CSS_SELECTOR, request["css"]):
+                            if element.text.strip() == request["text"]:
+                                target = element
+                                break
+                    if target is not None:
+                        break
+                break
+            except WebDriverException:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        if target is None:
+            raise LookupError("no %s in a %s holding %r" % (request["text"], request["within"], request["contains"]))
+        return submit(driver, target)
     if op == "select":
         Select(first(driver, request["css"])).select_by_value(request["value"])
         return None

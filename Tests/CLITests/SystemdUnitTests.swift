@@ -10,8 +10,8 @@ import Testing
 /// CAP_NET_ADMIN (the right to rewrite the firewall) only in the firewall's unit.
 @Suite(.blocking) struct SystemdUnitTests {
     static let units = [
-        "phosra-gate.service", "phosra-gate-firewall.service", "phosra-gate-update.service",
-        "phosra-gate-update.timer",
+        "phosra-gate.service", "phosra-gate-firewall.service", "phosra-gate-egress-watch.service",
+        "phosra-gate-update.service", "phosra-gate-update.timer",
     ]
     static var directory: URL { GateRun.checkout.appendingPathComponent("systemd") }
 
@@ -32,8 +32,9 @@ import Testing
         #expect(result.stderr.isEmpty, "\(result.stderr)")
     }
 
-    /// The daemon cannot change the firewall; the firewall's unit makes the directory the
-    /// daemon reads the refused egress attempts from, at the key's default path.
+    /// The daemon cannot change the firewall. The table's unit is a oneshot that runs no
+    /// process, so no crash can remove the table; the watch, bound to it, makes the
+    /// directory the daemon reads the refused egress attempts from, at the key's default path.
     @Test func onlyTheFirewallsUnitMayChangeTheFirewall() throws {
         func lines(_ unit: String) throws -> [Substring] {
             let text = try String(contentsOf: Self.directory.appendingPathComponent(unit), encoding: .utf8)
@@ -43,9 +44,15 @@ import Testing
         #expect(!daemon.contains { $0.contains("CAP_NET_ADMIN") }, "\(daemon)")
         #expect(daemon.contains("CapabilityBoundingSet=CAP_NET_BIND_SERVICE"))
         let firewall = try lines("phosra-gate-firewall.service")
-        #expect(firewall.contains { $0.hasPrefix("ExecStart=") && $0.contains(" firewall watch ") })
-        #expect(firewall.contains { $0.hasPrefix("ExecStopPost=") && $0.hasSuffix(" firewall remove") })
-        let runtime = firewall.first { $0.hasPrefix("RuntimeDirectory=") }?.dropFirst("RuntimeDirectory=".count)
+        #expect(firewall.contains("Type=oneshot") && firewall.contains("RemainAfterExit=yes"), "\(firewall)")
+        #expect(firewall.contains { $0.hasPrefix("ExecStart=") && $0.contains(" firewall apply ") })
+        #expect(firewall.contains { $0.hasPrefix("ExecStop=") && $0.hasSuffix(" firewall remove") })
+        #expect(!firewall.contains { $0.contains(" firewall watch ") || $0.hasPrefix("ExecStopPost=") })
+        let watch = try lines("phosra-gate-egress-watch.service")
+        #expect(watch.contains { $0.hasPrefix("ExecStart=") && $0.contains(" firewall watch ") })
+        #expect(watch.contains("BindsTo=phosra-gate-firewall.service") && watch.contains("Restart=on-failure"))
+        #expect(!watch.contains { $0.contains(" firewall remove") }, "a watch's end never removes the table")
+        let runtime = watch.first { $0.hasPrefix("RuntimeDirectory=") }?.dropFirst("RuntimeDirectory=".count)
         let settings = try ConfigFile.parse("", path: "empty.conf", schema: Key.schema)
         #expect("/run/\(runtime ?? "")/egress-attempts" == settings[Key.egressAttempts])
     }
@@ -53,6 +60,7 @@ import Testing
     @Test func theDaemonsSandboxScoresAtMostOnePointFive() throws {
         let limits = [
             "phosra-gate.service": 1.5, "phosra-gate-update.service": 1.5, "phosra-gate-firewall.service": 2.0,
+            "phosra-gate-egress-watch.service": 2.0,
         ]
         for (unit, limit) in limits.sorted(by: { $0.key < $1.key }) {
             let result = try analyze(["security", "--offline=true", unit], in: Self.directory.path)

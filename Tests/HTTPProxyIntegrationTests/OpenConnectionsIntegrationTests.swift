@@ -56,51 +56,56 @@ import Testing
 
     @Test(arguments: ["plain HTTP", "tunnel"])
     func aDownloadEndsWithinASecondOfANewPolicyBlockingItsHostAndLosesWhatWasBuffered(_ kind: String) throws {
-        let origin = try StreamingOrigin(httpHead: kind == "plain HTTP")
-        let gate = try fixture.start(connectPorts: [origin.port], httpPorts: [origin.port])
-        let request = kind == "plain HTTP" ? plainRequest(origin.port) : connectRequest(origin.port)
-        let reader = try download(request)
-        let stalled = try download(request, receiveBuffer: 16_384)
-        Thread.sleep(forTimeInterval: 1)  // the gateway's buffers for the stalled device fill
-        try fixture.replacePolicy(ProxyFixture.policy(blocked: ["open.test"], version: 4))
-        let replaced = SystemClock().now()
-        let read = readToEnd(reader, since: replaced)
-        #expect(read.bytes != nil, "\(kind): still open after 6 s")
-        // The policy file is noticed within a second; the connection ends within the next.
-        #expect(read.seconds < 2.5, "\(kind): ended \(read.seconds) s after the new policy")
-        let after = try #require(stalled.readUntilClosedOrReset(), "\(kind): the stalled download never ended")
-        #expect(
-            after.count < Self.deliveredAfterEndLimit,
-            "\(kind): \(after.count) bytes reached the stalled device after the end")
-        gate.daemon.stop()
-        let hits = try fixture.storedHits(gate).filter { $0.domain == "open.test" }
-        #expect(hits.map(\.reason) == ["blocked_domain:open.test"], "\(kind): \(hits)")
-        #expect(hits.first?.count == 2, "\(kind): one hit for each download: \(hits)")
+        try SocketMemoryTests.exclusively {
+            let origin = try StreamingOrigin(httpHead: kind == "plain HTTP")
+            let gate = try fixture.start(connectPorts: [origin.port], httpPorts: [origin.port])
+            let request = kind == "plain HTTP" ? plainRequest(origin.port) : connectRequest(origin.port)
+            let reader = try download(request)
+            let stalled = try download(request, receiveBuffer: 16_384)
+            Thread.sleep(forTimeInterval: 1)  // the gateway's buffers for the stalled device fill
+            try fixture.replacePolicy(ProxyFixture.policy(blocked: ["open.test"], version: 4))
+            let replaced = SystemClock().now()
+            let read = readToEnd(reader, since: replaced)
+            #expect(read.bytes != nil, "\(kind): still open after 6 s")
+            // The policy file is noticed within a second; the connection ends within the next.
+            #expect(read.seconds < 2.5, "\(kind): ended \(read.seconds) s after the new policy")
+            let after = try #require(stalled.readUntilClosedOrReset(), "\(kind): the stalled download never ended")
+            #expect(
+                after.count < Self.deliveredAfterEndLimit,
+                "\(kind): \(after.count) bytes reached the stalled device after the end\n\(gate.log.suffix(3000))")
+            gate.daemon.stop()
+            let hits = try fixture.storedHits(gate).filter { $0.domain == "open.test" }
+            #expect(hits.map(\.reason) == ["blocked_domain:open.test"], "\(kind): \(hits)")
+            #expect(hits.first?.count == 2, "\(kind): one hit for each download: \(hits)")
+        }
     }
 
     /// The daemon's wall clock starts five seconds before a downtime window (the test
     /// clock), as for tunnels in TunnelLifetimeIntegrationTests.
     @Test(arguments: ["plain HTTP", "tunnel"])
     func aDownloadEndsWithinASecondOfACutoffAndLosesWhatWasBuffered(_ kind: String) throws {
-        let origin = try StreamingOrigin(httpHead: kind == "plain HTTP")
-        let clock = SystemClock()
-        let started = clock.now()
-        let gate = try fixture.start(
-            ProxyFixture.policy(screenTime: PolicyDocuments.downtime("12:00", "12:30")),
-            connectPorts: [origin.port], wallClock: "2026-12-01T11:59:55Z", httpPorts: [origin.port])
-        defer { gate.daemon.stop() }
-        let ready = clock.now()
-        let request = kind == "plain HTTP" ? plainRequest(origin.port) : connectRequest(origin.port)
-        let stalled = try download(request, receiveBuffer: 16_384)
-        let reader = try download(request)
-        let read = readToEnd(reader, since: ready)
-        #expect(read.bytes != nil, "\(kind): still open after 6 s")
-        // The daemon made its clock between `started` and `ready`; the cutoff is 5 s later.
-        let end = (Double(clock.now() - started) / 1e9 - 5, read.seconds - 5)
-        #expect(end.0 >= -0.2 && end.1 < 1.6, "\(kind): ended between \(end.1) and \(end.0) s after the cutoff began")
-        let after = try #require(stalled.readUntilClosedOrReset(), "\(kind): the stalled download never ended")
-        #expect(
-            after.count < Self.deliveredAfterEndLimit,
-            "\(kind): \(after.count) bytes reached the stalled device after the end")
+        try SocketMemoryTests.exclusively {
+            let origin = try StreamingOrigin(httpHead: kind == "plain HTTP")
+            let clock = SystemClock()
+            let started = clock.now()
+            let gate = try fixture.start(
+                ProxyFixture.policy(screenTime: PolicyDocuments.downtime("12:00", "12:30")),
+                connectPorts: [origin.port], wallClock: "2026-12-01T11:59:55Z", httpPorts: [origin.port])
+            defer { gate.daemon.stop() }
+            let ready = clock.now()
+            let request = kind == "plain HTTP" ? plainRequest(origin.port) : connectRequest(origin.port)
+            let stalled = try download(request, receiveBuffer: 16_384)
+            let reader = try download(request)
+            let read = readToEnd(reader, since: ready)
+            #expect(read.bytes != nil, "\(kind): still open after 6 s")
+            // The daemon made its clock between `started` and `ready`; the cutoff is 5 s later.
+            let end = (Double(clock.now() - started) / 1e9 - 5, read.seconds - 5)
+            #expect(
+                end.0 >= -0.2 && end.1 < 1.6, "\(kind): ended between \(end.1) and \(end.0) s after the cutoff began")
+            let after = try #require(stalled.readUntilClosedOrReset(), "\(kind): the stalled download never ended")
+            #expect(
+                after.count < Self.deliveredAfterEndLimit,
+                "\(kind): \(after.count) bytes reached the stalled device after the end")
+        }
     }
 }

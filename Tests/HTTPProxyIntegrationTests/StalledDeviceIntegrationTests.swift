@@ -39,93 +39,97 @@ import Testing
 
     @Test(arguments: ["tunnel", "plain HTTP"])
     func stalledDevicesCostLittleAndAreResetAfterTheStallTimeout(_ kind: String) throws {
-        HostileConnections.raiseOpenFileLimit()
-        let fixture = try ProxyFixture()
-        let origin = try FloodOrigin(httpHead: kind == "plain HTTP")
-        defer { origin.stop() }
-        let gate = try fixture.start(
-            ProxyFixture.policy(),
-            ["--stall-timeout", "\(Self.stallSeconds)s", "--proxy-max-conns-per-client", "0"],
-            connectPorts: [origin.port], httpPorts: [origin.port])
-        defer { gate.daemon.stop() }
-        let start: (ProxyClient) -> Void =
-            kind == "plain HTTP"
-            ? { $0.send("GET http://open.test:\(origin.port)/ HTTP/1.1\r\nHost: open.test:\(origin.port)\r\n\r\n") }
-            : { client in
-                client.send("CONNECT open.test:\(origin.port) HTTP/1.1\r\nHost: open.test\r\n\r\n")
-                _ = client.read(until: "\r\n\r\n")
-                client.send("x")
+        try SocketMemoryTests.exclusively {
+            HostileConnections.raiseOpenFileLimit()
+            let fixture = try ProxyFixture()
+            let origin = try FloodOrigin(httpHead: kind == "plain HTTP")
+            defer { origin.stop() }
+            let gate = try fixture.start(
+                ProxyFixture.policy(),
+                ["--stall-timeout", "\(Self.stallSeconds)s", "--proxy-max-conns-per-client", "0"],
+                connectPorts: [origin.port], httpPorts: [origin.port])
+            defer { gate.daemon.stop() }
+            let start: (ProxyClient) -> Void =
+                kind == "plain HTTP"
+                ? { $0.send("GET http://open.test:\(origin.port)/ HTTP/1.1\r\nHost: open.test:\(origin.port)\r\n\r\n") }
+                : { client in
+                    client.send("CONNECT open.test:\(origin.port) HTTP/1.1\r\nHost: open.test\r\n\r\n")
+                    _ = client.read(until: "\r\n\r\n")
+                    client.send("x")
+                }
+            // One connection first, read and closed: what the first one allocates for good (the
+            // loop's buffers, its pool of pipes) is in the baseline.
+            do {
+                let warm = try ProxyClient(port: fixture.proxyPort, timeout: 5)
+                start(warm)
+                _ = warm.readSome()
             }
-        // One connection first, read and closed: what the first one allocates for good (the
-        // loop's buffers, its pool of pipes) is in the baseline.
-        do {
-            let warm = try ProxyClient(port: fixture.proxyPort, timeout: 5)
-            start(warm)
-            _ = warm.readSome()
-        }
-        pause(1_500_000_000)
-        let baseline = gate.daemon.residentBytes
+            pause(1_500_000_000)
+            let baseline = gate.daemon.residentBytes
 
-        var clients: [ProxyClient] = []
-        for _ in 0..<Self.connections {
-            let client = try ProxyClient(port: fixture.proxyPort, timeout: 20)
-            start(client)
-            clients.append(client)
-        }
-        // The flow stops once every buffer on the way is full.
-        var lastSent = -1
-        let settled = waitUntil(timeout: 4_000_000_000, interval: 500_000_000) {
-            defer { lastSent = origin.sent }
-            return origin.sent == lastSent
-        }
-        let daemonDevice = try SocketMemory.sample("sport = :\(fixture.proxyPort)")
-        let daemonOrigin = try SocketMemory.sample("dport = :\(origin.port)")
-        let devices = try SocketMemory.sample("dport = :\(fixture.proxyPort)")
-        let origins = try SocketMemory.sample("sport = :\(origin.port)")
-        let resident = gate.daemon.residentBytes
-        let openAtPeak = clients.filter { !$0.isClosed() }.count
-        let stopped = SystemClock().now()
+            var clients: [ProxyClient] = []
+            for _ in 0..<Self.connections {
+                let client = try ProxyClient(port: fixture.proxyPort, timeout: 20)
+                start(client)
+                clients.append(client)
+            }
+            // The flow stops once every buffer on the way is full.
+            var lastSent = -1
+            let settled = waitUntil(timeout: 4_000_000_000, interval: 500_000_000) {
+                defer { lastSent = origin.sent }
+                return origin.sent == lastSent
+            }
+            let daemonDevice = try SocketMemory.sample("sport = :\(fixture.proxyPort)")
+            let daemonOrigin = try SocketMemory.sample("dport = :\(origin.port)")
+            let devices = try SocketMemory.sample("dport = :\(fixture.proxyPort)")
+            let origins = try SocketMemory.sample("sport = :\(origin.port)")
+            let resident = gate.daemon.residentBytes
+            let openAtPeak = clients.filter { !$0.isClosed() }.count
+            let stopped = SystemClock().now()
 
-        #expect(settled, "\(kind): the flow never stopped")
-        #expect(
-            daemonDevice.sockets == Self.connections && openAtPeak == Self.connections,
-            "\(kind): \(daemonDevice.sockets) sockets toward devices, \(openAtPeak) open")
-        let kernel = daemonDevice.charged + daemonOrigin.charged
-        let held =
-            origin.sent - origins.sendQueue - daemonOrigin.receiveQueue - daemonDevice.sendQueue - devices.receiveQueue
-        let report =
-            "\(kind): kernel \(kernel / Self.connections) B a connection (toward the device "
-            + "\(daemonDevice.charged / Self.connections) B), held beyond sockets "
-            + "\(held / Self.connections) B, resident +\((resident - baseline) / Self.connections) B; origin sent "
-            + "\(origin.sent >> 20) MiB"
-        #expect(daemonDevice.charged <= Self.deviceSocketPerConnection * Self.connections, "\(report)")
-        #expect(kernel <= Self.kernelPerConnection * Self.connections, "\(report)")
-        #expect(held <= Self.heldPerConnection * Self.connections, "\(report)")
-        #expect(resident - baseline <= Self.residentPerConnection * Self.connections, "\(report)")
-        #expect(origin.sent >= Self.connections * 256 * 1_024, "\(report): the devices' buffers filled")
+            #expect(settled, "\(kind): the flow never stopped")
+            #expect(
+                daemonDevice.sockets == Self.connections && openAtPeak == Self.connections,
+                "\(kind): \(daemonDevice.sockets) sockets toward devices, \(openAtPeak) open")
+            let kernel = daemonDevice.charged + daemonOrigin.charged
+            let held =
+                origin.sent - origins.sendQueue - daemonOrigin.receiveQueue - daemonDevice.sendQueue
+                - devices.receiveQueue
+            let report =
+                "\(kind): kernel \(kernel / Self.connections) B a connection (toward the device "
+                + "\(daemonDevice.charged / Self.connections) B), held beyond sockets "
+                + "\(held / Self.connections) B, resident +\((resident - baseline) / Self.connections) B; origin sent "
+                + "\(origin.sent >> 20) MiB"
+            #expect(daemonDevice.charged <= Self.deviceSocketPerConnection * Self.connections, "\(report)")
+            #expect(kernel <= Self.kernelPerConnection * Self.connections, "\(report)")
+            #expect(held <= Self.heldPerConnection * Self.connections, "\(report)")
+            #expect(resident - baseline <= Self.residentPerConnection * Self.connections, "\(report)")
+            #expect(origin.sent >= Self.connections * 256 * 1_024, "\(report): the devices' buffers filled")
 
-        // Reset once `stall_timeout` has passed without the device taking a byte: the
-        // measure starts at the last progress, and the check runs once a second. A device's
-        // kernel that makes room late (it packs its receive queue, answers a window probe)
-        // takes a few more bytes, which starts the measure again: a few seconds more.
-        let allClosed = waitUntil(timeout: UInt64(Self.stallSeconds + 14) * 1_000_000_000, interval: 200_000_000) {
-            clients.allSatisfy { $0.isClosed() }
-        }
-        let seconds = Double(SystemClock().now() - stopped) / 1e9
-        #expect(allClosed, "\(kind): \(clients.filter { !$0.isClosed() }.count) still open after \(seconds) s")
-        #expect(seconds <= Double(Self.stallSeconds) + 9, "\(kind): closed \(seconds) s after the flow stopped")
-        let left = try SocketMemory.sample("sport = :\(fixture.proxyPort) or dport = :\(origin.port)")
-        #expect(left.sockets == 0, "\(kind): \(left.sockets) of the gateway's sockets left")
-        clients.removeAll()
+            // Reset once `stall_timeout` has passed without the device taking a byte: the
+            // measure starts at the last progress, and the check runs once a second. A device's
+            // kernel that makes room late (it packs its receive queue, answers a window probe)
+            // takes a few more bytes, which starts the measure again: a few seconds more.
+            let allClosed = waitUntil(timeout: UInt64(Self.stallSeconds + 14) * 1_000_000_000, interval: 200_000_000) {
+                clients.allSatisfy { $0.isClosed() }
+            }
+            let seconds = Double(SystemClock().now() - stopped) / 1e9
+            #expect(allClosed, "\(kind): \(clients.filter { !$0.isClosed() }.count) still open after \(seconds) s")
+            #expect(seconds <= Double(Self.stallSeconds) + 9, "\(kind): closed \(seconds) s after the flow stopped")
+            let left = try SocketMemory.sample("sport = :\(fixture.proxyPort) or dport = :\(origin.port)")
+            #expect(left.sockets == 0, "\(kind): \(left.sockets) of the gateway's sockets left")
+            clients.removeAll()
 
-        // Memory goes back once the connections are gone (the loops hand freed pages back
-        // after a burst of closes, within a round of a second).
-        var after = gate.daemon.residentBytes
-        _ = waitUntil(timeout: 5_000_000_000, interval: 250_000_000) {
-            after = gate.daemon.residentBytes
-            return after <= baseline + 5 << 20
+            // Memory goes back once the connections are gone (the loops hand freed pages back
+            // after a burst of closes, within a round of a second).
+            var after = gate.daemon.residentBytes
+            _ = waitUntil(timeout: 5_000_000_000, interval: 250_000_000) {
+                after = gate.daemon.residentBytes
+                return after <= baseline + 5 << 20
+            }
+            #expect(
+                after <= baseline + 5 << 20, "\(kind): resident \(baseline >> 10) KiB before, \(after >> 10) KiB after")
         }
-        #expect(after <= baseline + 5 << 20, "\(kind): resident \(baseline >> 10) KiB before, \(after >> 10) KiB after")
     }
 }
 

@@ -225,40 +225,43 @@ import Testing
     /// a reset within a second of a new policy blocking its host, so what the gateway held
     /// for a device that had stopped reading (16 KiB receive buffer) never reaches it.
     @Test func aRedirectedDownloadEndsWhenANewPolicyBlocksItsHost() throws {
-        let lan = try LAN()
-        defer { lan.stop() }
-        let origin = try lan.net.inside(lan.net.gateway) {
-            try StreamingOrigin(httpHead: true, host: "203.0.113.10", port: 80)
-        }
-        func download(receiveBuffer: Int32?) throws -> ProxyClient {
-            let client = try lan.net.inside(lan.net.device) {
-                try ProxyClient(host: "203.0.113.10", port: 80, timeout: 6, receiveBuffer: receiveBuffer)
+        try SocketMemoryTests.exclusively {
+            let lan = try LAN()
+            defer { lan.stop() }
+            let origin = try lan.net.inside(lan.net.gateway) {
+                try StreamingOrigin(httpHead: true, host: "203.0.113.10", port: 80)
             }
-            client.send("GET /endless HTTP/1.1\r\nHost: dot.test\r\n\r\n")
-            var received = 0
-            while received < 256 * 1024 {
-                guard let chunk = client.readSome(), !chunk.isEmpty else {
-                    throw ProxyClientError(message: "the stream stopped after \(received) bytes\n\(lan.gate.log)")
+            func download(receiveBuffer: Int32?) throws -> ProxyClient {
+                let client = try lan.net.inside(lan.net.device) {
+                    try ProxyClient(host: "203.0.113.10", port: 80, timeout: 6, receiveBuffer: receiveBuffer)
                 }
-                received += chunk.count
+                client.send("GET /endless HTTP/1.1\r\nHost: dot.test\r\n\r\n")
+                var received = 0
+                while received < 256 * 1024 {
+                    guard let chunk = client.readSome(), !chunk.isEmpty else {
+                        throw ProxyClientError(message: "the stream stopped after \(received) bytes\n\(lan.gate.log)")
+                    }
+                    received += chunk.count
+                }
+                return client
             }
-            return client
+            let reader = try download(receiveBuffer: nil)
+            let stalled = try download(receiveBuffer: 16_384)
+            Thread.sleep(forTimeInterval: 1)
+            let next = try lan.scratch.write(
+                "policy.json.new",
+                PolicyDocuments.json(blocked: ["reddit.com", "games.example", "dot.test"], version: 4))
+            #expect(rename(next, lan.scratch.path("policy.json")) == 0)
+            let (ended, seconds) = timed { reader.readUntilClosedOrReset() != nil }
+            #expect(ended, "still open 6 s after the new policy")
+            #expect(seconds < 2.5, "ended \(seconds) s after the new policy (noticed within a second, then a tick)")
+            let after = try #require(stalled.readUntilClosedOrReset(), "the stalled download never ended")
+            #expect(after.count < 64 * 1024, "\(after.count) bytes reached the stalled device after the end")
+            let hits = try lan.stopGateAndReadHits().filter { $0.domain == "dot.test" }
+            #expect(hits.map(\.reason) == ["blocked_domain:dot.test"], "\(hits)")
+            #expect(hits.first?.source == "transparent" && hits.first?.count == 2, "\(hits)")
+            _ = origin
         }
-        let reader = try download(receiveBuffer: nil)
-        let stalled = try download(receiveBuffer: 16_384)
-        Thread.sleep(forTimeInterval: 1)
-        let next = try lan.scratch.write(
-            "policy.json.new", PolicyDocuments.json(blocked: ["reddit.com", "games.example", "dot.test"], version: 4))
-        #expect(rename(next, lan.scratch.path("policy.json")) == 0)
-        let (ended, seconds) = timed { reader.readUntilClosedOrReset() != nil }
-        #expect(ended, "still open 6 s after the new policy")
-        #expect(seconds < 2.5, "ended \(seconds) s after the new policy (noticed within a second, then a tick)")
-        let after = try #require(stalled.readUntilClosedOrReset(), "the stalled download never ended")
-        #expect(after.count < 64 * 1024, "\(after.count) bytes reached the stalled device after the end")
-        let hits = try lan.stopGateAndReadHits().filter { $0.domain == "dot.test" }
-        #expect(hits.map(\.reason) == ["blocked_domain:dot.test"], "\(hits)")
-        #expect(hits.first?.source == "transparent" && hits.first?.count == 2, "\(hits)")
-        _ = origin
     }
 
     @Test func redirectedConnectionsAreDecidedByNameAndAllowedOnesArriveByteForByte() throws {

@@ -274,6 +274,15 @@ import Testing
         #expect(connection.tick(settings.env(now: now), lastActivity: now, deviceStalledSince: 8 * second) == [])
         #expect(connection.tick(settings.env(now: now), lastActivity: now, deviceStalledSince: nil) == [])
         #expect(connection.tick(settings.env(now: now), lastActivity: now, deviceStalledSince: 7 * second) == [.abort])
+
+        // Stalled and now blocked too: the block is judged first, so its hit is recorded.
+        var blocked = ProxyFixture(policy: ProxyFixture.policy(blocked: ["example.org"]))
+        blocked.settings.stallTimeout = 3 * second
+        var both = established("example.org", settings)
+        _ = both.receive(TLSClientHello.record(serverName: "example.org"), settings.env())
+        let actions = both.tick(blocked.env(now: now), lastActivity: now, deviceStalledSince: 7 * second)
+        #expect(actions.last == .abort)
+        #expect(actions.hits.map(\.reasonText) == ["blocked_domain:example.org"])
     }
 
     /// The lookup carries what the connection decided: the profile, and whether to inspect

@@ -54,9 +54,10 @@ static const int CS_IPV6_RECVPKTINFO = IPV6_RECVPKTINFO;
 static const int CS_IPV6_PKTINFO = IPV6_PKTINFO;
 static const int CS_IPV6_2292PKTINFO = IPV6_2292PKTINFO;
 static const int CS_IPV6_2292PKTOPTIONS = IPV6_2292PKTOPTIONS;
-/// Room for the control messages one datagram brings: an IPV6_PKTINFO message is 36
-/// bytes with its header on a 64-bit system, IP_PKTINFO's 28.
-#define CS_CONTROL_SIZE 64
+/// Room for the control messages one datagram brings: an IPV6_PKTINFO message takes 40
+/// bytes aligned on a 64-bit system, IP_PKTINFO's 32, and an IPv4 datagram on a
+/// dual-stack socket brings both.
+#define CS_CONTROL_SIZE 80
 /// The most entries one cs_epoll_wait, cs_recvmmsg or cs_sendmmsg call handles; larger
 /// counts are clamped (the shim copies through arrays of this size on its stack).
 #define CS_BATCH_MAX 256
