@@ -69,10 +69,13 @@ import Testing
             #expect(read.bytes != nil, "\(kind): still open after 6 s")
             // The policy file is noticed within a second; the connection ends within the next.
             #expect(read.seconds < 2.5, "\(kind): ended \(read.seconds) s after the new policy")
-            let after = try #require(stalled.readUntilClosedOrReset(), "\(kind): the stalled download never ended")
+            let (ended, readSeconds) = timed { stalled.readUntilClosedOrReset() }
+            let after = try #require(ended, "\(kind): the stalled download never ended")
             #expect(
                 after.count < Self.deliveredAfterEndLimit,
-                "\(kind): \(after.count) bytes reached the stalled device after the end\n\(gate.log.suffix(3000))")
+                Comment(
+                    rawValue: "\(kind): \(after.count) bytes reached the stalled device after the end, read over "
+                        + "\(readSeconds) s\n\(gate.log.suffix(3000))"))
             gate.daemon.stop()
             let hits = try fixture.storedHits(gate).filter { $0.domain == "open.test" }
             #expect(hits.map(\.reason) == ["blocked_domain:open.test"], "\(kind): \(hits)")
