@@ -42,6 +42,21 @@ import Testing
         #expect(aggregator.drain().map(\.key.name) == ["y.blocked.example"])
     }
 
+    /// A name asked again and again past the window's bound counts once in the folded
+    /// event's names, however many blocks it adds.
+    @Test func aNameFoldedAgainCountsOnceInItsEventsNames() {
+        let aggregator = HitAggregator(eventsPerShard: 2)
+        for index in 0..<2 { aggregator.record(hit("x\(index).blocked.example")) }
+        for _ in 0..<5 { aggregator.record(hit("again.blocked.example")) }
+        aggregator.record(hit("other.blocked.example"))
+        let folded = Array(aggregator.drain()).first { $0.key.name == "*.blocked.example" }
+        #expect(folded?.count == 6 && folded?.names == 2, "\(String(describing: folded))")
+        // A new window counts its names afresh.
+        for index in 0..<2 { aggregator.record(hit("x\(index).blocked.example")) }
+        aggregator.record(hit("again.blocked.example"))
+        #expect(Array(aggregator.drain()).first { $0.key.name == "*.blocked.example" }?.names == 1)
+    }
+
     @Test func theFlushFoldsNamesPastTheRateOfEachProfile() throws {
         let scratch = try ScratchDirectory("pg-hit-bound")
         let store = try Store.open(directory: scratch.path, now: 1000)
