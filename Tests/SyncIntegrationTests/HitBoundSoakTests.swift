@@ -31,6 +31,9 @@ import Testing
         let gate = try fixture.run([
             "--hit-queue-max", "\(Self.queueMax)", "--hit-history-max", "\(Self.historyMax)",
             "--hit-names-per-minute", "\(Self.namesPerMinute)",
+            // Polls every 5 s (the last flag wins): with a report a second, the fake API's
+            // limit of 100 requests a minute is not exceeded, so reports flow.
+            "--poll-interval", "5s",
         ])
         defer { gate.daemon.stop() }
         try #require(fixture.eventually { gate.log.contains("event=policy_applied") }, "\(gate.log)")
