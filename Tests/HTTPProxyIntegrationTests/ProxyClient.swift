@@ -61,6 +61,19 @@ final class ProxyClient: @unchecked Sendable {
         }
     }
 
+    /// Bytes that have arrived and wait in this socket's receive queue (FIONREAD).
+    func queuedBytes() -> Int {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+    }
+
+    /// Waits, at most `seconds`, until the connection is reset or hung up (POLLERR or
+    /// POLLHUP: bytes still queued do not count); whether it was.
+    func waitForHangup(seconds: Double) -> Bool {
+        var entry = pollfd(fd: fd, events: 0, revents: 0)
+        return poll(&entry, 1, Int32(seconds * 1000)) > 0 && entry.revents & Int16(POLLERR | POLLHUP) != 0
+    }
+
     /// Half-close: no more bytes from us.
     func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
