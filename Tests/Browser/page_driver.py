@@ -67,12 +67,22 @@ def first(driver, css, text=None):
         css, "" if text is None else " with text %r" % text, driver.current_url, driver.page_source[:600]))
 
 
-def submit(driver, element):
-    """Clicks and waits for the page the click leads to: every button of the page posts a
-    form and is answered by a redirect, so the old document goes stale when the new one
-    has arrived."""
-    old = driver.find_element(By.TAG_NAME, "html")
-    element.click()
+def submit(driver, find):
+    """Clicks what `find` returns and waits for the page the click leads to: every button
+    of the page posts a form and is answered by a redirect, so the old document goes stale
+    when the new one has arrived. A node of a document replaced before the click is found
+    again (the click did not happen, so it is safe to repeat), for a few seconds at most."""
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            element = find()
+            old = driver.find_element(By.TAG_NAME, "html")
+            element.click()
+            break
+        except WebDriverException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
     try:
         WebDriverWait(driver, 10).until(staleness_of(old))
         WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
@@ -92,29 +102,16 @@ def step(driver, request):
         element.send_keys(request["text"])
         return None
     if op == "click":
-        return submit(driver, first(driver, request["css"], request.get("text")))
+        return submit(driver, lambda: first(driver, request["css"], request.get("text")))
     if op == "click_in":
-        # Looked up again when the document is replaced while it is read (see `first`).
-        deadline = time.monotonic() + 5
-        while True:
-            try:
-                target = None
-                for box in driver.find_elements(By.CSS_SELECTOR, request["within"]):
-                    if request["contains"] in box.text:
-                        for element in box.find_elements(By.CSS_SELECTOR, request["css"]):
-                            if element.text.strip() == request["text"]:
-                                target = element
-                                break
-                    if target is not None:
-                        break
-                break
-            except WebDriverException:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        if target is None:
+        def find():
+            for box in driver.find_elements(By.CSS_SELECTOR, request["within"]):
+                if request["contains"] in box.text:
+                    for element in box.find_elements(By.CSS_SELECTOR, request["css"]):
+                        if element.text.strip() == request["text"]:
+                            return element
             raise LookupError("no %s in a %s holding %r" % (request["text"], request["within"], request["contains"]))
-        return submit(driver, target)
+        return submit(driver, find)
     if op == "select":
         Select(first(driver, request["css"])).select_by_value(request["value"])
         return None
