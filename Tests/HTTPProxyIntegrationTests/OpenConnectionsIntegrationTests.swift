@@ -27,13 +27,7 @@ import Testing
     private func download(_ start: (ProxyClient) -> Void, receiveBuffer: Int32? = nil) throws -> ProxyClient {
         let client = try ProxyClient(port: fixture.proxyPort, timeout: 6, receiveBuffer: receiveBuffer)
         start(client)
-        var received = 0
-        while received < 256 * 1024 {
-            guard let chunk = client.readSome(), !chunk.isEmpty else {
-                throw ProxyClientError(message: "the stream stopped after \(received) bytes")
-            }
-            received += chunk.count
-        }
+        try client.readAtLeast(256 * 1024)
         return client
     }
 

@@ -67,6 +67,18 @@ final class ProxyClient: @unchecked Sendable {
         return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
     }
 
+    /// Reads until at least `count` bytes have come (a stream under way).
+    /// - Throws: when the stream ends or stalls before, saying after how many bytes.
+    func readAtLeast(_ count: Int) throws {
+        var received = 0
+        while received < count {
+            guard let chunk = readSome(), !chunk.isEmpty else {
+                throw ProxyClientError(message: "the stream stopped after \(received) bytes")
+            }
+            received += chunk.count
+        }
+    }
+
     /// Waits, at most `seconds`, until the connection is reset or hung up (POLLERR or
     /// POLLHUP: bytes still queued do not count); whether it was.
     func waitForHangup(seconds: Double) -> Bool {

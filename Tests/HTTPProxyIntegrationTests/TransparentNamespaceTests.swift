@@ -236,12 +236,10 @@ import Testing
                     try ProxyClient(host: "203.0.113.10", port: 80, timeout: 6, receiveBuffer: receiveBuffer)
                 }
                 client.send("GET /endless HTTP/1.1\r\nHost: dot.test\r\n\r\n")
-                var received = 0
-                while received < 256 * 1024 {
-                    guard let chunk = client.readSome(), !chunk.isEmpty else {
-                        throw ProxyClientError(message: "the stream stopped after \(received) bytes\n\(lan.gate.log)")
-                    }
-                    received += chunk.count
+                do {
+                    try client.readAtLeast(256 * 1024)
+                } catch {
+                    throw ProxyClientError(message: "\(error)\n\(lan.gate.log)")
                 }
                 return client
             }
