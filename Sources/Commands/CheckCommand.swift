@@ -18,7 +18,8 @@ enum CheckCommand: Command {
         usage: phosra-gate check --policy FILE [--lists DIR] [--config FILE] [--at TIME] [--timezone TZ] [--json]
                                  [--always-allow A,B] [--downtime-allow A,B] [--block-bypass true|false] [--api URL] NAME...
                phosra-gate check [--config FILE] (--profile NAME | --client ADDR|MAC|user:NAME) [...] NAME...
-               [--budget-used SERVICE=MINUTES,...]  minutes already spent today (default: what run stored)
+               [--budget-used SERVICE=MINUTES,...]  minutes already spent today (default: what run stored);
+                                                    daily=MINUTES: minutes online, for the daily limit
         """
 
     /// Exit status: 0, 2 when some name was invalid, 1 on a usage or input error.
@@ -94,13 +95,15 @@ enum CheckCommand: Command {
             let decided = Profile(name: profile.name, rules: rules, usage: usage, overrides: profile.overrides)
             let decision = engine.decide(name, profile: decided, at: instant, local: local)
             let budget = Budget(name, engine: engine, rules: rules, usage: usage, day: local.daysSince1970)
+            let daily = DailyLimit(decided, day: local.daysSince1970, at: instant)
             if json {
-                console.out(decisionJSON(name, decision, budget: budget))
+                console.out(decisionJSON(name, decision, budget: budget, daily: daily))
             } else {
                 var why = Explanation.line(
                     decision, name: name, rules: rules,
                     context: .init(instant: instant, zone: zone, overrides: profile.overrides))
                 if let budget { why += "; \(budget)" }
+                if let daily { why += "; \(daily)" }
                 console.out("\(name): \(decision) — \(why)")
             }
         }
@@ -149,7 +152,9 @@ enum CheckCommand: Command {
         throw .flag("--client", "\"\(text)\" is not an address, a MAC address or user:NAME")
     }
 
-    static func decisionJSON(_ name: DomainName, _ decision: Decision, budget: Budget? = nil) -> String {
+    static func decisionJSON(
+        _ name: DomainName, _ decision: Decision, budget: Budget? = nil, daily: DailyLimit? = nil
+    ) -> String {
         var fields = [
             ("name", JSONText.string(name.description)),
             ("action", JSONText.string(decision.action.rawValue)),
@@ -168,7 +173,33 @@ enum CheckCommand: Command {
                     ])
                 ))
         }
+        if let daily {
+            fields.append(
+                (
+                    "daily_limit",
+                    JSONText.object([
+                        ("used_minutes", "\(daily.used)"), ("limit_minutes", "\(daily.limit)"),
+                        ("left_minutes", "\(daily.left)"),
+                    ])
+                ))
+        }
         return JSONText.object(fields)
+    }
+
+    /// The profile's daily limit as `check` shows it: minutes online today against the
+    /// limit and the parent's bonus minutes of the day.
+    struct DailyLimit: CustomStringConvertible {
+        let used: Int
+        let limit: Int
+        var left: Int { max(0, limit - used) }
+
+        init?(_ profile: Profile, day: Int, at instant: Int64) {
+            guard profile.rules.dailyLimitMinutes > 0 else { return nil }
+            used = profile.usage.minutes(ServiceUsage.online, day: day)
+            limit = profile.rules.dailyLimitMinutes + profile.overrides.dailyBonusMinutes(day: day, at: instant)
+        }
+
+        var description: String { "daily limit: \(used) of \(limit) minutes online today, \(left) left" }
     }
 
     /// A name's app budget as `check` shows it: the service, its daily minutes, and how
@@ -213,6 +244,10 @@ enum CheckCommand: Command {
                 let parts = item.split(separator: "=", maxSplits: 1).map { $0.filter { $0 != " " } }
                 guard parts.count == 2, let spent = minutesValue(parts[1]) else {
                     throw .flag("--budget-used", "\"\(item)\" is not SERVICE=MINUTES (tiktok=55m, youtube=1h30m)")
+                }
+                if parts[0] == "daily" {
+                    minutes[ServiceUsage.online] = spent
+                    continue
                 }
                 guard let index = services.service(named: parts[0]) else {
                     throw .flag("--budget-used", "no service \"\(parts[0])\" (see phosra-gate services)")

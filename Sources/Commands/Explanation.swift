@@ -31,6 +31,10 @@ enum Explanation {
         case .limit:
             return "the app \(rule) has spent its daily minutes (screen_time.per_app_limits): blocked until "
                 + "local midnight, whatever the parent's lists say"
+        case .dailyLimit:
+            return "the profile's minutes online today reached its daily limit (screen_time.daily_limit_minutes, "
+                + "estimated from network activity): blocked until local midnight, but for the background names "
+                + "and the always-allowed apps"
         case .paused:
             return
                 "the parent paused this profile on the gateway\(override(context.overrides.pause(at: context.instant), context))"

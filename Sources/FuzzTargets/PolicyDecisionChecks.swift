@@ -40,7 +40,7 @@ enum PolicyDecisionChecks {
             try check(decision.action == .block && decision.rule?.isEmpty == false, problem)
         case .ipLiteral, .port, .sni, .tlsUnreadable, .localDestination:
             throw PropertyViolation(problem: problem + " (a proxy-only reason from decide)")
-        case .limit:
+        case .limit, .dailyLimit:
             throw PropertyViolation(problem: problem + " (a spent budget, with no minutes spent)")
         case .paused, .exception:
             throw PropertyViolation(problem: problem + " (a parent's override, with none set)")

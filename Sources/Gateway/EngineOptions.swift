@@ -28,6 +28,7 @@ package enum EngineOptions {
         var options = DecisionOptions()
         options.alwaysAllow = settings[Key.alwaysAllow]
         options.downtimeAllow = settings[Key.downtimeAllow]
+        options.backgroundDomains = settings[Key.backgroundDomains]
         options.blockBypass = settings[Key.blockBypass]
         options.api = settings[Key.api]
         return options

@@ -143,7 +143,8 @@ final class ConnectionHandler: Selectable, TimerTarget, Sheddable {
     func tick() {
         let lastActivity = relay?.lastActivity ?? owner.loop.clock.now()
         let stalledSince = relay.map { $0.deviceStall.since } ?? clientStall.since
-        deliver { $0.tick($1, lastActivity: lastActivity, deviceStalledSince: stalledSince) }
+        let moved = relay?.moved ?? 0
+        deliver { $0.tick($1, lastActivity: lastActivity, deviceStalledSince: stalledSince, movedBytes: moved) }
     }
 
     // MARK: Carrying out

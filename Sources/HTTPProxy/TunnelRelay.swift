@@ -74,6 +74,8 @@ final class TunnelRelay {
     var down: Direction
     /// When a byte last moved (monotonic): `tunnel_idle` is measured from it.
     private(set) var lastActivity: Nanoseconds
+    /// Bytes read from either side so far (the minutes online count them).
+    private(set) var moved: UInt64 = 0
     private var watched: (client: Interest?, upstream: Interest?) = (nil, nil)
     private(set) var calls = Calls()
     /// Bytes waiting for the device that it does not take (`stall_timeout`).
@@ -197,6 +199,7 @@ final class TunnelRelay {
             case .processed(let moved):
                 lastActivity = loop.clock.now()
                 bytes?.add(moved)
+                self.moved &+= UInt64(moved)
                 direction.canRead = moved == room || direction.detached
                 direction.pipe = pipe
             case .wouldBlock:
@@ -219,6 +222,7 @@ final class TunnelRelay {
         case .processed(let moved):
             lastActivity = loop.clock.now()
             bytes?.add(moved)
+            self.moved &+= UInt64(moved)
             direction.bulk = moved == RelayBuffers.copyLimit
             direction.canRead = direction.bulk || direction.detached
             calls.writes += 1

@@ -14,6 +14,9 @@ extension Override {
         case "app_bonus":
             guard let service = row.target, let minutes = row.minutes, let day = row.day else { return nil }
             kind = .appBonus(service: service, minutes: minutes, day: day)
+        case "daily_bonus":
+            guard let minutes = row.minutes, let day = row.day else { return nil }
+            kind = .dailyBonus(minutes: minutes, day: day)
         case "exception":
             guard let text = row.target, let name = try? QueryName.parse(text) else { return nil }
             kind = .exception(name)
@@ -29,6 +32,9 @@ extension Override {
         case .pause, .extension: break
         case .appBonus(let service, let minutes, let day):
             row.target = service
+            row.minutes = minutes
+            row.day = day
+        case .dailyBonus(let minutes, let day):
             row.minutes = minutes
             row.day = day
         case .exception(let name): row.target = name.description

@@ -6,6 +6,7 @@ import Zoneinfo
 struct ProfileCard: Equatable {
     enum State: String {
         case allowed, paused, downtime, schedule, extended
+        case dailyLimit = "daily_limit"
     }
 
     struct Budget: Equatable {
@@ -21,6 +22,9 @@ struct ProfileCard: Equatable {
     let until: Int64?
     let overrides: [Override]
     let budgets: [Budget]
+    /// Minutes online today against the daily limit and the parent's bonus minutes of the
+    /// day; nil when the policy has no daily limit.
+    let daily: Budget?
 
     /// The card of `profile` at `instant`: a pause first, then a cutoff (lifted while an
     /// extension lasts), as the decision order has them.
@@ -40,11 +44,22 @@ struct ProfileCard: Equatable {
         } else if let cutoff = time.cutoff(at: local) {
             state = cutoff == .downtime ? .downtime : .schedule
             until = time.cutoffEnd(from: instant, zone: zone)
+        } else if engine.reachedDailyLimit(
+            profile.rules, profile.usage, overrides: overrides, local: local, instant: instant)
+        {
+            state = .dailyLimit
+            until = Times.nextMidnight(after: instant, zone: zone)
         } else {
             state = .allowed
             until = nil
         }
         let day = local.daysSince1970
+        let dailyLimit = profile.rules.dailyLimitMinutes
+        daily =
+            dailyLimit > 0
+            ? Budget(
+                app: "daily_limit", usedMinutes: profile.usage.minutes(ServiceUsage.online, day: day),
+                limitMinutes: dailyLimit + overrides.dailyBonusMinutes(day: day, at: instant)) : nil
         var budgets: [Budget] = []
         for service in engine.services.services {
             guard let limit = profile.rules.dailyMinutes(for: service) else { continue }

@@ -114,6 +114,7 @@ extension WebApp {
             + "\"until\": \(optional(card.until.map(Timestamp.rfc3339))), "
             + "\"overrides\": [\(card.overrides.map(overrideJSON).joined(separator: ", "))], "
             + "\"budgets\": [\(budgets.joined(separator: ", "))], "
+            + "\"daily_limit\": \(card.daily.map { "{\"used_minutes\": \($0.usedMinutes), \"limit_minutes\": \($0.limitMinutes)}" } ?? "null"), "
             + "\"today\": {\"queries\": \(entry.today.queries), \"blocks\": \(entry.today.blocks)}, "
             + "\"devices\": [\(devices.joined(separator: ", "))]}"
     }
@@ -125,6 +126,7 @@ extension WebApp {
         case .pause, .extension: break
         case .appBonus(let service, let minutes, _):
             text += "\"app\": \(Escape.json(service)), \"minutes\": \(minutes), "
+        case .dailyBonus(let minutes, _): text += "\"minutes\": \(minutes), "
         case .exception(let name): text += "\"name\": \(Escape.json(name.description)), "
         }
         text += "\"start\": \(Escape.json(Timestamp.rfc3339(override.start))), "

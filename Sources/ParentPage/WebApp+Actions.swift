@@ -61,7 +61,9 @@ extension WebApp {
             "override_ended", [("profile", profile.name), ("kind", "pause"), ("count", "\(ended)"), ("client", client)])
     }
 
-    /// More time: an extension of the cutoffs, or an app's bonus minutes for today.
+    /// More time: an extension of the cutoffs and, when the profile has a daily limit, as
+    /// many minutes more of it today (so the limit does not cut the minutes given); or an
+    /// app's bonus minutes for today.
     func extend(_ profile: Profile, minutes: Int, app: String?, client: String) throws -> Override {
         let engine = household.currentEngine()
         if let app {
@@ -71,6 +73,12 @@ extension WebApp {
             let day = engine.zone.localDateTime(at: now).daysSince1970
             return try add(
                 .appBonus(service: app, minutes: minutes, day: day), profile: profile.name,
+                end: Times.nextMidnight(after: now, zone: engine.zone), by: client)
+        }
+        if profile.rules.dailyLimitMinutes > 0 {
+            let day = engine.zone.localDateTime(at: now).daysSince1970
+            _ = try add(
+                .dailyBonus(minutes: minutes, day: day), profile: profile.name,
                 end: Times.nextMidnight(after: now, zone: engine.zone), by: client)
         }
         // Another extension while one lasts adds to it.

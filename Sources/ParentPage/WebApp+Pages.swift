@@ -80,6 +80,12 @@ extension WebApp {
                 "<section class=\"card\" data-profile=\"\(name)\"><h2><a href=\"\(Escape.html(path))\">\(name)</a></h2>"
             body += "<p class=\"state \(card.state.rawValue)\">\(Escape.html(state))</p>"
             body += "<p class=\"muted\">Today: \(entry.today.queries) queries, \(entry.today.blocks) blocked</p>"
+            if let daily = card.daily {
+                let left = max(daily.limitMinutes - daily.usedMinutes, 0)
+                body +=
+                    "<p class=\"daily\">Online today: \(daily.usedMinutes) of \(daily.limitMinutes) min, \(left) left "
+                    + "<span class=\"muted\">(estimated from network activity)</span></p>"
+            }
             for budget in card.budgets {
                 body +=
                     "<p>\(Escape.html(budget.app)): \(budget.usedMinutes) of \(budget.limitMinutes) min "
@@ -122,6 +128,7 @@ extension WebApp {
             switch override.kind {
             case .exception(let name): text = "allow " + name.description
             case .appBonus(let service, let minutes, _): text = "+\(minutes) min of \(service)"
+            case .dailyBonus(let minutes, _): text = "+\(minutes) min of the daily limit"
             case .pause, .extension: break
             }
             let until = override.end.map { " until " + Times.local($0, now: now, zone: zone) } ?? " until resumed"
@@ -217,7 +224,7 @@ extension WebApp {
 
     /// A card's state in words: `paused until 19:30`, `downtime until 07:00`, `allowed`.
     func stateText(_ card: ProfileCard, zone: ZoneRules) -> String {
-        var state = card.state.rawValue
+        var state = card.state == .dailyLimit ? "daily limit reached" : card.state.rawValue
         if let until = card.until { state += " until " + Times.local(until, now: now, zone: zone) }
         if card.state == .paused, card.until == nil { state += " until resumed" }
         return state

@@ -100,6 +100,14 @@ extension CompiledPolicy: Decodable {
         webFilter = try root.lenient(Key("web_filter"), default: WebFilter())
         contentFilter = try root.lenient(Key("content_filter"), default: ContentFilter())
         social = try root.lenient(Key("social"), default: Social())
+        privacy = try root.lenient(Key("privacy"), default: Privacy())
+    }
+}
+
+extension CompiledPolicy.Privacy: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        dataSharingRestricted = try container.lenient(Key("data_sharing_restricted"), default: false)
     }
 }
 

@@ -16,8 +16,15 @@ public struct CompiledPolicy: Equatable, Sendable {
     public var webFilter = WebFilter()
     public var contentFilter = ContentFilter()
     public var social = Social()
+    public var privacy = Privacy()
 
     public init() {}
+
+    public struct Privacy: Equatable, Sendable {
+        /// Control D's adapter maps it to blocking ads and trackers; so does the gateway.
+        public var dataSharingRestricted = false
+        public init() {}
+    }
 
     public struct ScreenTime: Equatable, Sendable {
         public var dailyLimitMinutes: Int = 0

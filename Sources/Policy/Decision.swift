@@ -23,6 +23,9 @@ public enum Reason: String, Sendable, Equatable, CaseIterable {
     /// An app whose daily budget the profile has spent, until local midnight: rule = the
     /// service id.
     case limit
+    /// The profile's minutes online today reached the policy's daily limit, until local
+    /// midnight (docs/services.md#the-daily-limit).
+    case dailyLimit = "daily_limit"
     /// The parent paused the profile on the gateway (docs/parent-page.md#overrides).
     case paused
     /// The parent's exception on the gateway allowed the name: rule = the exception's name.

@@ -31,7 +31,7 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
 
     /// Decides `name` for a device of `profile` at `instant` (unix seconds, whose wall
     /// clock is `local`): its rules, its minutes per service and the parent's overrides.
-    /// `applyCutoff: false` skips the pause and steps 2 and 2b, for names met inside an
+    /// `applyCutoff: false` skips the pause and steps 2, 2b and 2c, for names met inside an
     /// answer (a CNAME chain) rather than asked for.
     public func decide(
         _ name: DomainName, profile: Profile, at instant: Int64, local: LocalDateTime, applyCutoff: Bool = true
@@ -98,6 +98,15 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
                 if overridden { limit += overrides.bonusMinutes(app.id, day: day, at: instant) }
                 if usage.minutes(app.id, day: day) >= limit { return Decision(.block, .limit, rule: app.id) }
             }
+        }
+        // 2c. The daily limit, until local midnight: the minutes online of the profile's
+        //     devices together; what spends none (the background names, the always-allowed
+        //     apps) keeps working, so push, calls and maps do not stop with it.
+        if timed, rules.dailyLimitMinutes > 0, let usage, own[SystemRules.backgroundList] == 0,
+            reachedDailyLimit(rules, usage, overrides: overridden ? overrides : nil, local: local, instant: instant),
+            !alwaysAllowedService(name, rules, &matched)
+        {
+            return Decision(.block, .dailyLimit)
         }
         // 3. The parent's own lists: the most specific entry wins, allow on a tie.
         let parent = rules.parent.match(name)
@@ -169,24 +178,55 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
     }
 
     /// `name` was used by a device of `profile` (asked for and answered, or carried by a
-    /// connection): a minute of its service, if it has one (docs/services.md#budgets).
-    /// Unfiltered profiles spend nothing.
-    public func recordUse(of name: DomainName, by profile: Profile, at instant: Int64, local: LocalDateTime) {
-        guard profile.rules.filtered, let found = services.match(name) else { return }
-        profile.usage.record(services.services[found.service].id, at: instant, day: local.daysSince1970)
+    /// connection): a minute of its service, if it has one (docs/services.md#budgets), and,
+    /// when `online`, a minute online unless the name is background, a system name or an
+    /// always-allowed app's (docs/services.md#minutes-online). Unfiltered profiles spend
+    /// nothing.
+    public func recordUse(
+        of name: DomainName, by profile: Profile, at instant: Int64, local: LocalDateTime, online: Bool = true
+    ) {
+        guard profile.rules.filtered else { return }
+        let day = local.daysSince1970
+        let found = services.match(name)
+        if let found { profile.usage.record(services.services[found.service].id, at: instant, day: day) }
+        // Most names of a minute come after its first: one look at the minute, no match.
+        guard online, !profile.usage.isCounted(ServiceUsage.online, at: instant, day: day) else { return }
+        if let found, profile.rules.alwaysAllows(services.services[found.service]) { return }
+        guard !system.isQuiet(name) else { return }
+        profile.usage.record(ServiceUsage.online, at: instant, day: day)
     }
 
-    /// Whether `name` belongs to a service with a budget under `rules`: its answers then
-    /// live at most a minute in a device's cache, so the device asks again (a minute
-    /// counted) and a spent budget takes effect there within a minute.
+    /// Whether the profile's minutes online on `local`'s day reached its daily limit and
+    /// the parent's bonus minutes of that day.
+    public func reachedDailyLimit(
+        _ rules: PolicyRules, _ usage: ServiceUsage, overrides: Overrides?, local: LocalDateTime, instant: Int64
+    ) -> Bool {
+        guard rules.dailyLimitMinutes > 0 else { return false }
+        let day = local.daysSince1970
+        let limit = rules.dailyLimitMinutes + (overrides?.dailyBonusMinutes(day: day, at: instant) ?? 0)
+        return usage.minutes(ServiceUsage.online, day: day) >= limit
+    }
+
+    /// Whether `name` belongs to a service with a budget under `rules`, or the rules have
+    /// a daily limit: its answers then live at most a minute in a device's cache, so the
+    /// device asks again (a minute counted) and a spent budget or limit takes effect there
+    /// within a minute.
     public func hasBudget(_ name: DomainName, rules: PolicyRules) -> Bool {
+        if rules.dailyLimitMinutes > 0 { return true }
         guard !rules.appLimits.isEmpty, let found = services.match(name) else { return false }
         return rules.dailyMinutes(for: services.services[found.service]) != nil
     }
 
-    /// Each profile's budgets: service id → daily minutes (for `status`).
-    public func budgets() -> [String: [String: Int]] {
+    /// Each profile's budgets: service id → daily minutes (for `status`), and its daily
+    /// limit under `ServiceUsage.online` with the parent's bonus minutes in force at
+    /// `instant` (unix seconds).
+    public func budgets(at instant: Int64) -> [String: [String: Int]] {
         var out: [String: [String: Int]] = [:]
+        let day = zone.localDateTime(at: instant).daysSince1970
+        for profile in profiles.profiles where profile.rules.dailyLimitMinutes > 0 {
+            out[profile.name, default: [:]][ServiceUsage.online] =
+                profile.rules.dailyLimitMinutes + profile.overrides.dailyBonusMinutes(day: day, at: instant)
+        }
         for profile in profiles.profiles where !profile.rules.appLimits.isEmpty {
             for service in services.services {
                 if let minutes = profile.rules.dailyMinutes(for: service) {

@@ -12,6 +12,8 @@ public struct Override: Sendable, Equatable, Identifiable {
         case `extension`
         /// `minutes` more of one service's daily budget, on the local day `day`.
         case appBonus(service: String, minutes: Int, day: Int)
+        /// `minutes` more of the daily limit on the local day `day`.
+        case dailyBonus(minutes: Int, day: Int)
         /// One name and its subdomains allowed, as a parent allow more specific than any
         /// list entry: never past a pause, a cutoff or the circumvention list.
         case exception(DomainName)
@@ -47,6 +49,7 @@ public struct Override: Sendable, Equatable, Identifiable {
         case .pause: "pause"
         case .extension: "extension"
         case .appBonus: "app_bonus"
+        case .dailyBonus: "daily_bonus"
         case .exception: "exception"
         }
     }
@@ -96,6 +99,15 @@ public struct Overrides: Sendable, Equatable {
         var total = 0
         for override in all where override.isActive(at: instant) {
             if case .appBonus(service: service, let minutes, day: day) = override.kind { total += minutes }
+        }
+        return total
+    }
+
+    /// Bonus minutes of the daily limit on the local day `day` in force at `instant`.
+    public func dailyBonusMinutes(day: Int, at instant: Int64) -> Int {
+        var total = 0
+        for override in all where override.isActive(at: instant) {
+            if case .dailyBonus(let minutes, day: day) = override.kind { total += minutes }
         }
         return total
     }

@@ -34,6 +34,11 @@ public final class PolicyRules: Sendable {
     /// `screen_time.per_app_limits`: daily minutes by bundle id (the smallest when one is
     /// named twice; 0 is a budget of no minutes). Negative values are left out.
     public let appLimits: [String: Int]
+    /// `screen_time.daily_limit_minutes`: minutes online a day (docs/services.md#the-daily-limit);
+    /// 0 (or less) is no limit.
+    public let dailyLimitMinutes: Int
+    /// `privacy.data_sharing_restricted`: the ads and trackers category is selected.
+    public let restrictsDataSharing: Bool
 
     /// Whether the answer for a name decided `decision` has its CNAME chain inspected
     /// (docs/dns.md#answer-inspection), for a DNS client and the proxy alike: not for a name
@@ -50,6 +55,8 @@ public final class PolicyRules: Sendable {
         if case .unknown(let raw) = level { notes.unknownLevel = raw }
 
         var selected = Set(level.categories)
+        restrictsDataSharing = policy.privacy.dataSharingRestricted
+        if restrictsDataSharing { selected.insert(.ads) }
         for name in web.blockedCategories {
             if let category = Category(name: name) {
                 selected.insert(category)
@@ -86,6 +93,7 @@ public final class PolicyRules: Sendable {
             limits[limit.bundleID] = min(limits[limit.bundleID] ?? .max, limit.dailyMinutes)
         }
         appLimits = limits
+        dailyLimitMinutes = max(policy.screenTime.dailyLimitMinutes, 0)
         version = policy.version
         policyID = policy.policyID
         self.notes = notes

@@ -29,6 +29,10 @@ public final class ServiceUsage: Sendable {
     /// How long a device may cache an answer for a service with a budget, in seconds.
     public static let answerTTL: UInt32 = 60
 
+    /// The key of the profile's minutes online (docs/services.md#minutes-online), kept and
+    /// stored beside its apps' minutes: no service id can be spelt so.
+    public static let online = "*online"
+
     public init() {}
 
     /// A "what if" for `check --budget-used`: `minutes[id]` minutes already spent on `day`.
@@ -59,6 +63,12 @@ public final class ServiceUsage: Sendable {
                 table[key] = entry
             }
         }
+    }
+
+    /// Whether the minute of `unixSeconds` is already counted for `service` on `day`.
+    public func isCounted(_ service: String, at unixSeconds: Int64, day: Int) -> Bool {
+        let slot = MinuteSet.slot(unixSeconds: unixSeconds)
+        return entries.withLock { $0[Key(day: day, service: service)]?.minutes.contains(slot: slot) ?? false }
     }
 
     /// Minutes spent on `service` on `day`.

@@ -10,6 +10,9 @@ public struct DecisionOptions: Equatable, Sendable {
     public var downtimeAllow: [String] = []
     /// Apply the circumvention step (docs/decisions.md#the-decision-order, step 4).
     public var blockBypass = true
+    /// The parent's own background names, beside `BackgroundList`'s: they spend no minute
+    /// online and pass the daily limit (docs/services.md#minutes-online).
+    public var backgroundDomains: [String] = []
     /// The Phosra API base URL; its host is always allowed.
     public var api = DecisionOptions.defaultAPI
 
@@ -19,7 +22,7 @@ public struct DecisionOptions: Equatable, Sendable {
 /// `DecisionOptions` compiled into one small matcher: the lists every decision probes
 /// before the policy's own.
 public struct SystemRules: Sendable {
-    static let systemList = 0, downtimeAllowList = 1, bypassList = 2
+    static let systemList = 0, downtimeAllowList = 1, bypassList = 2, backgroundList = 3
 
     public let options: DecisionOptions
     let matcher: LabelTrie
@@ -33,6 +36,8 @@ public struct SystemRules: Sendable {
         var skipped: [String] = []
         var system = ParsedList()
         var downtimeAllow = ParsedList()
+        var background = ParsedList()
+        for name in BackgroundList.entries { background.add(.name(name)) }
         switch ListEntry.parse(options.api, kind: .block, allowSingleLabel: true) {
         case .success(let entry): system.add(entry)
         case .failure(let why): skipped.append("api \"\(options.api)\": \(why)")
@@ -47,10 +52,22 @@ public struct SystemRules: Sendable {
                 skipped.append("downtime_allow \"\(raw)\": \(why)")
             }
         }
-        matcher = LabelTrie(lists: [system.names, downtimeAllow.names, BypassList.entries])
+        for raw in options.backgroundDomains {
+            if case .failure(let why) = background.add(raw, kind: .allow) {
+                skipped.append("background_domains \"\(raw)\": \(why)")
+            }
+        }
+        matcher = LabelTrie(lists: [system.names, downtimeAllow.names, BypassList.entries, background.names])
         systemIPs = system.ips
         downtimeAllowIPs = downtimeAllow.ips
         self.skipped = skipped
+    }
+
+    /// Whether `name` spends no minute online (docs/services.md#minutes-online): a system
+    /// name (the API, `always_allow`) or a background name.
+    public func isQuiet(_ name: DomainName) -> Bool {
+        let own = matcher.match(name)
+        return own[Self.systemList] > 0 || own[Self.backgroundList] > 0
     }
 }
 

@@ -53,6 +53,7 @@ public struct BlockReason: Equatable, Sendable {
         case .localDestination: return "This address belongs to the network itself, not to a site."
         case .service: return "A parent has blocked this app."
         case .limit: return "The time a parent allowed for this app today is used up. It opens again at midnight."
+        case .dailyLimit: return "Today's time online is used up. The internet opens again at midnight."
         case .paused: return "A parent has paused the internet for now."
         case .system, .safeSearch, .allowedDomain, .default, .exception: return "This site is blocked."
         }

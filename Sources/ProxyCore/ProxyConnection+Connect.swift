@@ -168,17 +168,21 @@ extension ProxyConnection {
     /// bytes have waited for the device since `deviceStalledSince` without it taking any,
     /// for `stall_timeout` (docs/proxy.md#stalled-devices): a reset, so that what the
     /// kernel holds for it is dropped at once rather than kept until it reads.
+    /// `movedBytes` is every byte the tunnel's relay moved so far, both ways: more than
+    /// `OnlineMeter.threshold` of them in a minute of the wall clock is a minute online.
     public mutating func tick(
-        _ env: ProxyEnvironment, lastActivity: UInt64, deviceStalledSince: UInt64? = nil
+        _ env: ProxyEnvironment, lastActivity: UInt64, deviceStalledSince: UInt64? = nil, movedBytes: UInt64 = 0
     ) -> [ProxyAction] {
         let judgement: TunnelJudgement
         switch state {
         case .relaying(let tunnel):
             if env.now >= lastActivity &+ env.settings.tunnelIdle { return close() }
             let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
-            // Bytes moved since the last tick (one a second): a minute of the app's budget.
+            // Bytes moved since the last tick (one a second): a minute of the app's budget;
+            // enough of them in the minute, a minute online (a keep-alive is not use).
+            let online = onlineMeter.note(total: movedBytes, wallClock: env.wallClock)
             if lastActivity &+ Self.usageWindow > env.now, let name = tunnel.usedName {
-                env.recordUse(of: name, by: profile)
+                env.recordUse(of: name, by: profile, online: online)
             }
             judgement = tunnel.judge(env.policy(of: profile))
         case .exchanging(let exchange):

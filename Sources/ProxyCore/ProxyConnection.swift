@@ -86,6 +86,8 @@ public struct ProxyConnection: Sendable {
     var headScanner = HeadScanner(limit: ProxyLimits.headerBytes)
     /// Waiting between keep-alive requests (the idle limit applies until a byte arrives).
     var betweenRequests = false
+    /// A tunnel's bytes in the current minute, for the minutes online.
+    var onlineMeter = OnlineMeter()
 
     public init(client: IPAddress, arrivedOn: Endpoint, now: UInt64) {
         self.client = client

@@ -63,10 +63,11 @@ public struct ProxyEnvironment: Sendable {
     }
 
     /// `name` used by a device of `profile` now: a minute of its app service's budget
-    /// (docs/services.md#budgets).
-    public func recordUse(of name: DomainName, by profile: Profile) {
+    /// (docs/services.md#budgets) and, when `online`, a minute online
+    /// (docs/services.md#minutes-online).
+    public func recordUse(of name: DomainName, by profile: Profile, online: Bool = true) {
         let engine = snapshot.engine
-        engine.recordUse(of: name, by: profile, at: wallClock, local: localNow)
+        engine.recordUse(of: name, by: profile, at: wallClock, local: localNow, online: online)
     }
 
     /// A hit from the proxy (docs/sync.md#hits): `name` as the client asked for it.

@@ -57,8 +57,14 @@ public enum EnforcementReport {
         if policy.screenTime.dailyLimitMinutes > 0 {
             results.append(
                 EnforcementResult(
-                    "time_daily_limit", .unsupported,
-                    "a network gateway cannot see per-device screen time"))
+                    "time_daily_limit", .partial,
+                    "minutes online estimated from network activity; background services not counted"))
+        }
+        if policy.privacy.dataSharingRestricted {
+            results.append(
+                listed.contains(.ads)
+                    ? EnforcementResult("privacy_data_sharing", .enforced, "ads and trackers category blocked")
+                    : EnforcementResult("privacy_data_sharing", .failed, "no list for ads"))
         }
         return results + apps(policy, services)
     }

@@ -145,7 +145,7 @@ public struct HitFlusher: Sendable {
             }
         }
         var budgets: [BudgetStatusRow] = []
-        for (profile, limits) in usage.budgets() {
+        for (profile, limits) in usage.budgets(now) {
             guard let minutes = usage.usage[profile] else { continue }
             for (service, daily) in limits {
                 budgets.append(

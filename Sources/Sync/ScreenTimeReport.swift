@@ -3,8 +3,9 @@ import Store
 import Zoneinfo
 
 /// The daily `screen_time` report of one profile (docs/sync.md#screen-time): the minutes
-/// its devices used app services on one local day, as the network saw them — in all, by
-/// service kind and by app. A minute counts once however many services or devices used it.
+/// its devices were online on one local day (docs/services.md#minutes-online), and those
+/// they used app services, by service kind and by app, as the network saw them. A minute
+/// counts once however many services or devices used it.
 public struct ScreenTimeReport: Equatable, Sendable {
     public struct App: Equatable, Sendable {
         public var service: String
@@ -22,8 +23,11 @@ public struct ScreenTimeReport: Equatable, Sendable {
 
     /// How the minutes were seen, for whoever reads the report.
     public static let detail =
-        "network-observed: a minute counts when a device of the profile asked for one of the app's "
-        + "names or moved bytes through a connection to it; apps are matched by their domains"
+        "network-observed: total_minutes are minutes online, estimated from network activity (a minute "
+        + "counts when a device of the profile asked for a name that is not background, or moved more than "
+        + "8 KiB through a connection to one; background services not counted); an app's minute counts when "
+        + "a device asked for one of its names or moved bytes through a connection to it; apps are matched "
+        + "by their domains"
 
     /// The report of `day` (local days since 1970) from its stored rows. A service the
     /// catalogue no longer knows counts in the total and under kind `other`.
@@ -32,8 +36,13 @@ public struct ScreenTimeReport: Equatable, Sendable {
         var all = MinuteSet()
         var kinds: [String: MinuteSet] = [:]
         var apps: [App] = []
+        var online: MinuteSet?
         for row in rows {
             guard let minutes = MinuteSet(bytes: row.minutes), minutes.count > 0 else { continue }
+            if row.service == ServiceUsage.online {
+                online = minutes
+                continue
+            }
             all.formUnion(minutes)
             let known = services.service(named: row.service).map { services.services[$0] }
             kinds[known?.kind.rawValue ?? "other", default: MinuteSet()].formUnion(minutes)
@@ -42,7 +51,9 @@ public struct ScreenTimeReport: Equatable, Sendable {
                     service: row.service, bundleID: known?.bundleIDs.first ?? row.service,
                     bundleIDs: known?.bundleIDs ?? [], minutes: minutes.count))
         }
-        totalMinutes = all.count
+        // The minutes online, as the daily limit counts them; a day stored before they were
+        // counted has only its apps' minutes.
+        totalMinutes = online?.count ?? all.count
         byCategory = kinds.mapValues(\.count)
         topApps = apps.sorted { ($0.minutes, $1.service) > ($1.minutes, $0.service) }
     }

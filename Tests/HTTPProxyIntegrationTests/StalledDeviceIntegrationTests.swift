@@ -73,16 +73,32 @@ import Testing
                 start(client)
                 clients.append(client)
             }
-            // The flow stops once every buffer on the way is full.
-            var lastSent = -1
-            let settled = waitUntil(timeout: 4_000_000_000, interval: 500_000_000) {
-                defer { lastSent = origin.sent }
-                return origin.sent == lastSent
+            // The flow stops once every buffer on the way is full: the origin has sent nothing
+            // for a second and a half, and nothing while the four samples were taken (under
+            // load a relay starved of CPU for a moment looks stopped, and bytes moving between
+            // two samples would count in neither).
+            func settle() -> Bool {
+                var lastSent = -1
+                var still = 0
+                return waitUntil(timeout: 8_000_000_000, interval: 500_000_000) {
+                    defer { lastSent = origin.sent }
+                    still = origin.sent == lastSent ? still + 1 : 0
+                    return still >= 3
+                }
             }
-            let daemonDevice = try SocketMemory.sample("sport = :\(fixture.proxyPort)")
-            let daemonOrigin = try SocketMemory.sample("dport = :\(origin.port)")
-            let devices = try SocketMemory.sample("dport = :\(fixture.proxyPort)")
-            let origins = try SocketMemory.sample("sport = :\(origin.port)")
+            var settled = false
+            var samples: [SocketMemory] = []
+            var sent = 0
+            for _ in 0..<5 {
+                settled = settle()
+                sent = origin.sent
+                samples = try [
+                    "sport = :\(fixture.proxyPort)", "dport = :\(origin.port)", "dport = :\(fixture.proxyPort)",
+                    "sport = :\(origin.port)",
+                ].map { try SocketMemory.sample($0) }
+                if origin.sent == sent { break }
+            }
+            let (daemonDevice, daemonOrigin, devices, origins) = (samples[0], samples[1], samples[2], samples[3])
             let resident = gate.daemon.residentBytes
             let openAtPeak = clients.filter { !$0.isClosed() }.count
             let stopped = SystemClock().now()
@@ -93,7 +109,7 @@ import Testing
                 "\(kind): \(daemonDevice.sockets) sockets toward devices, \(openAtPeak) open")
             let kernel = daemonDevice.charged + daemonOrigin.charged
             let held =
-                origin.sent - origins.sendQueue - daemonOrigin.receiveQueue - daemonDevice.sendQueue
+                sent - origins.sendQueue - daemonOrigin.receiveQueue - daemonDevice.sendQueue
                 - devices.receiveQueue
             let report =
                 "\(kind): kernel \(kernel / Self.connections) B a connection (toward the device "

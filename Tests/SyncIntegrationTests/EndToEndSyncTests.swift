@@ -46,7 +46,7 @@ import Testing
         #expect(byCategory["web_filter_level"] == "partial", "moderate selects categories without lists here")
         #expect(byCategory["web_safesearch"] == "enforced")
         #expect(byCategory["web_custom_blocklist"] == "enforced")
-        #expect(byCategory["time_daily_limit"] == "unsupported")
+        #expect(byCategory["time_daily_limit"] == "partial")
         #expect(fixture.api.device(device.id)?.lastPolicyVersion == 43)
 
         // Blocked queries come back as blocked_attempt events with exact counts.

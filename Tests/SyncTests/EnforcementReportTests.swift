@@ -28,13 +28,18 @@ import Testing
             policy.screenTime.downtimeWindows = [.init(startTime: "21:00", endTime: "07:00")]
             policy.screenTime.schedule = .init()
             policy.screenTime.dailyLimitMinutes = 90
+            policy.privacy.dataSharingRestricted = true
         }
         #expect(
             all.mapValues(\.status) == [
                 "web_filter_level": "enforced", "web_safesearch": "enforced", "web_category_block": "enforced",
                 "web_custom_blocklist": "enforced", "web_custom_allowlist": "enforced", "time_downtime": "enforced",
-                "time_scheduled_hours": "enforced", "time_daily_limit": "unsupported",
+                "time_scheduled_hours": "enforced", "time_daily_limit": "partial",
+                "privacy_data_sharing": "enforced",
             ])
+        #expect(
+            all["time_daily_limit"]?.detail
+                == "minutes online estimated from network activity; background services not counted")
         #expect(all.values.allSatisfy { $0.framework == "phosra-gate" })
     }
 

@@ -45,5 +45,13 @@ import Testing
         #expect(report.topApps.first?.bundleID == "com.zhiliaoapp.musically")
         #expect(report.topApps.first?.bundleIDs.count == 2)
         #expect(report.topApps.last?.bundleID == "gone", "a service the catalogue lost keeps its id")
+
+        // With the minutes online stored, they are the total: not an app, not a kind.
+        let online = ServiceMinutesRow(
+            profile: "kid", day: day, service: ServiceUsage.online, minutes: Self.minutes([1, 2, 3, 4, 5, 6, 7]))
+        let counted = ScreenTimeReport(day: day, rows: rows + [online], services: catalogue)
+        #expect(counted.totalMinutes == 7)
+        #expect(counted.byCategory == report.byCategory)
+        #expect(counted.topApps.map(\.service) == ["tiktok", "snap", "youtube", "gone"])
     }
 }

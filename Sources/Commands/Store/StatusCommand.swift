@@ -170,10 +170,13 @@ enum StatusCommand: Command {
                     ? "  no devices seen in the last hour"
                     : "  \(devices.count) device\(devices.count == 1 ? "" : "s") seen in the last hour:")
             for budget in report.budgets[state.profile] ?? [] {
+                let used =
+                    "\(budget.used) of \(budget.dailyMinutes) minutes used on "
+                    + "\(CivilCalendar.isoDate(days: budget.day)), \(max(0, budget.dailyMinutes - budget.used)) left"
                 lines.append(
-                    "  app \(budget.service): \(budget.used) of \(budget.dailyMinutes) minutes used on "
-                        + "\(CivilCalendar.isoDate(days: budget.day)), \(max(0, budget.dailyMinutes - budget.used)) left"
-                )
+                    budget.service == ServiceUsage.online
+                        ? "  daily limit: \(used) (minutes online, estimated from network activity)"
+                        : "  app \(budget.service): \(used)")
             }
             for device in devices {
                 var text = "    \(device.client)"
@@ -235,7 +238,8 @@ enum StatusCommand: Command {
                 (
                     "budgets",
                     "["
-                        + (report.budgets[state.profile] ?? []).map { budget in
+                        + (report.budgets[state.profile] ?? []).filter { $0.service != ServiceUsage.online }.map {
+                            budget in
                             JSONText.object([
                                 ("service", JSONText.string(budget.service)),
                                 ("date", JSONText.string(CivilCalendar.isoDate(days: budget.day))),
@@ -243,6 +247,16 @@ enum StatusCommand: Command {
                                 ("left", "\(max(0, budget.dailyMinutes - budget.used))"),
                             ])
                         }.joined(separator: ",") + "]"
+                ),
+                (
+                    "daily_limit",
+                    (report.budgets[state.profile] ?? []).first { $0.service == ServiceUsage.online }.map { daily in
+                        JSONText.object([
+                            ("date", JSONText.string(CivilCalendar.isoDate(days: daily.day))),
+                            ("used_minutes", "\(daily.used)"), ("limit_minutes", "\(daily.dailyMinutes)"),
+                            ("left_minutes", "\(max(0, daily.dailyMinutes - daily.used))"),
+                        ])
+                    } ?? "null"
                 ),
                 (
                     "overrides",

@@ -201,7 +201,7 @@ package struct SyncSetup {
             usage: activity.usage(for: profiles),
             localDay: { zone.localDateTime(at: $0).daysSince1970 },
             services: { [weak daemon] in daemon?.builder.services ?? .empty },
-            budgets: { [weak daemon] in daemon?.pipeline.snapshot.engine.budgets() ?? [:] })
+            budgets: { [weak daemon] in daemon?.pipeline.snapshot.engine.budgets(at: $0) ?? [:] })
     }
 
     /// The HTTPS client for the API: verification against the system store or `ca_file`,

@@ -34,6 +34,9 @@ package enum Key {
         "always_allow", .strings, reload: true, "names never blocked, not even in a cutoff")
     static let downtimeAllow = ConfigKey(
         "downtime_allow", .strings, reload: true, "names that skip the downtime/schedule cutoff only")
+    static let backgroundDomains = ConfigKey(
+        "background_domains", .strings, reload: true,
+        "names the devices ask for on their own: they spend no minute online and pass the daily limit")
     static let blockBypass = ConfigKey(
         "block_bypass", .boolean, default: "true", reload: true, "block encrypted-DNS, relay and proxy bypass names")
 
@@ -215,7 +218,7 @@ package enum Key {
     /// Every key in the documentation's order: what the parser and the flags accept.
     static let all: [AnyConfigKey] = [
         policy.erased, lists.erased, stateDir.erased, timezone.erased,
-        api.erased, alwaysAllow.erased, downtimeAllow.erased, blockBypass.erased,
+        api.erased, alwaysAllow.erased, downtimeAllow.erased, backgroundDomains.erased, blockBypass.erased,
         dnsListen.erased, upstream.erased, upstreamTimeout.erased, caFile.erased, localForward.erased,
         rebindAllow.erased, allowClients.erased, blockMode.erased, blockTTL.erased, tcpIdle.erased,
         tcpReadTimeout.erased,
