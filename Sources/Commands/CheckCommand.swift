@@ -195,7 +195,7 @@ enum CheckCommand: Command {
 
         init?(_ profile: Profile, day: Int, at instant: Int64) {
             guard profile.rules.dailyLimitMinutes > 0 else { return nil }
-            used = profile.usage.minutes(ServiceUsage.online, day: day)
+            used = profile.usage.onlineMinutes(day: day)
             limit = profile.rules.dailyLimitMinutes + profile.overrides.dailyBonusMinutes(day: day, at: instant)
         }
 

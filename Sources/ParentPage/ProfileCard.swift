@@ -58,7 +58,7 @@ struct ProfileCard: Equatable {
         daily =
             dailyLimit > 0
             ? Budget(
-                app: "daily_limit", usedMinutes: profile.usage.minutes(ServiceUsage.online, day: day),
+                app: "daily_limit", usedMinutes: profile.usage.onlineMinutes(day: day),
                 limitMinutes: dailyLimit + overrides.dailyBonusMinutes(day: day, at: instant)) : nil
         var budgets: [Budget] = []
         for service in engine.services.services {

@@ -46,9 +46,9 @@ public enum BackgroundList {
                 "time.google.com",
             ]),
         Family(
-            name: "Google: app and system update checks",
+            name: "Google: Chrome and Google software update checks",
             source: "https://support.google.com/chrome/a/answer/6350036",
-            names: ["update.googleapis.com", "android.clients.google.com", "play.googleapis.com"]),
+            names: ["update.googleapis.com"]),
         Family(
             name: "Microsoft Windows: connectivity check (NCSI) and time",
             source:

@@ -204,7 +204,7 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         guard rules.dailyLimitMinutes > 0 else { return false }
         let day = local.daysSince1970
         let limit = rules.dailyLimitMinutes + (overrides?.dailyBonusMinutes(day: day, at: instant) ?? 0)
-        return usage.minutes(ServiceUsage.online, day: day) >= limit
+        return usage.onlineMinutes(day: day) >= limit
     }
 
     /// Whether `name` belongs to a service with a budget under `rules`, or the rules have

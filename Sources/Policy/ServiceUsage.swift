@@ -1,4 +1,5 @@
 import Locks
+import Synchronization
 
 /// The minutes one profile spent on each app service, per local day
 /// (docs/services.md#budgets). A minute is spent when, within it, any device of the
@@ -25,6 +26,12 @@ public final class ServiceUsage: Sendable {
     }
 
     private let entries = Lock<[Key: Entry]>([:])
+    /// The minutes online of the latest day counted, `day << 16 | minutes`, kept beside
+    /// the table: the daily limit is asked about on every decision, and this read takes
+    /// neither the lock nor a hash (docs/performance.md). Written under the lock.
+    private let latestOnline = Atomic<Int>(-1)
+    /// The Unix minute last counted online: most names of a minute come after its first.
+    private let lastOnlineMinute = Atomic<Int64>(.min)
 
     /// How long a device may cache an answer for a service with a budget, in seconds.
     public static let answerTTL: UInt32 = 60
@@ -35,6 +42,27 @@ public final class ServiceUsage: Sendable {
 
     public init() {}
 
+    private static func minute(_ unixSeconds: Int64) -> Int64 {
+        unixSeconds >= 0 ? unixSeconds / 60 : (unixSeconds - 59) / 60
+    }
+
+    /// Called under the lock after a change to `key`.
+    private func noteOnline(_ key: Key, _ table: [Key: Entry]) {
+        guard key.service == Self.online, let entry = table[key] else { return }
+        let current = latestOnline.load(ordering: .relaxed)
+        guard current < 0 || key.day >= current >> 16 else { return }
+        latestOnline.store(key.day << 16 | entry.minutes.count, ordering: .relaxed)
+    }
+
+    /// The profile's minutes online on `day`: without the lock when `day` is the latest day counted.
+    public func onlineMinutes(day: Int) -> Int {
+        let latest = latestOnline.load(ordering: .relaxed)
+        guard latest >= 0 else { return 0 }
+        let latestDay = latest >> 16
+        if day == latestDay { return latest & 0xFFFF }
+        return day > latestDay ? 0 : minutes(Self.online, day: day)
+    }
+
     /// A "what if" for `check --budget-used`: `minutes[id]` minutes already spent on `day`.
     public convenience init(day: Int, minutes: [String: Int]) {
         self.init()
@@ -42,7 +70,9 @@ public final class ServiceUsage: Sendable {
             for (service, count) in minutes {
                 var set = MinuteSet()
                 for slot in 0..<min(max(count, 0), MinuteSet.slots) { set.insert(slot: slot) }
-                table[Key(day: day, service: service)] = Entry(minutes: set)
+                let key = Key(day: day, service: service)
+                table[key] = Entry(minutes: set)
+                noteOnline(key, table)
             }
         }
     }
@@ -50,6 +80,7 @@ public final class ServiceUsage: Sendable {
     /// `service` was used at `unixSeconds`, on the local day `day`.
     public func record(_ service: String, at unixSeconds: Int64, day: Int) {
         let slot = MinuteSet.slot(unixSeconds: unixSeconds)
+        if service == Self.online { lastOnlineMinute.store(Self.minute(unixSeconds), ordering: .relaxed) }
         entries.withLock { table in
             let key = Key(day: day, service: service)
             // One hash of the key: a minute already counted is the common case.
@@ -62,11 +93,15 @@ public final class ServiceUsage: Sendable {
                 entry.minutes.insert(slot: slot)
                 table[key] = entry
             }
+            noteOnline(key, table)
         }
     }
 
     /// Whether the minute of `unixSeconds` is already counted for `service` on `day`.
     public func isCounted(_ service: String, at unixSeconds: Int64, day: Int) -> Bool {
+        if service == Self.online, lastOnlineMinute.load(ordering: .relaxed) == Self.minute(unixSeconds) {
+            return true
+        }
         let slot = MinuteSet.slot(unixSeconds: unixSeconds)
         return entries.withLock { $0[Key(day: day, service: service)]?.minutes.contains(slot: slot) ?? false }
     }
@@ -105,13 +140,17 @@ public final class ServiceUsage: Sendable {
             for change in changes {
                 table[change.key, default: Entry()].minutes.formUnion(change.minutes)
                 table[change.key]?.unsaved = true
+                noteOnline(change.key, table)
             }
         }
     }
 
     /// Minutes read back from the store at start: already saved.
     public func restore(_ key: Key, _ minutes: MinuteSet) {
-        entries.withLock { table in table[key, default: Entry()].minutes.formUnion(minutes) }
+        entries.withLock { table in
+            table[key, default: Entry()].minutes.formUnion(minutes)
+            noteOnline(key, table)
+        }
     }
 }
 

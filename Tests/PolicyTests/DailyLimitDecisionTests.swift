@@ -149,4 +149,29 @@ import Zoneinfo
             engine.decide(try QueryName.parse(listed), rules: rules, local: Fixture.mondayNoon).description
                 == "block category:ads")
     }
+
+    @Test func theMinutesOnlineOfTheLatestDayAreReadWithoutTheTableAndOtherDaysFromIt() {
+        let usage = ServiceUsage()
+        let day = 20_000
+        let noon = Int64(day) * 86_400 + 12 * 3_600
+        #expect(usage.onlineMinutes(day: day) == 0)
+        for minute in 0..<5 { usage.record(ServiceUsage.online, at: noon + Int64(minute) * 60, day: day) }
+        usage.record(ServiceUsage.online, at: noon + 30, day: day)
+        #expect(usage.onlineMinutes(day: day) == 5)
+        #expect(usage.isCounted(ServiceUsage.online, at: noon + 4 * 60 + 59, day: day))
+        #expect(!usage.isCounted(ServiceUsage.online, at: noon + 5 * 60, day: day))
+        // An older day read back from the store leaves today's count; asked for, it is there.
+        var older = MinuteSet()
+        for slot in 0..<7 { older.insert(slot: slot) }
+        usage.restore(ServiceUsage.Key(day: day - 1, service: ServiceUsage.online), older)
+        #expect(usage.onlineMinutes(day: day) == 5)
+        #expect(usage.onlineMinutes(day: day - 1) == 7)
+        // A later day has none until one is counted; then it is the latest.
+        #expect(usage.onlineMinutes(day: day + 1) == 0)
+        usage.record(ServiceUsage.online, at: noon + 86_400, day: day + 1)
+        #expect(usage.onlineMinutes(day: day + 1) == 1)
+        #expect(usage.onlineMinutes(day: day) == 5)
+        // The "what if" of `check --budget-used daily=…`.
+        #expect(ServiceUsage(day: day, minutes: [ServiceUsage.online: 119]).onlineMinutes(day: day) == 119)
+    }
 }
