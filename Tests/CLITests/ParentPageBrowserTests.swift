@@ -66,8 +66,9 @@ import Testing
         let origin = try HeldOrigin()
         let proxyPort = FreePort.tcpAndUDP()
         let page = try Self.page(
-            dns: dns, kidPolicy: PolicyDocuments.json(blocked: ["games.example"]), proxyPort: proxyPort,
-            tunnelPort: origin.port)
+            dns: dns,
+            kidPolicy: PolicyDocuments.json(blocked: ["games.example"], screenTime: #""daily_limit_minutes": 120"#),
+            proxyPort: proxyPort, tunnelPort: origin.port)
         defer { page.gate.daemon.stop() }
         #expect(page.gate.daemon.waitFor("service=proxy", timeout: 10), "\(page.gate.log)")
         let browser = try PageBrowser(scratch: page.scratch)
@@ -96,6 +97,16 @@ import Testing
         try browser.click(button: "Resume", within: "section.card[data-profile='kid']", containing: "")
         #expect(try browser.text("section.card[data-profile='kid'] p.state") == "allowed")
         #expect(try fromKid(page, "origin.test").answerData == ["127.0.0.1"])
+        // The daily limit on the card: the kid's minutes online of its lookups (one, or two
+        // when the test crossed a minute); "+30 min" adds thirty minutes to today's limit.
+        let daily = try browser.text("section.card[data-profile='kid'] p.daily")
+        let used = ["1", "2"].first { daily.hasPrefix("Online today: \($0) of 120 min") }
+        #expect(used != nil, "\(daily)")
+        try browser.click(button: "+30 min", within: "section.card[data-profile='kid']", containing: "")
+        let more = try browser.text("section.card[data-profile='kid'] p.daily")
+        #expect(more.hasPrefix("Online today: \(used ?? "?") of 150 min"), "\(more)")
+        #expect(
+            try browser.text("section.card[data-profile='kid'] ul.overrides").contains("+30 min of the daily limit"))
     }
 
     @Test func thirtyMoreMinutesInsideDowntime() throws {
