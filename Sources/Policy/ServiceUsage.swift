@@ -28,7 +28,7 @@ public final class ServiceUsage: Sendable {
     private let entries = Lock<[Key: Entry]>([:])
     /// The minutes online of the latest day counted, `day << 16 | minutes`, kept beside
     /// the table: the daily limit is asked about on every decision, and this read takes
-    /// neither the lock nor a hash (docs/performance.md). Written under the lock.
+    /// neither the lock nor a hash (docs/benchmarks.md#the-daily-limit). Written under the lock.
     private let latestOnline = Atomic<Int>(-1)
     /// The Unix minute last counted online: most names of a minute come after its first.
     private let lastOnlineMinute = Atomic<Int64>(.min)

@@ -91,15 +91,31 @@ def submit(driver, find):
     return driver.current_url
 
 
+def retrying(action):
+    """Runs `action` (a lookup and what is done with the node) again when the document was
+    replaced in between (a redirect's page arriving, the page's own refresh): each of these
+    is safe to repeat; for a few seconds at most."""
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            return action()
+        except WebDriverException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 def step(driver, request):
     op = request["op"]
     if op == "get":
         driver.get(request["url"])
         return driver.current_url
     if op == "fill":
-        element = first(driver, request["css"])
-        element.clear()
-        element.send_keys(request["text"])
+        def fill():
+            element = first(driver, request["css"])
+            element.clear()
+            element.send_keys(request["text"])
+        retrying(fill)
         return None
     if op == "click":
         return submit(driver, lambda: first(driver, request["css"], request.get("text")))
@@ -113,10 +129,10 @@ def step(driver, request):
             raise LookupError("no %s in a %s holding %r" % (request["text"], request["within"], request["contains"]))
         return submit(driver, find)
     if op == "select":
-        Select(first(driver, request["css"])).select_by_value(request["value"])
+        retrying(lambda: Select(first(driver, request["css"])).select_by_value(request["value"]))
         return None
     if op == "text":
-        return first(driver, request["css"]).text
+        return retrying(lambda: first(driver, request["css"]).text)
     if op == "source":
         return driver.page_source
     if op == "url":

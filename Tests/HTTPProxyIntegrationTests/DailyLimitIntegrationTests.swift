@@ -42,12 +42,18 @@ import Testing
 
     static let password = "correct horse battery"
 
-    @Test func minutesOnlineReachTheLimitWhichPlusThirtyLiftsAndMidnightResets() throws {
+    /// A scratch directory with the lists (the catalogue with WhatsApp) and the policy
+    /// with `limit`; libfaketime is required.
+    static func setUp(_ name: String, limit: Int) throws -> (ScratchDirectory, String) {
         try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
-        let scratch = try ScratchDirectory("pg-daily")
+        let scratch = try ScratchDirectory(name)
         try scratch.write("lists/adult/list.txt", "adult.example\n")
-        try scratch.write("lists/services.json", Self.catalogue)
-        let policy = try scratch.write("policy.json", Self.policy(limit: 3))
+        try scratch.write("lists/services.json", catalogue)
+        return (scratch, try scratch.write("policy.json", policy(limit: limit)))
+    }
+
+    @Test func minutesOnlineReachTheLimitWhichPlusThirtyLiftsAndMidnightResets() throws {
+        let (scratch, policy) = try Self.setUp("pg-daily", limit: 3)
         let origin = try RawOrigin()
         let dns = try DnsmasqUpstream(
             [
@@ -125,6 +131,9 @@ import Testing
         let answer = refused.read(until: "\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 403") && answer.contains("X-Phosra-Block: daily_limit"), "\(answer)")
         #expect(statusShows("daily limit: 3 of 3 minutes used on 2026-03-08, 0 left"), "\(status())")
+        let json = try GateCommand.run(["status", "--json", "--state-dir", state])
+        let daily = try TestJSON.parse(json.stdout)["profiles"]?.array?.first?["daily_limit"]
+        #expect(daily?["used_minutes"]?.int == 3 && daily?["limit_minutes"]?.int == 3, "\(json.stdout)")
 
         // A restart keeps the count.
         gate.daemon.stop()
@@ -193,11 +202,7 @@ import Testing
     /// 12:35–13:04 the laptop is used, a name most minutes, one minute of reading. The truth:
     /// 65 minutes (12:00–13:04); idle: 0.
     @Test func aScriptedDayIsCountedWithinTenPercent() throws {
-        try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
-        let scratch = try ScratchDirectory("pg-day")
-        try scratch.write("lists/adult/list.txt", "adult.example\n")
-        try scratch.write("lists/services.json", Self.catalogue)
-        let policy = try scratch.write("policy.json", Self.policy(limit: 600))
+        let (scratch, policy) = try Self.setUp("pg-day", limit: 600)
         let chat = try RawOrigin()
         let video = try RawOrigin()
         let dns = try DnsmasqUpstream(
