@@ -117,7 +117,7 @@ let package = Package(
             name: "ParentPage",
             dependencies: [
                 "Locks", "DomainMatch", "Zoneinfo", "Policy", "Store", "SystemIO", "HTTP1", "Passwords", "Base64",
-                "EventLoop", "TLS", "Devices",
+                "EventLoop", "TLS", "Devices", "ProxyCore",
             ]),
         // Composition root: the settings schema, options, the profile plan, the snapshot
         // builder and the daemon (`Serve`) that `run` starts.

@@ -65,6 +65,26 @@ public struct AnswerBuilder: Sendable {
         return (consume writer).finish(maxSize: query.udpResponseLimit(), extendedError: .blocked, text: reason)
     }
 
+    /// The addresses of the asked type among `addresses` (A or AAAA), or NODATA with a
+    /// synthetic SOA when there are none of it: a name the gateway answers itself.
+    public func addresses(_ query: DNSQuery, _ addresses: [IPAddress], ttl: UInt32) -> [UInt8] {
+        let name = query.question.name
+        var records: [ResourceRecord] = []
+        for address in addresses {
+            switch (address, query.question.type) {
+            case (.v4(let value), .a):
+                records.append(ResourceRecord(name: name, ttl: ttl, rdata: .a(RData.IPv4(value))))
+            case (.v6(let high, let low), .aaaa):
+                records.append(ResourceRecord(name: name, ttl: ttl, rdata: .aaaa(RData.IPv6(high: high, low: low))))
+            default: break
+            }
+        }
+        guard !records.isEmpty else { return negative(query, rcode: .noError, ttl: ttl) }
+        var writer = DNSMessageWriter(responseTo: query, rcode: .noError, edns: Self.edns(for: query))
+        for record in records { writer.addRecord(record, to: .answer) }
+        return writer.finish(maxSize: query.udpResponseLimit())
+    }
+
     /// NXDOMAIN or NODATA with a synthetic SOA whose minimum is `ttl` (RFC 2308).
     public func negative(_ query: DNSQuery, rcode: DNSRcode, ttl: UInt32, error: ExtendedDNSError? = nil) -> [UInt8] {
         var writer = DNSMessageWriter(responseTo: query, rcode: rcode, edns: Self.edns(for: query, error: error))

@@ -39,6 +39,9 @@ extension QueryPipeline {
         // is a name no server has, like any other under `.test`.
         case .nxdomain?, .canary?: return .done(.notFound)
         case .nodata?: return .done(.noAddress)
+        // The gateway itself: a connection there through the proxy is refused anyway
+        // (a local destination); the child's page is reached directly.
+        case .home?: return .done(.notFound)
         case .forward(let zone)?: localZone = zone
         case nil: break
         }

@@ -11,6 +11,8 @@ public enum LocalAnswer: Equatable, Sendable {
     case canary
     /// Sent to the server `local_forward` names for this zone instead.
     case forward(zone: DomainName)
+    /// `home_name`: the gateway's own addresses, where the child's page is.
+    case home
 
     /// The reason text of the canary's block answer (EDE 15), which `doctor` looks for.
     public static let canaryReason = "canary"
@@ -21,8 +23,15 @@ public enum LocalAnswer: Equatable, Sendable {
 public struct LocalZones: Sendable {
     /// Zones with a configured server (`local_forward = ZONE=IP[:port]`).
     public let forwarded: Set<DomainName>
+    /// `home_name` and the addresses it answers with (docs/requests-and-notifications.md).
+    public let home: DomainName?
+    public let homeAddresses: [IPAddress]
 
-    public init(forwarded: Set<DomainName> = []) { self.forwarded = forwarded }
+    public init(forwarded: Set<DomainName> = [], home: DomainName? = nil, homeAddresses: [IPAddress] = []) {
+        self.forwarded = forwarded
+        self.home = home
+        self.homeAddresses = homeAddresses
+    }
 
     static let privateZones: [DomainName] = {
         var zones = [
@@ -53,6 +62,7 @@ public struct LocalZones: Sendable {
         // allocates per element in a debug build, where the allocation tests count.
         if name == Self.canary || Self.isESNI(name) { return .nxdomain }
         if name == Self.blockCanary { return .canary }
+        if let home, name == home { return .home }
         var special = false
         for index in Self.specialTLDs.indices where name.endsWithLabel(Self.specialTLDs[index]) { special = true }
         if forwarded.isEmpty, !special { return nil }

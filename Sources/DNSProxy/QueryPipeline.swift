@@ -145,6 +145,8 @@ public final class QueryPipeline: Sendable {
         switch snapshot.localZones.answer(for: name) {
         case .nxdomain?: return .step(.reply(answers.negative(query, rcode: .nxDomain, ttl: answers.blockTTL)))
         case .nodata?: return .step(.reply(answers.negative(query, rcode: .noError, ttl: answers.blockTTL)))
+        case .home?:
+            return .step(.reply(answers.addresses(query, snapshot.localZones.homeAddresses, ttl: answers.blockTTL)))
         case .canary?:
             // Blocked exactly where a list block would be, so it proves the profile filters;
             // for an unfiltered one it is what any other `.test` name is.

@@ -43,6 +43,14 @@ extension WebApp {
             guard let id = Int64(segments[1]) else { throw Refusal(404, "no override \(segments[1])") }
             try removeOverride(id: id, client: client)
             return .json(200, "{}")
+        case ("GET", 1, "requests"):
+            let rows = try store.waitingRequests(now: now)
+            return .json(200, "{\"requests\": [" + rows.map(requestJSON).joined(separator: ", ") + "]}")
+        case ("POST", 2, "requests"):
+            guard let id = Int64(segments[1]) else { throw Refusal(404, "no request \(segments[1])") }
+            let body = try decode(AnswerBody.self, request)
+            let grant = try grant(answer: body.answer, value: body.until, minutes: body.minutes, always: body.always)
+            return .json(200, requestJSON(try answer(request: id, grant: grant, client: client)))
         case ("GET", 1, "devices"):
             return .json(200, "{\"devices\": [" + (try devices().map(deviceJSON).joined(separator: ", ")) + "]}")
         case ("POST", 2, "devices") where segments[1] == "seen":
@@ -68,6 +76,15 @@ extension WebApp {
         var until: String?
         var app: String?
         var name: String?
+    }
+
+    /// `{"answer": "allow", "minutes": 15}`, `{"answer": "allow", "until": "today"}`,
+    /// `{"answer": "allow", "always": true}` (a site) or `{"answer": "deny"}`.
+    struct AnswerBody: Decodable {
+        var answer: String?
+        var minutes: Int?
+        var until: String?
+        var always: Bool?
     }
 
     struct SeenBody: Decodable {

@@ -86,7 +86,7 @@ extension WebApp {
         return try add(.extension, profile: profile.name, end: max(current, now) + Int64(minutes) * 60, by: client)
     }
 
-    func except(_ profile: Profile, name text: String, end: Int64, client: String) throws -> Override {
+    func except(_ profile: Profile, name text: String, end: Int64?, client: String) throws -> Override {
         guard let name = try? QueryName.parse(text), name.labelCount >= 2 || IPAddress(text) != nil else {
             throw Refusal(400, "not a site name: \(text)")
         }

@@ -43,6 +43,10 @@ extension WebApp {
                 _ = try except(profile, name: form["name"] ?? "", end: end, client: client)
             default: throw Refusal(404, "no such action")
             }
+        case (2, "requests"):
+            guard let id = Int64(segments[1]) else { throw Refusal(404, "no such request") }
+            let grant = try grant(answer: form["answer"], value: form["grant"], minutes: nil, always: nil)
+            _ = try answer(request: id, grant: grant, client: client)
         case (3, "overrides") where segments[2] == "delete":
             guard let id = Int64(segments[1]) else { throw Refusal(404, "no such override") }
             try removeOverride(id: id, client: client)
@@ -70,7 +74,8 @@ extension WebApp {
 
     private func home(csrf: String) throws -> String {
         let zone = household.currentEngine().zone
-        var body = "<div class=\"cards\">"
+        var body = try requestsSection(csrf: csrf, zone: zone)
+        body += "<div class=\"cards\">"
         for entry in try cards() {
             let card = entry.card
             let name = Escape.html(card.name)

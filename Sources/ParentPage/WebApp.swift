@@ -204,7 +204,11 @@ public final class WebApp {
         return false
     }
 
-    func hostAllowed(_ host: String) -> Bool {
+    func hostAllowed(_ host: String) -> Bool { Self.hostMatches(host, hosts) }
+
+    /// Whether `host` (a `Host` header: a name or address, with or without a port) is one of
+    /// `hosts` (lower case).
+    static func hostMatches(_ host: String, _ hosts: Set<String>) -> Bool {
         let lower = host.lowercased()
         if hosts.contains(lower) { return true }
         // `name:port` and `[v6]:port`: the part before the port.

@@ -7,7 +7,8 @@ import SystemIO
 import TLS
 
 /// The page's listeners on one event loop of their own (docs/parent-page.md#listeners):
-/// HTTPS on `web_listen`, and on `web_http_listen` plain HTTP that only redirects to it.
+/// HTTPS on `web_listen`, on `web_http_listen` plain HTTP that only redirects to it, and on
+/// `child_listen` plain HTTP for the child's page (docs/requests-and-notifications.md).
 /// Bounded like the proxy: a head of at most 8 KiB and a body of at most 16 KiB, each
 /// request whole within `requestTimeout` of its first byte (a slow client is closed, not
 /// waited for), at most `perClient` connections per address and `total` in all (beyond
@@ -28,6 +29,8 @@ public final class WebServer: @unchecked Sendable {
     let loop: EventLoop
     let clock: any Clock
     let app: WebApp
+    /// The child's page, when `child_listen` has addresses.
+    let child: ChildApp?
     let tls: TLSServerContext
     let limits: Limits
     /// The HTTPS port the redirect sends browsers to.
@@ -37,27 +40,31 @@ public final class WebServer: @unchecked Sendable {
     fileprivate var perClient: [IPAddress: Int] = [:]
 
     public init(
-        loop: EventLoop, clock: any Clock, app: WebApp, tls: TLSServerContext, httpsPort: UInt16,
-        limits: Limits = Limits()
+        loop: EventLoop, clock: any Clock, app: WebApp, child: ChildApp? = nil, tls: TLSServerContext,
+        httpsPort: UInt16, limits: Limits = Limits()
     ) {
         self.loop = loop
         self.clock = clock
         self.app = app
+        self.child = child
         self.tls = tls
         self.httpsPort = httpsPort
         self.limits = limits
     }
 
     /// Binds every listener (on the loop's thread). Throws the first that cannot bind.
-    public func start(https: [SocketAddress], redirect: [SocketAddress]) throws(SystemError) -> [SocketAddress] {
+    public func start(
+        https: [SocketAddress], redirect: [SocketAddress], child: [SocketAddress] = []
+    ) throws(SystemError) -> [SocketAddress] {
         var bound: [SocketAddress] = []
-        for (addresses, secure) in [(https, true), (redirect, false)] {
+        let roles: [([SocketAddress], WebConnection.Role)] = [(https, .page), (redirect, .redirect), (child, .child)]
+        for (addresses, role) in roles where role != .child || self.child != nil {
             for address in addresses {
                 let socket = try Socket.listen(on: address, backlog: 64)
                 // Accepted sockets inherit it: a response's last TLS record goes out at
                 // once, not after the client's delayed acknowledgement of the one before.
                 try? socket.setNoDelay()
-                let listener = Listener(socket: socket, server: self, secure: secure)
+                let listener = Listener(socket: socket, server: self, role: role)
                 try loop.register(socket.descriptor, interest: .read, handler: listener)
                 listeners.append(listener)
                 bound.append(socket.address ?? address)
@@ -78,7 +85,7 @@ public final class WebServer: @unchecked Sendable {
 
     public var openConnections: Int { open.count }
 
-    fileprivate func accepted(_ socket: Socket, secure: Bool) {
+    fileprivate func accepted(_ socket: Socket, role: WebConnection.Role) {
         guard let client = socket.address.flatMap(Self.ipAddress) else {
             socket.close()
             return
@@ -88,7 +95,7 @@ public final class WebServer: @unchecked Sendable {
             return
         }
         let transport: WebConnection.Transport
-        if secure {
+        if role == .page {
             guard let session = try? TLSConnection(server: tls) else {
                 socket.close()
                 return
@@ -97,7 +104,7 @@ public final class WebServer: @unchecked Sendable {
         } else {
             transport = .plain
         }
-        let connection = WebConnection(socket: socket, client: client, transport: transport, server: self)
+        let connection = WebConnection(socket: socket, client: client, transport: transport, role: role, server: self)
         do {
             try loop.register(socket.descriptor, interest: .read, handler: connection)
         } catch {
@@ -141,19 +148,19 @@ public final class WebServer: @unchecked Sendable {
 private final class Listener: Selectable {
     let socket: Socket
     unowned let server: WebServer
-    let secure: Bool
+    let role: WebConnection.Role
 
-    init(socket: Socket, server: WebServer, secure: Bool) {
+    init(socket: Socket, server: WebServer, role: WebConnection.Role) {
         self.socket = socket
         self.server = server
-        self.secure = secure
+        self.role = role
     }
 
     func readable() {
         // A bounded batch: a flood of connections does not hold the loop.
         for _ in 0..<64 {
             guard let accepted = try? socket.accept() else { return }
-            server.accepted(accepted, secure: secure)
+            server.accepted(accepted, role: role)
         }
     }
 
@@ -169,9 +176,16 @@ final class WebConnection: Selectable, TimerTarget {
         case tls(TLSConnection)
     }
 
+    /// What the listener serves: the parent's page (over TLS), the redirect to it, or the
+    /// child's page.
+    enum Role {
+        case page, redirect, child
+    }
+
     let socket: Socket
     let client: IPAddress
     let transport: Transport
+    let role: Role
     unowned let server: WebServer
     private var input: [UInt8] = []
     private var output: [UInt8] = []
@@ -185,10 +199,11 @@ final class WebConnection: Selectable, TimerTarget {
     /// The peer shut down its side: no more requests will come.
     private var peerDone = false
 
-    init(socket: Socket, client: IPAddress, transport: Transport, server: WebServer) {
+    init(socket: Socket, client: IPAddress, transport: Transport, role: Role, server: WebServer) {
         self.socket = socket
         self.client = client
         self.transport = transport
+        self.role = role
         self.server = server
         scanner = HeadScanner(limit: server.limits.maxHead)
     }
@@ -307,9 +322,11 @@ final class WebConnection: Selectable, TimerTarget {
         requestStarted = false
         scanner.reset()
         let response: WebResponse
-        switch transport {
-        case .plain: response = server.redirect(head)
-        case .tls: response = server.app.respond(WebRequest(head: head, body: body, client: client))
+        let request = WebRequest(head: head, body: body, client: client)
+        switch role {
+        case .redirect: response = server.redirect(head)
+        case .page: response = server.app.respond(request)
+        case .child: response = server.child?.respond(request) ?? .text(404, "no child's page here\n")
         }
         respond(response, keepAlive: head.keepAlive, headOnly: head.method == "HEAD")
     }

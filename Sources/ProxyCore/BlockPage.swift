@@ -15,11 +15,14 @@ public struct BlockPage: Sendable {
     public var cutoffEnd: LocalDateTime??
     public var zoneName: String
     public var gatewayName: String
+    /// Where the child asks a parent for it (`BlockReason.askURL`); nil: no link.
+    public var askURL: String?
 
     public init(
         site: String, url: String, block: BlockReason, now: LocalDateTime, cutoffEnd: LocalDateTime?? = nil,
-        zoneName: String, gatewayName: String
+        zoneName: String, gatewayName: String, askURL: String? = nil
     ) {
+        self.askURL = askURL
         self.site = site
         self.url = url
         self.block = block
@@ -42,7 +45,7 @@ public struct BlockPage: Sendable {
         rows.append(("Address", Self.escape(url)))
         return Self.document(
             title: "Blocked: \(site)", heading: "This site is blocked", site: site, text: block.plainWords,
-            rows: rows, gatewayName: gatewayName)
+            rows: rows, gatewayName: gatewayName, ask: askURL)
     }
 
     /// The page for a URL whose host is not a name at all (docs/decisions.md#names; answered 400): there
@@ -57,8 +60,9 @@ public struct BlockPage: Sendable {
     /// The page around `rows` (already escaped); every other argument is escaped here.
     static func document(
         title: String, heading: String, site: String, text: String, rows: [(String, String)],
-        gatewayName: String
+        gatewayName: String, ask: String? = nil
     ) -> String {
+        let link = ask.map { "<p class=\"ask\"><a href=\"\(escape($0))\">Ask a parent</a></p>\n" } ?? ""
         let table = rows.map { "<tr><th>\($0.0)</th><td>\($0.1)</td></tr>" }.joined(separator: "\n")
         return """
             <!DOCTYPE html>
@@ -79,7 +83,7 @@ public struct BlockPage: Sendable {
             <table>
             \(table)
             </table>
-            <footer>Blocked by phosra-gate on \(escape(gatewayName)).</footer>
+            \(link)<footer>Blocked by phosra-gate on \(escape(gatewayName)).</footer>
             </main></body></html>
 
             """

@@ -33,6 +33,41 @@ public struct BlockReason: Equatable, Sendable {
         Decision(.block, reason, rule: rule, category: category)
     }
 
+    /// Where on the child's page (`base`, e.g. `http://gate.home.arpa`) a child asks for what
+    /// this block stops (docs/requests-and-notifications.md#asking): time for a pause, a
+    /// cutoff or the daily limit, an app's time for a spent budget, else to open `site`.
+    /// Nil for the refusals no parent can lift (an address, a port, an unreadable hello).
+    public func askURL(base: String, site: String) -> String? {
+        switch reason {
+        case .paused, .downtime, .schedule, .dailyLimit: return base + "/ask?kind=time"
+        case .limit: return base + "/ask?kind=app&app=" + Self.queryEscaped(rule ?? "")
+        case .blockedDomain, .category, .service, .sni, .circumvention:
+            return base + "/ask?kind=site&name=" + Self.queryEscaped(site)
+        case .ipLiteral, .port, .tlsUnreadable, .localDestination, .system, .safeSearch, .allowedDomain, .default,
+            .exception:
+            return nil
+        }
+    }
+
+    /// Every byte but letters, digits and `-._~` percent-encoded (RFC 3986 unreserved).
+    static func queryEscaped(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                out += "%"
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+
     /// Whether the clock caused it, so the block page says when it ends.
     public var isCutoff: Bool { reason == .downtime || reason == .schedule }
 

@@ -238,7 +238,9 @@ extension ProxyConnection {
             clientOut.writeBytes(ProxyResponse.accessDeniedAlert)
             return closeAfterResponse(env)
         case .tunnel(let tunnel):
-            ProxyResponse.blocked(block, host: tunnel.target.host.description, keepAlive: false, to: &clientOut)
+            ProxyResponse.blocked(
+                block, host: tunnel.target.host.description, keepAlive: false, childPage: env.settings.childPage,
+                to: &clientOut)
             return closeAfterResponse(env)
         case .forward(let exchange):
             let keepAlive = exchange.clientKeepAlive && exchange.retryable

@@ -250,7 +250,8 @@ extension ProxyConnection {
         }
         let page = BlockPage(
             site: site, url: url, block: block, now: policy.local, cutoffEnd: end,
-            zoneName: zone.abbreviation(at: env.wallClock), gatewayName: env.settings.gatewayName)
+            zoneName: zone.abbreviation(at: env.wallClock), gatewayName: env.settings.gatewayName,
+            askURL: env.settings.childPage.flatMap { block.askURL(base: $0, site: site) })
         ProxyResponse.blockPage(page, keepAlive: keepAlive, headOnly: method == "HEAD", to: &clientOut)
     }
 }

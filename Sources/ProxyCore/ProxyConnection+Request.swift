@@ -114,7 +114,9 @@ extension ProxyConnection {
         var actions = dropIdleUpstream()
         switch env.policy(of: profile).verdict(target, isConnect: true) {
         case .refuse(let block):
-            ProxyResponse.blocked(block, host: target.host.description, keepAlive: false, to: &clientOut)
+            ProxyResponse.blocked(
+                block, host: target.host.description, keepAlive: false, childPage: env.settings.childPage,
+                to: &clientOut)
             actions.append(
                 .record(
                     hit(target.host.description, block.decision, env)))

@@ -13,10 +13,14 @@ public enum ProxyResponse {
 
     /// A refusal: `403 Forbidden`, `Content-Type: text/plain`, `X-Phosra-Block: <reason>`
     /// and a one-line body (docs/proxy.md#connect).
-    public static func blocked(_ block: BlockReason, host: String, keepAlive: Bool, to out: inout ByteBuffer) {
+    /// With `childPage`, a second line says where the child asks a parent for it.
+    public static func blocked(
+        _ block: BlockReason, host: String, keepAlive: Bool, childPage: String? = nil, to out: inout ByteBuffer
+    ) {
+        var body = "blocked by phosra-gate: \(sanitized(host)) (\(sanitized(block.text)))\n"
+        if let ask = childPage.flatMap({ block.askURL(base: $0, site: host) }) { body += "ask a parent: \(ask)\n" }
         write(
-            status: 403, headers: [("X-Phosra-Block", sanitized(block.text))],
-            body: "blocked by phosra-gate: \(sanitized(host)) (\(sanitized(block.text)))\n", keepAlive: keepAlive,
+            status: 403, headers: [("X-Phosra-Block", sanitized(block.text))], body: body, keepAlive: keepAlive,
             to: &out)
     }
 

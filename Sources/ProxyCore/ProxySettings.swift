@@ -34,6 +34,9 @@ public struct ProxySettings: Sendable, Equatable {
     public var transparentDestination: TransparentDestination = .connect
     /// `gateway_name` (or the host name): shown on the block page.
     public var gatewayName: String
+    /// The child's page (`http://gate.home.arpa`), where a block page and a 403 send a child
+    /// to ask; nil when it does not listen.
+    public var childPage: String?
     /// `proxy_auth`: whether a proxy client no device entry covers must log in.
     public var authMode: ProxyAuthMode = .optional
     /// The profiles' proxy users and their passwords; nil when no profile has one.

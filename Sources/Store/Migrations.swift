@@ -295,6 +295,34 @@ enum Migrations {
                 );
                 PRAGMA user_version = 8;
                 """),
+        Migration(
+            version: 9,
+            sql: """
+                -- A child's requests from its page (docs/requests-and-notifications.md): `kind`
+                -- is time, app or site, `target` the app's id or the site's name; `device` the
+                -- asking device (its MAC when known, else its address). Waiting while `answer`
+                -- is NULL and `expires_at` (local midnight) is ahead; `override_id` is the
+                -- override an allow made.
+                CREATE TABLE requests (
+                    id          INTEGER PRIMARY KEY,
+                    profile     TEXT NOT NULL,
+                    device      TEXT NOT NULL,
+                    address     TEXT NOT NULL,
+                    kind        TEXT NOT NULL CHECK (kind IN ('time', 'app', 'site')),
+                    target      TEXT,
+                    note        TEXT NOT NULL DEFAULT '',
+                    asked_at    INTEGER NOT NULL,
+                    expires_at  INTEGER NOT NULL,
+                    answer      TEXT CHECK (answer IN ('allow', 'deny')),
+                    minutes     INTEGER,
+                    answered_at INTEGER,
+                    answered_by TEXT,
+                    override_id INTEGER
+                );
+                CREATE INDEX requests_device ON requests(device, asked_at);
+                CREATE INDEX requests_waiting ON requests(expires_at) WHERE answer IS NULL;
+                PRAGMA user_version = 9;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -144,4 +144,45 @@ struct SocketMemory {
         }
         return memory
     }
+
+    /// One side of the sockets `snapshot` sorts: those whose local port (or peer port) is `port`.
+    struct Side {
+        let local: Bool
+        let port: UInt16
+        static func local(_ port: UInt16) -> Side { Side(local: true, port: port) }
+        static func peer(_ port: UInt16) -> Side { Side(local: false, port: port) }
+    }
+
+    /// The established sockets of each side, from one `ss` dump: the queues of every side
+    /// are read at the same moment, so bytes on their way from one to another count once.
+    static func snapshot(_ sides: [Side]) throws -> [SocketMemory] {
+        let output = try Program.run("/usr/bin/ss", ["-tnmH", "state", "established"])
+        var memories = Array(repeating: SocketMemory(), count: sides.count)
+        var current: Int?
+        func port(_ endpoint: Substring) -> UInt16? { endpoint.split(separator: ":").last.flatMap { UInt16($0) } }
+        for line in output.stdout.split(separator: "\n") {
+            let text = String(line).trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("skmem:(") {
+                guard let index = current else { continue }
+                for field in text.dropFirst(7).dropLast().split(separator: ",") {
+                    if field.hasPrefix("r"), !field.hasPrefix("rb"), let value = Int(field.dropFirst()) {
+                        memories[index].charged += value
+                    }
+                    if field.hasPrefix("w"), let value = Int(field.dropFirst()) { memories[index].charged += value }
+                }
+                continue
+            }
+            current = nil
+            let words = text.split(separator: " ", omittingEmptySubsequences: true)
+            guard words.count >= 4, let receive = Int(words[0]), let send = Int(words[1]) else { continue }
+            let local = port(words[2])
+            let peer = port(words[3])
+            guard let index = sides.firstIndex(where: { ($0.local ? local : peer) == $0.port }) else { continue }
+            current = index
+            memories[index].sockets += 1
+            memories[index].receiveQueue += receive
+            memories[index].sendQueue += send
+        }
+        return memories
+    }
 }

@@ -1,3 +1,4 @@
+import Bytes
 import Policy
 import Testing
 import Zoneinfo
@@ -65,5 +66,39 @@ import Zoneinfo
         #expect(domain.decision.reasonText == "blocked_domain:reddit.com")
         #expect(BlockReason(text: "sni:x.example").decision.reasonText == "sni:x.example")
         #expect(BlockReason(text: "downtime").isCutoff)
+    }
+
+    /// The link to the child's page (docs/requests-and-notifications.md#asking): what a
+    /// parent can lift is asked for, filled in and escaped; what no parent can lift has none.
+    @Test func aBlockLinksToTheQuestionAParentCanAnswer() {
+        let base = "http://gate.home.arpa"
+        #expect(
+            BlockReason(text: "blocked_domain:reddit.com").askURL(base: base, site: "www.reddit.com")
+                == base + "/ask?kind=site&name=www.reddit.com")
+        #expect(
+            BlockReason(text: "category:adult").askURL(base: base, site: "a b&c") == base
+                + "/ask?kind=site&name=a%20b%26c")
+        for text in ["paused", "downtime", "schedule", "daily_limit"] {
+            #expect(BlockReason(text: text).askURL(base: base, site: "x.example") == base + "/ask?kind=time", "\(text)")
+        }
+        #expect(
+            BlockReason(text: "limit:tiktok").askURL(base: base, site: "tiktok.com") == base
+                + "/ask?kind=app&app=tiktok")
+        for text in ["ip_literal", "port", "tls_unreadable", "local_destination"] {
+            #expect(BlockReason(text: text).askURL(base: base, site: "x") == nil, "\(text)")
+        }
+        let page = BlockPage(
+            site: "<b>x</b>.example", url: "http://x/", block: BlockReason(text: "blocked_domain:x.example"), now: now,
+            zoneName: "UTC", gatewayName: "gw",
+            askURL: BlockReason(text: "blocked_domain:x.example").askURL(base: base, site: "<b>x</b>.example")
+        ).html
+        #expect(
+            page.contains(
+                "<a href=\"http://gate.home.arpa/ask?kind=site&amp;name=%3Cb%3Ex%3C%2Fb%3E.example\">Ask a parent</a>"))
+        var plain = ByteBuffer(capacity: 0)
+        ProxyResponse.blocked(
+            BlockReason(text: "category:adult"), host: "adult.example", keepAlive: false, childPage: base, to: &plain)
+        let text = plain.withUnsafeReadableBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(text.hasSuffix("ask a parent: http://gate.home.arpa/ask?kind=site&name=adult.example\n"), "\(text)")
     }
 }

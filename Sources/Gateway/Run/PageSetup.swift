@@ -25,6 +25,9 @@ package final class PageSetup: Household, @unchecked Sendable {
     private let stateDirectory: String
     private let https: [ListenAddress]
     private let redirect: [ListenAddress]
+    /// The child's page (docs/requests-and-notifications.md#the-childs-page).
+    private let child: [ListenAddress]
+    private let homeName: String
     private let certificate: (cert: String, key: String)?
     private let names: [String]
     private let clients: PageClients
@@ -55,6 +58,8 @@ package final class PageSetup: Household, @unchecked Sendable {
             settings.isSet(Key.webHTTPListen)
             ? settings[Key.webHTTPListen]
             : https.map { ListenAddress(address: $0.address, port: Self.defaultRedirectPort) }
+        child = Self.childListen(settings)
+        homeName = settings[Key.homeName].lowercased()
         let files = Self.certificateFiles(settings, stateDirectory: stateDirectory)
         certificate = files.parents ? (files.certificate, files.key) : nil
         names = settings[Key.webNames]
@@ -65,15 +70,26 @@ package final class PageSetup: Household, @unchecked Sendable {
 
     static let defaultPort: UInt16 = 8443
     static let defaultRedirectPort: UInt16 = 8080
+    static let defaultChildPort: UInt16 = 80
 
-    /// The TCP ports the page listens on, HTTPS and redirect, as `init` chooses them: what
-    /// the firewall opens on the LAN interfaces only.
+    /// `child_listen`, else port 80 on the addresses of `lan_interfaces`; none without them
+    /// (a gateway on loopback has no child's device to serve).
+    package static func childListen(_ settings: Settings) -> [ListenAddress] {
+        if settings.isSet(Key.childListen) { return settings[Key.childListen] }
+        guard !settings[Key.lanInterfaces].isEmpty else { return [] }
+        return defaultHosts(settings).filter { !$0.isLoopback }.map {
+            ListenAddress(address: $0, port: defaultChildPort)
+        }
+    }
+
+    /// The TCP ports the page listens on, HTTPS, redirect and the child's page, as `init`
+    /// chooses them: what the firewall opens on the LAN interfaces only.
     package static func ports(_ settings: Settings) -> [UInt16] {
         let https = settings.isSet(Key.webListen) ? settings[Key.webListen].map(\.port) : [defaultPort]
         let redirect =
             settings.isSet(Key.webHTTPListen)
             ? settings[Key.webHTTPListen].map(\.port) : (https.isEmpty ? [] : [defaultRedirectPort])
-        return Array(Set(https + redirect)).sorted()
+        return Array(Set(https + redirect + childListen(settings).map(\.port))).sorted()
     }
 
     /// The page's certificate and key: the parent's (`web_tls_cert` and `web_tls_key`, both
@@ -153,12 +169,21 @@ package final class PageSetup: Household, @unchecked Sendable {
             store: store, household: self, password: password, hosts: allowedHosts(), clients: clients,
             deviceMAC: { neighbours.mac(for: $0, now: clock.now()) }, clock: clock, log: log,
             deviceFacts: DeviceFacts(leasePath: leasePath))
-        let server = WebServer(loop: loop, clock: clock, app: app, tls: tls, httpsPort: https[0].port)
+        var childHosts = allowedHosts()
+        childHosts.insert(homeName)
+        for listen in child where !listen.address.isUnspecified { childHosts.insert(listen.address.description) }
+        let childApp = ChildApp(
+            store: store, household: self, hosts: childHosts, deviceMAC: { neighbours.mac(for: $0, now: clock.now()) },
+            clock: clock, log: log)
+        let server = WebServer(
+            loop: loop, clock: clock, app: app, child: child.isEmpty ? nil : childApp, tls: tls,
+            httpsPort: https[0].port)
         let https = https.map { SocketAddress(listen: $0) }
         let redirect = redirect.map { SocketAddress(listen: $0) }
+        let child = child.map { SocketAddress(listen: $0) }
         serving.withLock { $0 = true }
         do {
-            bound = try loop.runSync { try server.start(https: https, redirect: redirect) }
+            bound = try loop.runSync { try server.start(https: https, redirect: redirect, child: child) }
         } catch {
             serving.withLock { $0 = false }
             group.shutdownGracefully()

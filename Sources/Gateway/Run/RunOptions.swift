@@ -33,6 +33,9 @@ package struct RunOptions {
     var localForward: [LocalForward]
     /// `rebind_allow` with the `local_forward` zones (docs/dns.md#what-answers-may-carry).
     var rebindAllow: DomainSuffixes
+    /// `home_name` and the addresses of the child's page it answers with; nil when the
+    /// child's page does not listen (docs/requests-and-notifications.md#the-childs-page).
+    var home: (name: DomainName, addresses: [IPAddress])?
     package var logFormat: Logger.Format
     /// Loop threads serving DNS: the first `threads` of the daemon's loops.
     var threads: Int
@@ -90,6 +93,15 @@ package struct RunOptions {
         allowClients = ranges.isEmpty ? .defaultClients(ownPrefixes: OwnPrefixes.globalIPv6()) : AccessList(ranges)
         localForward = settings[Key.localForward]
         rebindAllow = DomainSuffixes(settings[Key.rebindAllow] + localForward.map(\.zone))
+        let child = PageSetup.childListen(settings)
+        guard let name = try? QueryName.parse(settings[Key.homeName]), name.labelCount >= 2 else {
+            throw .config(settings.error(Key.homeName, "\"\(settings[Key.homeName])\" is not a host name"))
+        }
+        if !child.isEmpty {
+            var addresses = child.map(\.address).filter { !$0.isUnspecified }
+            if addresses.count < child.count { addresses += PageSetup.defaultHosts(settings) }
+            home = (name, Array(Set(addresses)).sorted { $0.description < $1.description })
+        }
         logFormat = settings[Key.logFormat]
         // Half the cores by default: the kernel's network processing, the HTTP proxy and
         // the sync need the rest (measured: on 2 cores one loop answers ~15 % more than two).
@@ -121,6 +133,9 @@ package struct RunOptions {
         proxy.transparentDestination = settings[Key.transparentDestination]
         proxy.ownAddresses = OwnAddresses.all()
         proxy.rebindAllow = rebindAllow
+        if let home, let port = child.first?.port {
+            proxy.childPage = "http://\(home.name)" + (port == 80 ? "" : ":\(port)")
+        }
         let accounts = try ProxyAccounts.logins(settings)
         proxy.logins = accounts.logins
         plainPasswordProfiles = accounts.plain

@@ -55,7 +55,9 @@ package struct SnapshotBuilder {
         for forward in options.localForward { servers[forward.zone] = forward.server }
         return ProxySnapshot(
             engine: engine, answers: AnswerBuilder(mode: options.blockMode, blockTTL: options.blockTTL),
-            localZones: LocalZones(forwarded: Set(servers.keys)), allowClients: options.allowClients,
+            localZones: LocalZones(
+                forwarded: Set(servers.keys), home: options.home?.name, homeAddresses: options.home?.addresses ?? []),
+            allowClients: options.allowClients,
             minTTL: options.cacheMinTTL,
             maxTTL: options.cacheMaxTTL, upstreams: options.upstreams, localServers: servers,
             rebinding: RebindingGuard(

@@ -202,6 +202,12 @@ package enum Key {
     package static let webHTTPListen = ConfigKey(
         "web_http_listen", .listenAddresses, reload: false,
         "plain HTTP that only redirects to the page, ADDR:PORT (default: port 8080 where web_listen is)")
+    package static let childListen = ConfigKey(
+        "child_listen", .listenAddresses, reload: false,
+        "the child's page over plain HTTP, ADDR:PORT (default: port 80 on the lan_interfaces' addresses; none without)")
+    package static let homeName = ConfigKey(
+        "home_name", .string, default: "gate.home.arpa", reload: false,
+        "the name the gateway answers with its own address, for the child's page")
     package static let webTLSCert = ConfigKey(
         "web_tls_cert", .string, reload: false, "the page's certificate, PEM (default: one made at first start)")
     package static let webTLSKey = ConfigKey("web_tls_key", .string, reload: false, "the key of web_tls_cert, PEM")
@@ -236,7 +242,8 @@ package enum Key {
         reportInterval.erased, revokeAfter.erased, backoffMax.erased, hitQueueMax.erased, hitHistoryMax.erased,
         hitNamesPerMinute.erased, hitRetention.erased,
         logFormat.erased, metricsListen.erased,
-        webListen.erased, webHTTPListen.erased, webTLSCert.erased, webTLSKey.erased, webNames.erased,
+        webListen.erased, webHTTPListen.erased, childListen.erased, homeName.erased, webTLSCert.erased,
+        webTLSKey.erased, webNames.erased,
         webAllowClients.erased, dhcpLeases.erased,
     ]
 
