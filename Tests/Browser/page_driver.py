@@ -25,7 +25,7 @@ from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
-def browser(profile):
+def browser(profile, extra):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in (
@@ -41,6 +41,7 @@ def browser(profile):
         "--hide-scrollbars",
         "--user-data-dir=" + profile,
         "--window-size=1280,900",
+        *extra,
     ):
         options.add_argument(flag)
     # The page's certificate is the gateway's own, made at first start: the tests compare
@@ -152,7 +153,8 @@ def step(driver, request):
 
 
 def main():
-    driver = browser(sys.argv[1])
+    # Chromium flags of the test's own after the profile (a proxy and what bypasses it).
+    driver = browser(sys.argv[1], sys.argv[2:])
     driver.set_page_load_timeout(20)
     try:
         print(json.dumps({"ok": True, "value": "ready"}), flush=True)

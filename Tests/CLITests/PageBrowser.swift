@@ -21,17 +21,20 @@ final class PageBrowser {
         let description: String
     }
 
-    /// Starts the driver; `prefix` runs it inside something (`ip netns exec NAME`).
-    init(scratch: ScratchDirectory, prefix: (path: String, arguments: [String])? = nil) throws {
+    /// Starts the driver; `prefix` runs it inside something (`ip netns exec NAME`), and
+    /// `chromiumFlags` are given to Chromium besides the driver's own (a proxy).
+    init(
+        scratch: ScratchDirectory, prefix: (path: String, arguments: [String])? = nil, chromiumFlags: [String] = []
+    ) throws {
         let profile = scratch.path("chromium-\(UInt32.random(in: 0...UInt32.max))")
         errors = scratch.path("page-driver.log")
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         if let prefix {
             process.executableURL = URL(fileURLWithPath: prefix.path)
-            process.arguments = prefix.arguments + [Self.python, Self.script, profile]
+            process.arguments = prefix.arguments + [Self.python, Self.script, profile] + chromiumFlags
         } else {
             process.executableURL = URL(fileURLWithPath: Self.python)
-            process.arguments = [Self.script, profile]
+            process.arguments = [Self.script, profile] + chromiumFlags
         }
         process.standardInput = input
         process.standardOutput = output
