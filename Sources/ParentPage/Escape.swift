@@ -1,3 +1,4 @@
+import HTTP1
 import SystemIO
 
 /// Text from outside (query names, device and DHCP host names, proxy users, notes) made
@@ -54,20 +55,7 @@ enum Escape {
     }
 
     /// A path segment or query value for a link the page writes (`/profiles/<name>`).
-    static func url(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return out
-    }
+    static func url(_ text: String) -> String { PercentEncoding.component(text) }
 
     private static func unicodeEscape(_ value: UInt32) -> String {
         if value > 0xFFFF {

@@ -1,3 +1,4 @@
+import HTTP1
 import Policy
 
 /// Why a request was refused, in the vocabulary of docs/decisions.md#the-decision-order: from a `Decision` made here,
@@ -40,32 +41,13 @@ public struct BlockReason: Equatable, Sendable {
     public func askURL(base: String, site: String) -> String? {
         switch reason {
         case .paused, .downtime, .schedule, .dailyLimit: return base + "/ask?kind=time"
-        case .limit: return base + "/ask?kind=app&app=" + Self.queryEscaped(rule ?? "")
+        case .limit: return base + "/ask?kind=app&app=" + PercentEncoding.component(rule ?? "")
         case .blockedDomain, .category, .service, .sni, .circumvention:
-            return base + "/ask?kind=site&name=" + Self.queryEscaped(site)
+            return base + "/ask?kind=site&name=" + PercentEncoding.component(site)
         case .ipLiteral, .port, .tlsUnreadable, .localDestination, .system, .safeSearch, .allowedDomain, .default,
             .exception:
             return nil
         }
-    }
-
-    /// Every byte but letters, digits and `-._~` percent-encoded (RFC 3986 unreserved).
-    static func queryEscaped(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                out += "%"
-                out.unicodeScalars.append(hex[Int(byte >> 4)])
-                out.unicodeScalars.append(hex[Int(byte & 0xF)])
-            }
-        }
-        return out
     }
 
     /// Whether the clock caused it, so the block page says when it ends.

@@ -63,6 +63,27 @@ public struct NetworkNamespaces: Sendable {
         }
     }
 
+    /// A LAN: in the gateway's namespace a bridge `br0` with `gatewayAddress` (CIDR), and
+    /// each device's `eth0` on it (a veth whose other end is the gateway's `lanN`) with its
+    /// address (CIDR) and, when given, its MAC; loopback up everywhere.
+    public func bridgedLAN(gateway gatewayAddress: String, devices addresses: [(address: String, mac: String?)]) throws
+    {
+        try run(in: gateway, ["link", "set", "lo", "up"])
+        try run(in: gateway, ["link", "add", "br0", "type", "bridge"])
+        try run(in: gateway, ["address", "add", gatewayAddress, "dev", "br0"])
+        try run(in: gateway, ["link", "set", "br0", "up"])
+        for (index, device) in zip(addresses.indices, devices) {
+            let port = "lan\(index)"
+            try run(in: gateway, ["link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", device])
+            try run(in: gateway, ["link", "set", port, "master", "br0"])
+            try run(in: gateway, ["link", "set", port, "up"])
+            if let mac = addresses[index].mac { try run(in: device, ["link", "set", "eth0", "address", mac]) }
+            try run(in: device, ["address", "add", addresses[index].address, "dev", "eth0"])
+            try run(in: device, ["link", "set", "eth0", "up"])
+            try run(in: device, ["link", "set", "lo", "up"])
+        }
+    }
+
     /// Runs `body` on a new thread that has entered `namespace` (setns(2) moves only the
     /// calling thread, so no thread of the test runner ever leaves the host's namespace).
     /// Sockets made in `body` stay in that namespace wherever they are used later.

@@ -16,18 +16,7 @@ import Testing
         try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
         let lan = try NetworkNamespaces.make(devices: 1)
         defer { lan.remove() }
-        try lan.run(in: lan.gateway, ["link", "set", "lo", "up"])
-        try lan.run(in: lan.gateway, ["link", "add", "br0", "type", "bridge"])
-        try lan.run(in: lan.gateway, ["address", "add", "198.51.100.1/24", "dev", "br0"])
-        try lan.run(in: lan.gateway, ["link", "set", "br0", "up"])
-        try lan.run(
-            in: lan.gateway, ["link", "add", "lan0", "type", "veth", "peer", "name", "eth0", "netns", lan.device])
-        try lan.run(in: lan.gateway, ["link", "set", "lan0", "master", "br0"])
-        try lan.run(in: lan.gateway, ["link", "set", "lan0", "up"])
-        try lan.run(in: lan.device, ["link", "set", "eth0", "address", Self.mac])
-        try lan.run(in: lan.device, ["address", "add", "198.51.100.10/24", "dev", "eth0"])
-        try lan.run(in: lan.device, ["link", "set", "eth0", "up"])
-        try lan.run(in: lan.device, ["link", "set", "lo", "up"])
+        try lan.bridgedLAN(gateway: "198.51.100.1/24", devices: [("198.51.100.10/24", Self.mac)])
         // The child's device asks the gateway for names, as DHCP would have told it.
         let resolv = "/etc/netns/\(lan.device)"
         try FileManager.default.createDirectory(atPath: resolv, withIntermediateDirectories: true)
