@@ -109,7 +109,11 @@ extension ProxyConnection {
     /// reaches could not be decided.
     mutating func inspect(_ tunnel: Tunnel, _ env: ProxyEnvironment) -> [ProxyAction] {
         let policy = env.policy(for: client, mac: clientMAC, user: proxyUser)
-        let scan = clientIn.withUnsafeReadableBytes { ClientHello.scan($0) }
+        // Only the first 16 KiB are looked at: a hello longer than that is unreadable
+        // however the client's bytes were split into reads.
+        let scan = clientIn.withUnsafeReadableBytes {
+            ClientHello.scan(UnsafeRawBufferPointer(rebasing: $0.prefix(ProxyLimits.inspectBytes)))
+        }
         if tunnel.transparent { return inspectRedirected(tunnel, scan, policy, env) }
         switch scan {
         case .needMore:

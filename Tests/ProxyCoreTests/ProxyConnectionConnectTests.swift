@@ -153,6 +153,14 @@ import Testing
             huge.receive(
                 Array(TLSClientHello.record(serverName: "www.reddit.com", padding: 20_000).prefix(16_384)),
                 fixture.env()), huge, "16 KiB without a whole hello")
+        // A whole hello past 16 KiB (two records) arriving in one read is the same: only
+        // the first 16 KiB are read, whatever the reads.
+        var padded = established()
+        expectClosed(
+            padded.receive(
+                TLSClientHello.records(
+                    TLSClientHello.handshake(serverName: "www.reddit.com", padding: 17_000), fragmentSize: 16_384),
+                fixture.env()), padded, "a hello padded past 16 KiB, in one read")
         var dots = established()
         expectClosed(
             dots.receive(TLSClientHello.record(serverName: "www.reddit.com.."), fixture.env()), dots,
