@@ -24,15 +24,8 @@ import Testing
         try "nameserver 198.51.100.1\n".write(toFile: resolv + "/resolv.conf", atomically: true, encoding: .utf8)
 
         let scratch = try ScratchDirectory("pg-child-lan")
-        let upstream = try lan.exec(
-            in: lan.gateway,
-            [
-                "/usr/sbin/dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll",
-                "--conf-file=/dev/null", "--pid-file=", "--bind-interfaces", "--listen-address=127.0.0.1",
-                "--port=5399", "--log-facility=-", "--host-record=www.games.example,198.51.100.21",
-            ])
-        let dnsmasq = try SpawnedServer(
-            upstream.path, upstream.arguments, logFile: scratch.path("dnsmasq.log"), readyWhenLogContains: "started")
+        let dnsmasq = try lan.upstreamDnsmasq(
+            records: ["www.games.example,198.51.100.21"], logFile: scratch.path("dnsmasq.log"))
         defer { dnsmasq.kill() }
         let home = try scratch.write("home.json", PolicyDocuments.json())
         let kid = try scratch.write("kid.json", PolicyDocuments.json(blocked: ["games.example"]))

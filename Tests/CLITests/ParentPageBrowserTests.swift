@@ -282,15 +282,8 @@ final class Tunnel {
         try lan.bridgedLAN(gateway: "198.51.100.1/24", devices: [("198.51.100.10/24", Self.mac)])
 
         let scratch = try ScratchDirectory("pg-page-lan")
-        let upstream = try lan.exec(
-            in: lan.gateway,
-            [
-                "/usr/sbin/dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll",
-                "--conf-file=/dev/null", "--pid-file=", "--bind-interfaces", "--listen-address=127.0.0.1",
-                "--port=5399", "--log-facility=-", "--host-record=www.reddit.com,198.51.100.21",
-            ])
-        let dnsmasq = try SpawnedServer(
-            upstream.path, upstream.arguments, logFile: scratch.path("dnsmasq.log"), readyWhenLogContains: "started")
+        let dnsmasq = try lan.upstreamDnsmasq(
+            records: ["www.reddit.com,198.51.100.21"], logFile: scratch.path("dnsmasq.log"))
         defer { dnsmasq.kill() }
         let home = try scratch.write("home.json", PolicyDocuments.json())
         let kid = try scratch.write("kid.json", PolicyDocuments.json(blocked: ["reddit.com"]))
