@@ -10,9 +10,10 @@ struct OnlineMeter: Sendable, Equatable {
     private var lastTotal: UInt64 = 0
     private var counted = false
 
-    /// Takes the relay's running total at `wallClock` (unix seconds): true once a minute,
-    /// when that minute's bytes pass the threshold.
-    mutating func note(total: UInt64, wallClock: Int64) -> Bool {
+    /// Takes the relay's running total at `wallClock` (unix seconds): `moved` when bytes
+    /// moved since the last call, `online` once a minute, when that minute's bytes pass the
+    /// threshold.
+    mutating func note(total: UInt64, wallClock: Int64) -> (moved: Bool, online: Bool) {
         let delta = total >= lastTotal ? total - lastTotal : 0
         lastTotal = total
         let now = wallClock >= 0 ? wallClock / 60 : (wallClock - 59) / 60
@@ -22,8 +23,8 @@ struct OnlineMeter: Sendable, Equatable {
             counted = false
         }
         inMinute &+= delta
-        guard !counted, inMinute > Self.threshold else { return false }
+        guard !counted, inMinute > Self.threshold else { return (delta > 0, false) }
         counted = true
-        return true
+        return (true, true)
     }
 }

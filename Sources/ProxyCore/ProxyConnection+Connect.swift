@@ -184,9 +184,11 @@ extension ProxyConnection {
             let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
             // Bytes moved since the last tick (one a second): a minute of the app's budget;
             // enough of them in the minute, a minute online (a keep-alive is not use).
-            let online = onlineMeter.note(total: movedBytes, wallClock: env.wallClock)
-            if lastActivity &+ Self.usageWindow > env.now, let name = tunnel.usedName {
-                env.recordUse(of: name, by: profile, online: online)
+            // Bytes the relay counted since the last tick count even when the tick came late
+            // (a loaded loop), which the last activity's time alone would miss.
+            let meter = onlineMeter.note(total: movedBytes, wallClock: env.wallClock)
+            if meter.moved || lastActivity &+ Self.usageWindow > env.now, let name = tunnel.usedName {
+                env.recordUse(of: name, by: profile, online: meter.online)
             }
             judgement = tunnel.judge(env.policy(of: profile))
         case .exchanging(let exchange):

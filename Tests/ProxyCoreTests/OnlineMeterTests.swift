@@ -9,7 +9,7 @@ import Testing
 
     @Test func keepAlivesNeverCountAndAMinuteOfUseCountsOnce() {
         var meter = OnlineMeter()
-        func note(_ total: UInt64, _ wallClock: Int64) -> Bool { meter.note(total: total, wallClock: wallClock) }
+        func note(_ total: UInt64, _ wallClock: Int64) -> Bool { meter.note(total: total, wallClock: wallClock).online }
         // A push channel: 200 bytes every 10 s for an hour.
         var total: UInt64 = 0
         var counted = 0
@@ -30,11 +30,21 @@ import Testing
 
     @Test func bytesSpreadOverAMinuteAddUpAndAWallClockStepBackIsANewMinute() {
         var meter = OnlineMeter()
-        func note(_ total: UInt64, _ wallClock: Int64) -> Bool { meter.note(total: total, wallClock: wallClock) }
+        func note(_ total: UInt64, _ wallClock: Int64) -> Bool { meter.note(total: total, wallClock: wallClock).online }
         var results: [Bool] = []
         for second in 0..<10 { results.append(note(UInt64(second + 1) * 1_000, Self.minute + Int64(second))) }
         #expect(results.firstIndex(of: true) == 8, "9,000 bytes pass 8 KiB at the ninth second: \(results)")
         // The clock stepped an hour back: another minute, its 10,000 bytes count it.
         #expect(note(20_000, Self.minute - 3_600 + 59))
+    }
+
+    /// Whether bytes moved since the last call, however late it comes: what a tick delayed
+    /// past the relay's last activity still counts.
+    @Test func bytesMovedSinceTheLastCallAreSaid() {
+        var meter = OnlineMeter()
+        #expect(meter.note(total: 100, wallClock: Self.minute) == (moved: true, online: false))
+        #expect(meter.note(total: 100, wallClock: Self.minute + 5) == (moved: false, online: false))
+        #expect(meter.note(total: 10_000, wallClock: Self.minute + 30) == (moved: true, online: true))
+        #expect(meter.note(total: 10_100, wallClock: Self.minute + 31) == (moved: true, online: false))
     }
 }
