@@ -106,6 +106,10 @@ let package = Package(
         // A small blocking HTTP/1.1 client over TCP or TLS for the sync thread (docs/sync.md);
         // HTTP1 parses what it reads.
         .target(name: "HTTPClient", dependencies: ["Locks", "HTTP1", "TLS", "EventLoop", "SystemIO"]),
+        // Notifications to the parent (docs/requests-and-notifications.md#notifications): the
+        // events, their ntfy and JSON shapes, the queue in the store and the thread that
+        // delivers it.
+        .target(name: "Notify", dependencies: ["Locks", "Store", "HTTPClient", "Base64", "SystemIO"]),
         // The matcher benchmark's reference strategies (a `Set<String>`, a hashed-suffix table,
         // a sorted label-reversed array, an SQLite table), its workload and options, query
         // mixes, timing and reports (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher);
@@ -128,7 +132,7 @@ let package = Package(
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours", "Metrics", "Firewall",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
-                "Passwords", "CSystem", "ParentPage",
+                "Passwords", "CSystem", "ParentPage", "Notify", "Devices",
             ]),
         // The command line: one `Command` per file in one table, one prologue (`CLI.main`).
         .target(
@@ -139,7 +143,7 @@ let package = Package(
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours", "Metrics",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
-                "Passwords", "Firewall", "MatcherBench", "CSystem",
+                "Passwords", "Firewall", "MatcherBench", "CSystem", "Notify",
             ]),
         .executableTarget(name: "phosra-gate", dependencies: ["Commands"]),
         // Test data and helpers that are pure (no Foundation, no sockets), for the tests of pure
@@ -207,6 +211,9 @@ let package = Package(
                 "Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "HTTPClient", "TestSupport",
             ]),
         .testTarget(name: "StoreTests", dependencies: ["Locks", "Store", "SystemIO", "TestSupport"]),
+        .testTarget(
+            name: "NotifyTests",
+            dependencies: ["Notify", "Store", "HTTPClient", "EventLoop", "SystemIO", "TestSupport", "Locks"]),
         .testTarget(
             name: "HTTPProxyTests",
             dependencies: [

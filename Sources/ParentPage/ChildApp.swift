@@ -152,6 +152,13 @@ public final class ChildApp {
                 [
                     ("id", "\(stored.id)"), ("profile", profile.name), ("device", device.key), ("kind", wanted.kind),
                 ] + (wanted.target.map { [("target", $0)] } ?? []))
+            var words = Self.words(stored)
+            if stored.kind == "app", let id = stored.target,
+                let service = engine.services.services.first(where: { $0.id == id })
+            {
+                words = "More time on \(service.name)"
+            }
+            household.requestAsked(stored, words: words)
             return .redirect("/")
         case .failure(.tooManyWaiting(let waiting)):
             return .html(

@@ -1,5 +1,6 @@
 import DomainMatch
 import Policy
+import Store
 import Zoneinfo
 
 /// What the page reads of the running gateway and tells it. The gateway implements it;
@@ -11,4 +12,11 @@ public protocol Household: AnyObject, Sendable {
     /// Overrides or devices changed in the store: enforce them from the next query, and
     /// send the change to the API.
     func parentChanged()
+    /// A child's request was stored; `words` says what it asks ("More time on TikTok"):
+    /// the parent is told (docs/requests-and-notifications.md#notifications).
+    func requestAsked(_ request: RequestRow, words: String)
+}
+
+extension Household {
+    public func requestAsked(_ request: RequestRow, words: String) {}
 }

@@ -72,7 +72,7 @@ extension WebApp {
             var text = request.profile + ": " + ChildApp.words(request).lowercased()
             if !request.note.isEmpty { text += " — “" + request.note + "”" }
             section +=
-                "<li data-request=\"\(request.id)\">\(Escape.html(text)) <span class=\"muted\">"
+                "<li id=\"request-\(request.id)\" data-request=\"\(request.id)\">\(Escape.html(text)) <span class=\"muted\">"
                 + "\(Escape.html(Times.local(request.askedAt, now: now, zone: zone))) from "
                 + "\(Escape.html(request.device))</span><div class=\"actions\">"
             var grants: [(String, String)] = [("15 min", "15"), ("1 h", "60"), ("Today", "today")]

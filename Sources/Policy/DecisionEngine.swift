@@ -217,9 +217,9 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         return rules.dailyMinutes(for: services.services[found.service]) != nil
     }
 
-    /// Each profile's budgets: service id → daily minutes (for `status`), and its daily
-    /// limit under `ServiceUsage.online` with the parent's bonus minutes in force at
-    /// `instant` (unix seconds).
+    /// Each profile's budgets: service id → daily minutes (for `status` and the
+    /// notifications), and its daily limit under `ServiceUsage.online`, each with the
+    /// parent's bonus minutes in force at `instant` (unix seconds).
     public func budgets(at instant: Int64) -> [String: [String: Int]] {
         var out: [String: [String: Int]] = [:]
         let day = zone.localDateTime(at: instant).daysSince1970
@@ -230,7 +230,8 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         for profile in profiles.profiles where !profile.rules.appLimits.isEmpty {
             for service in services.services {
                 if let minutes = profile.rules.dailyMinutes(for: service) {
-                    out[profile.name, default: [:]][service.id] = minutes
+                    out[profile.name, default: [:]][service.id] =
+                        minutes + profile.overrides.bonusMinutes(service.id, day: day, at: instant)
                 }
             }
         }

@@ -323,6 +323,33 @@ enum Migrations {
                 CREATE INDEX requests_waiting ON requests(expires_at) WHERE answer IS NULL;
                 PRAGMA user_version = 9;
                 """),
+        Migration(
+            version: 10,
+            sql: """
+                -- Notifications to the parent (docs/requests-and-notifications.md#notifications):
+                -- `key` makes each event once (a request's id, a device, an app's day), `body`
+                -- is the event as its JSON object; waiting while `sent_at` is NULL, tried again
+                -- from `next_try_at`.
+                CREATE TABLE notices (
+                    id          INTEGER PRIMARY KEY,
+                    key         TEXT NOT NULL UNIQUE,
+                    kind        TEXT NOT NULL,
+                    created_at  INTEGER NOT NULL,
+                    body        TEXT NOT NULL,
+                    attempts    INTEGER NOT NULL DEFAULT 0,
+                    next_try_at INTEGER NOT NULL,
+                    last_error  TEXT,
+                    sent_at     INTEGER
+                );
+                CREATE INDEX notices_waiting ON notices(next_try_at, id) WHERE sent_at IS NULL;
+                -- What the queue's bound dropped since the store was made, and when last.
+                CREATE TABLE notice_totals (
+                    id           INTEGER PRIMARY KEY CHECK (id = 1),
+                    dropped      INTEGER NOT NULL DEFAULT 0,
+                    last_dropped INTEGER
+                );
+                PRAGMA user_version = 10;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -29,10 +29,18 @@ public struct ClientSighting: Sendable, Equatable {
 extension Store {
     /// Adds one flush's sightings in one transaction: a device already known gets the new
     /// `lastSeen`, its latest address and the queries added; the first sighting stays.
-    public func recordSightings(_ sightings: [ClientSighting]) throws(StoreError) {
-        guard !sightings.isEmpty else { return }
-        try write { database throws(StoreError) in
+    /// Returns the sightings of devices the store knew under no profile before: new on the
+    /// network (for the parent's notification).
+    @discardableResult
+    public func recordSightings(_ sightings: [ClientSighting]) throws(StoreError) -> [ClientSighting] {
+        guard !sightings.isEmpty else { return [] }
+        return try write { database throws(StoreError) in
+            var new: [ClientSighting] = []
             for sighting in sightings {
+                let known = try database.firstRow(
+                    "SELECT 1 FROM client_sightings WHERE client = ? LIMIT 1", sighting.client
+                ) { _ in true }
+                if known == nil { new.append(sighting) }
                 try database.run(
                     """
                     INSERT INTO client_sightings (profile, client, address, mac, first_seen, last_seen, queries)
@@ -43,6 +51,7 @@ extension Store {
                     """, sighting.profile, sighting.client, sighting.address, sighting.mac, sighting.firstSeen,
                     sighting.lastSeen, sighting.queries)
             }
+            return new
         }
     }
 

@@ -28,14 +28,43 @@ public struct HitFlusher: Sendable {
         public init() {}
     }
 
+    /// What one flush stored that the parent may want to hear of
+    /// (docs/requests-and-notifications.md#events).
+    public struct Facts: Sendable {
+        /// Devices the store knew under no profile before.
+        public var newDevices: [ClientSighting] = []
+        /// The rows whose reason `attempts` selects.
+        public var attempts: [HitRow] = []
+        /// The budgets in force with today's minutes (the daily limit as `*online`).
+        public var budgets: [BudgetStatusRow] = []
+        public var now: Int64 = 0
+    }
+
+    /// Told what each flush stored, on the flushing thread; `attempts` picks the hit
+    /// reasons it wants rows of.
+    public struct Observer: Sendable {
+        public var attempts: @Sendable (_ reason: String) -> Bool
+        public var observe: @Sendable (Facts) -> Void
+
+        public init(
+            attempts: @escaping @Sendable (String) -> Bool, observe: @escaping @Sendable (Facts) -> Void
+        ) {
+            self.attempts = attempts
+            self.observe = observe
+        }
+    }
+
+    public let observer: Observer?
+
     public init(
         aggregator: HitAggregator, store: Store, queueMax: Int, historyMax: Int = .max,
-        namesPerMinute: Int = HitFlusher.defaultNamesPerMinute
+        namesPerMinute: Int = HitFlusher.defaultNamesPerMinute, observer: Observer? = nil
     ) {
         self.aggregator = aggregator
         self.store = store
         self.queueMax = queueMax
         self.historyMax = historyMax
+        self.observer = observer
         names = NameRate(perMinute: namesPerMinute)
     }
 
@@ -123,8 +152,14 @@ public struct HitFlusher: Sendable {
                 profile: profile, hourStart: hour, queries: counts.queries, blocksByReason: blocks.reasons,
                 blocksByCategory: blocks.categories, rewritesByEngine: counts.rewritesByEngine)
         }
-        try store.recordSightings(sightings)
-        try saveUsage(usage, now: now)
+        var facts = Facts()
+        facts.now = now
+        facts.newDevices = try store.recordSightings(sightings)
+        facts.budgets = try saveUsage(usage, now: now)
+        if let observer {
+            facts.attempts = rows.filter { observer.attempts($0.reason) }
+            observer.observe(facts)
+        }
         if let failure { throw failure }
         return bounded
     }
@@ -132,8 +167,9 @@ public struct HitFlusher: Sendable {
     /// App minutes into the store: what changed since the last flush, today as a day each
     /// profile was served, and the budgets in force with today's minutes. On failure the
     /// minutes stay in memory for the next flush.
-    func saveUsage(_ usage: UsageSources, now: Int64) throws(StoreError) {
-        guard !usage.usage.isEmpty else { return }
+    @discardableResult
+    func saveUsage(_ usage: UsageSources, now: Int64) throws(StoreError) -> [BudgetStatusRow] {
+        guard !usage.usage.isEmpty else { return [] }
         let today = usage.localDay(now)
         var changes: [(profile: String, changes: [(key: ServiceUsage.Key, minutes: MinuteSet)])] = []
         var rows: [ServiceMinutesRow] = []
@@ -165,6 +201,7 @@ public struct HitFlusher: Sendable {
             for (profile, taken) in changes { usage.usage[profile]?.unsaved(taken) }
             throw error
         }
+        return budgets
     }
 
     /// One row per device: a MAC seen from several addresses (IPv6 privacy addresses) is

@@ -21,7 +21,6 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import TimeoutException, WebDriverException
-from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
@@ -84,8 +83,17 @@ def submit(driver, find):
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+    def replaced(_):
+        # Chromium says a node of a replaced document is stale, or, while the new one is
+        # being attached, that it "does not belong to the document": either means gone.
+        try:
+            old.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+
     try:
-        WebDriverWait(driver, 10).until(staleness_of(old))
+        WebDriverWait(driver, 10).until(replaced)
         WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
     except TimeoutException:
         raise TimeoutError("the click led to no new page in 10 s")

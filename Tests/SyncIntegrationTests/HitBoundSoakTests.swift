@@ -14,7 +14,7 @@ import Testing
 ///
 /// 80 s in the suite; `PHOSRA_GATE_HIT_SOAK_MINUTES=10` runs the ten minutes.
 @Suite(.serialized, .blocking) struct HitBoundSoakTests {
-    static let queueMax = 400
+    static let queueMax = 250
     static let historyMax = 600
     static let namesPerMinute = 300
     static let devices = (11...15).map { "127.0.0.\($0)" }

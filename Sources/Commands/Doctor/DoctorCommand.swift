@@ -5,6 +5,7 @@ import EventLoop
 import Firewall
 import Gateway
 import Glibc
+import HTTPClient
 import ParentPage
 import Policy
 import Store
@@ -97,6 +98,9 @@ enum DoctorCommand: Command {
         checks += api(plan, settings: settings, options: options, states: syncStates, clock: clock)
         checks.append(firewall(settings, fromCheckout: fromCheckout))
         checks.append(web(settings, stateDirectory: state, alive: alive, now: now))
+        checks.append(
+            DoctorVerdict.notifications(
+                host: settings[Key.notifyURL]?.authority, queue: try? store?.noticeQueueState(), now: now))
         let folder = settings[Key.lists].isEmpty ? ListsLocator.defaultFolder() : settings[Key.lists]
         let folders = (folder.map { [$0] } ?? []) + [ListsLocator.stateFolder(state)]
         checks.append(

@@ -13,7 +13,7 @@ enum DoctorVerdict {
     /// How old the heartbeat may be: `run` writes one every 5 s.
     static let heartbeatStale: Int64 = 30
     /// How old the newest list file may be (docs/doctor.md#lists).
-    static let listsMaxAge: Int64 = 7 * 86_400
+    static let listsMaxAge = NotifySetup.listsMaxAge
 
     static let restart = "systemctl restart phosra-gate, then read why it stopped: journalctl -u phosra-gate"
 
@@ -249,6 +249,38 @@ enum DoctorVerdict {
                 fix: update)
         }
         return .ok("lists", "the newest list file was written \(StatusText.ago(age)) (\(newest.path))")
+    }
+
+    // MARK: Notifications
+
+    /// Events waiting longer than this mean the receiver is not taking them.
+    static let noticeStale: Int64 = 600
+
+    /// The notification queue (docs/requests-and-notifications.md#notifications): off, a
+    /// receiver that has not taken events for 10 minutes, events the bound dropped in the
+    /// last day, or fine. `host` is `notify_url`'s, nil when it is not set.
+    static func notifications(host: String?, queue: NoticeQueueState?, now: Int64) -> DoctorCheck {
+        guard let host else {
+            return .skip("notifications", "off (notify_url is not set)")
+        }
+        guard let queue else { return .skip("notifications", "the store cannot be read") }
+        let fix =
+            "check notify_url and that \(host) answers; events are kept (up to notify_queue_max) "
+            + "and sent when it does"
+        if let oldest = queue.oldestWaiting, now - oldest > noticeStale {
+            return .fail(
+                "notifications",
+                "\(queue.waiting) events waiting since \(StatusText.ago(now - oldest)) for \(host)"
+                    + (queue.lastError.map { ": " + $0 } ?? ""), fix: fix)
+        }
+        if let dropped = queue.lastDropped, now - dropped < 86_400 {
+            return .fail(
+                "notifications",
+                "\(queue.dropped) events dropped unsent (the queue was full, last \(StatusText.ago(now - dropped)))",
+                fix: fix)
+        }
+        let last = queue.lastSent.map { ", the last \(StatusText.ago(now - $0))" } ?? ""
+        return .ok("notifications", "\(queue.sent) sent to \(host)\(last); \(queue.waiting) waiting")
     }
 
     // MARK: The page

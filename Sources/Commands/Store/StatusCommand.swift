@@ -2,6 +2,8 @@ import Config
 import EventLoop
 import Gateway
 import Glibc
+import HTTPClient
+import Notify
 import ParentPage
 import Policy
 import Store
@@ -35,6 +37,10 @@ enum StatusCommand: Command {
         var bounds: [String: HitBoundTotals] = [:]
         var notes: [String]
         var web: Web? = nil
+        /// The notification queue (docs/requests-and-notifications.md#notifications).
+        var notices = NoticeQueueState()
+        /// Where notifications go (`notify_url`'s host and the format); nil when off.
+        var notify: (host: String, format: String)? = nil
     }
 
     /// The parent's page as its files say (docs/parent-page.md#setting-up).
@@ -69,6 +75,9 @@ enum StatusCommand: Command {
                 ?? []
             var report = try read(state, configured: configured, now: clock.wall().unixSeconds)
             report.web = Web.read(settings, stateDirectory: state)
+            if let url = settings[Key.notifyURL] {
+                report.notify = (url.authority, settings[Key.notifyFormat].rawValue)
+            }
             if arguments.isSet("--json") {
                 console.out(json(report))
             } else {
@@ -112,6 +121,7 @@ enum StatusCommand: Command {
                 report.bounds[state.profile] = try store.boundTotals(profile: state.profile)
             }
             report.notes = try store.notes()
+            report.notices = try store.noticeQueueState()
         } catch {
             throw .usage("\(error)")
         }
@@ -187,8 +197,30 @@ enum StatusCommand: Command {
             }
         }
         if let web = report.web { lines.append(webLine(web)) }
+        if let line = notifyLine(report, now: now) { lines.append(line) }
         lines += report.notes.map { "note: \($0)" }
         return lines
+    }
+
+    /// `notifications: ntfy to HOST: N sent (last …); W waiting since …: ERROR; D dropped`.
+    static func notifyLine(_ report: Report, now: Int64) -> String? {
+        let queue = report.notices
+        guard let notify = report.notify else {
+            return queue.waiting > 0 ? "notifications: off (\(queue.waiting) events left waiting)" : nil
+        }
+        var line = "notifications: \(notify.format) to \(TerminalText.safe(notify.host)): \(queue.sent) sent"
+        if let last = queue.lastSent { line += " (last \(StatusText.ago(now - last)))" }
+        if queue.waiting > 0 {
+            line += "; \(queue.waiting) waiting"
+            if let oldest = queue.oldestWaiting { line += " since \(StatusText.ago(now - oldest))" }
+            if let error = queue.lastError { line += ": " + TerminalText.safe(error) }
+        }
+        if queue.dropped > 0 {
+            line += "; \(queue.dropped) dropped unsent (queue full"
+            if let last = queue.lastDropped { line += ", last \(StatusText.ago(now - last))" }
+            line += ")"
+        }
+        return line
     }
 
     /// `web: certificate PATH sha256=…, valid until …`, in the `listening` log line's form.
@@ -295,9 +327,17 @@ enum StatusCommand: Command {
                     ("error", JSONText.string(error)),
                 ])
             } ?? "null"
+        let queue = report.notices
+        let notifications = JSONText.object([
+            ("url_host", JSONText.string(report.notify?.host)), ("format", JSONText.string(report.notify?.format)),
+            ("sent", "\(queue.sent)"), ("last_sent", optional(queue.lastSent)), ("waiting", "\(queue.waiting)"),
+            ("oldest_waiting", optional(queue.oldestWaiting)), ("last_error", JSONText.string(queue.lastError)),
+            ("dropped", "\(queue.dropped)"), ("last_dropped", optional(queue.lastDropped)),
+        ])
         return JSONText.object([
             ("state_dir", JSONText.string(report.stateDirectory)), ("run", run),
             ("profiles", "[" + profiles.joined(separator: ",") + "]"), ("web", web),
+            ("notifications", notifications),
             ("notes", "[" + report.notes.map(JSONText.string).joined(separator: ",") + "]"),
         ])
     }

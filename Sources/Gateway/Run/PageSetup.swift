@@ -37,6 +37,8 @@ package final class PageSetup: Household, @unchecked Sendable {
     private var server: WebServer?
     /// Called after each change (the sync thread reports it at once).
     var changed: (@Sendable () -> Void)?
+    /// Called when a child asked, with the question in words (the notification).
+    var asked: (@Sendable (RequestRow, String) -> Void)?
     /// The addresses the page listens on, once started.
     private(set) var bound: [SocketAddress] = []
 
@@ -132,6 +134,10 @@ package final class PageSetup: Household, @unchecked Sendable {
             log.error("overrides_unreadable", [("error", "\(error)")])
         }
         changed?()
+    }
+
+    package func requestAsked(_ request: RequestRow, words: String) {
+        asked?(request, words)
     }
 
     // MARK: Starting

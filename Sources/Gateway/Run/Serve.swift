@@ -4,6 +4,7 @@ import DNSProxy
 import DNSUpstream
 import EventLoop
 import Glibc
+import Notify
 import Policy
 import Store
 import Sync
@@ -80,10 +81,16 @@ package enum Serve {
                 guard let daemon else { return }
                 reloadLists(daemon, log: log)
             }
+            let notify = try NotifySetup.make(
+                settings, daemon: daemon, store: store, options: options, startedAt: clock.wall().unixSeconds,
+                log: log, clock: clock)
             let sync = try setup.service(
                 daemon: daemon, settings: settings, options: options, store: store,
-                aggregator: aggregator, activity: activity, log: log, clock: clock)
-            daemon.syncRequested = { sync.wake() }
+                aggregator: aggregator, activity: activity, flushObserver: notify?.observer, log: log, clock: clock)
+            daemon.syncRequested = {
+                sync.wake()
+                notify?.notifier.retryNow()
+            }
             let metricsServer = try metricsServer(
                 settings, daemon: daemon, counting: counting, windows: aggregator, activity: activity, store: store,
                 storeHealth: sync.storeHealth, profiles: plan.flushedProfiles, clock: clock)
@@ -91,6 +98,11 @@ package enum Serve {
                 settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory, log: log,
                 clock: clock)
             page.changed = { sync.reportSoon() }
+            if let notify {
+                page.asked = { request, words in
+                    notify.notifier.post(Notices.ask(request, what: words, page: notify.page))
+                }
+            }
             daemon.watchTick = { page.startIfReady() }
             // Only a gateway that routes the LAN has a firewall whose refusals to read.
             let egress = settings[Key.lanInterfaces].isEmpty ? nil : try egressWatcher()
@@ -99,6 +111,8 @@ package enum Serve {
                 page.stop()
                 metricsServer?.stop()
                 sync.stop()
+                // After the last flush, whose events are queued for the next start.
+                notify?.stop()
             }
             let notifier = ServiceNotifier.fromEnvironment()
             daemon.notifier = notifier
@@ -112,6 +126,7 @@ package enum Serve {
                 log.info("listening", [("service", "metrics"), ("tcp", "\(listen)")])
             }
             do { try sync.start() } catch { throw GatewayError.usage("cannot start the sync thread: \(error)") }
+            try notify?.start()
             if let egress {
                 let pipeline = daemon.pipeline
                 do {

@@ -126,7 +126,7 @@ package struct SyncSetup {
     /// The sync thread: hit flushes and heartbeats always; API polls for a registered profile.
     func service(
         daemon: Daemon, settings: Settings, options: RunOptions, store: Store, aggregator: HitAggregator,
-        activity: ActivityBook, log: Logger, clock: any Clock
+        activity: ActivityBook, flushObserver: HitFlusher.Observer? = nil, log: Logger, clock: any Clock
     )
         throws(GatewayError) -> SyncService
     {
@@ -175,7 +175,7 @@ package struct SyncSetup {
                 flusher: HitFlusher(
                     aggregator: aggregator, store: store, queueMax: max(1, settings[Key.hitQueueMax]),
                     historyMax: max(1, settings[Key.hitHistoryMax]),
-                    namesPerMinute: max(0, settings[Key.hitNamesPerMinute])),
+                    namesPerMinute: max(0, settings[Key.hitNamesPerMinute]), observer: flushObserver),
                 profiles: syncs, activity: activity.counters(for: plan.flushedProfiles),
                 usage: Self.usageSources(daemon: daemon, activity: activity, profiles: plan.flushedProfiles),
                 localVersions: localVersions,

@@ -3,6 +3,8 @@ import DNSProxy
 import DNSUpstream
 import DomainMatch
 import Firewall
+import HTTPClient
+import Notify
 import ParentPage
 import Policy
 import ProxyCore
@@ -221,6 +223,25 @@ package enum Key {
         "web_allow_clients", .pageClients, reload: false,
         "the only devices the page answers: IPs, CIDRs, MAC addresses or profile names (default: any)")
 
+    // Notifications to the parent (docs/requests-and-notifications.md#notifications).
+    package static let notifyURL = ConfigKey(
+        "notify_url", .notifyURL, reload: false,
+        "where the parent's notifications go: an ntfy topic URL or a JSON webhook (default: none, off)")
+    package static let notifyFormat = ConfigKey(
+        "notify_format", .choice(NotifyTarget.Format.self), default: "ntfy", reload: false,
+        "ntfy (message body, Title/Priority/Tags/Click headers) or json (one object per event)")
+    package static let notifyTokenFile = ConfigKey(
+        "notify_token_file", .string, reload: false, "a file holding the receiver's bearer token (optional)")
+    package static let notifyEvents = ConfigKey(
+        "notify_events", .noticeKinds, default: "ask, new_device, budget_spent, circumvention, trouble, summary",
+        reload: false, "the events sent")
+    package static let notifyCircumvention = ConfigKey(
+        "notify_circumvention", .integer, default: "5", reload: false,
+        "attempts around the filter from one device in 10 minutes before it is an event (more than this)")
+    package static let notifyQueueMax = ConfigKey(
+        "notify_queue_max", .integer, default: "500", reload: false,
+        "events kept for a receiver that is away; past it the oldest are dropped and counted")
+
     /// Every key in the documentation's order: what the parser and the flags accept.
     static let all: [AnyConfigKey] = [
         policy.erased, lists.erased, stateDir.erased, timezone.erased,
@@ -245,6 +266,8 @@ package enum Key {
         webListen.erased, webHTTPListen.erased, childListen.erased, homeName.erased, webTLSCert.erased,
         webTLSKey.erased, webNames.erased,
         webAllowClients.erased, dhcpLeases.erased,
+        notifyURL.erased, notifyFormat.erased, notifyTokenFile.erased, notifyEvents.erased,
+        notifyCircumvention.erased, notifyQueueMax.erased,
     ]
 
     package static let schema = ConfigSchema(all)
@@ -324,4 +347,15 @@ extension ValueType where Value == String {
     static let apiURL = ValueType.form("URL") { text in
         (try? ListEntry.parse(text, kind: .block, allowSingleLabel: true).get()) == nil ? nil : text
     }
+}
+
+extension ValueType where Value == HTTPURL? {
+    /// `notify_url`: an http or https URL, or nothing (off).
+    static let notifyURL = ValueType<HTTPURL>.form("URL", expected: "an http:// or https:// URL") {
+        try? HTTPURL($0)
+    }.optional
+}
+
+extension ValueType where Value == [Notice.Kind] {
+    static let noticeKinds = ValueType<Notice.Kind>.choice(Notice.Kind.self).list
 }

@@ -1,0 +1,159 @@
+import Foundation
+import Locks
+import TestSupport
+import Testing
+
+/// Notifications from the real binary to a real HTTP receiver on loopback
+/// (docs/requests-and-notifications.md#notifications): every event kind arrives as the
+/// documented JSON object, each once; with the receiver down the events wait in the store,
+/// `status` and `doctor` say so, and after a restart in between every one arrives and none
+/// twice.
+@Suite(.serialized, .blocking) struct NotificationsIntegrationTests {
+    /// The receiver: every request it took, and whether it takes them.
+    final class Receiver: @unchecked Sendable {
+        let got = Lock<[TestHTTPServer.Request]>([])
+        var server: TestHTTPServer!
+
+        init() throws {
+            server = try TestHTTPServer { [unowned self] request in
+                got.withLock { $0.append(request) }
+                return .respond(TestHTTPServer.Response(status: 200, text: "{}"))
+            }
+        }
+
+        var events: [TestJSON] {
+            got.withLock { $0 }.compactMap { try? TestJSON.parse(String(decoding: $0.body, as: UTF8.self)) }
+        }
+        var ids: [String] { events.compactMap { $0["id"]?.string } }
+    }
+
+    static let child = "127.0.0.2"
+
+    /// A lists folder whose only list was written 8 days ago (trouble), with the
+    /// checkout's app catalogue.
+    static func oldLists(_ scratch: ScratchDirectory) throws -> String {
+        let services = GateRun.checkout.appendingPathComponent("blocklists/services.json").path
+        _ = try scratch.write("lists/services.json", try String(contentsOfFile: services, encoding: .utf8))
+        let file = try scratch.write("lists/adult/list.txt", "adult.example\n")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -8 * 86_400)], ofItemAtPath: file)
+        return scratch.path("lists")
+    }
+
+    @Test func everyEventArrivesOnceAndWaitsOutAReceiverThatIsDownAcrossARestart() throws {
+        let receiver = try Receiver()
+        let dns = try DnsmasqUpstream(["--address=/example.test/127.0.0.1", "--address=/tiktok.com/127.0.0.1"])
+        let childPort = FreePort.tcpAndUDP()
+        let scratch = try ScratchDirectory("pg-notify-lists")
+        let lists = try Self.oldLists(scratch)
+        let tokenFile = try scratch.write("token", "tk_0123456789\n")
+        let page = try ParentPageIntegrationTests.Page(
+            policy: PolicyDocuments.json(
+                blocked: ["reddit.com"],
+                screenTime: #""per_app_limits": [{"bundle_id": "com.zhiliaoapp.musically", "daily_minutes": 1}]"#),
+            upstream: dns.spec,
+            settings: """
+                child_listen = 127.0.0.1:\(childPort)
+                lists = \(lists)
+                web_names = gate.lan
+                notify_url = \(receiver.server.origin)/hook
+                notify_format = json
+                notify_token_file = \(tokenFile)
+                notify_circumvention = 2
+                """, arguments: ["--allow-local-destinations"])
+        var gate = page.gate
+        defer { gate.daemon.stop() }
+        func dig(_ name: String, from source: String = Self.child) throws -> DigAnswer {
+            try gate.dig(name, "A", ["-b", source])
+        }
+
+        // Trouble: the lists are 8 days old (the notifier looks at once, then every 15 s).
+        let trouble = try #require(waitForPrefix(receiver, "trouble:lists:"), "\(gate.log)")
+        #expect(trouble["event"]?.string == "trouble")
+        #expect(trouble["title"]?.string == "Gateway: the category lists are 8 days old")
+        #expect(trouble["data"]?["check"]?.string == "lists")
+        let first = try #require(receiver.got.withLock { $0.first })
+        #expect(first.method == "POST" && first.path == "/hook")
+        #expect(first.header("Authorization") == "Bearer tk_0123456789")
+        #expect(first.header("Content-Type") == "application/json")
+
+        // A new device: the child's address asks its first name.
+        #expect(try dig("www.example.test").answerData == ["127.0.0.1"])
+        let device = try #require(waitForPrefix(receiver, "device:\(Self.child)"), "\(receiver.ids)")
+        #expect(device["event"]?.string == "new_device")
+        #expect(device["click"]?.string == "https://gate.lan:\(page.webPort)/devices")
+        #expect(device["data"]?["address"]?.string == Self.child)
+
+        // Three encrypted-DNS names in a minute, past the threshold of 2: one event.
+        for name in ["dns.google", "cloudflare-dns.com", "dns.quad9.net"] { _ = try dig(name) }
+        let attempts = try #require(
+            waitForPrefix(receiver, "circumvention:\(Self.child):"), "\(receiver.ids)")
+        #expect(attempts["event"]?.string == "circumvention")
+        #expect(attempts["data"]?["count"]?.string == "3")
+        #expect(attempts["message"]?.string?.hasPrefix("\(Self.child) tried 3 times in 10 minutes") == true)
+
+        // TikTok's one minute a day is spent by one query.
+        _ = try dig("www.tiktok.com")
+        let spent = try #require(waitForPrefix(receiver, "budget:default:tiktok:"), "\(receiver.ids)")
+        #expect(spent["title"]?.string == "default: today's TikTok time is used up")
+        #expect(spent["data"]?["limit_minutes"]?.string == "1")
+
+        // A question with HTML in its note: the text as typed, the click to its place.
+        let home = "http://gate.home.arpa:\(childPort)"
+        func ask(_ fields: [String], from source: String) throws -> CurlResult {
+            try Curl.run(
+                ["--interface", source, "--resolve", "gate.home.arpa:\(childPort):127.0.0.1"]
+                    + fields.flatMap { ["--data-urlencode", $0] } + ["\(home)/ask"])
+        }
+        #expect(try ask(["kind=site", "name=www.reddit.com", "note=<b>homework</b>"], from: Self.child).status == 303)
+        let question = try #require(waitForPrefix(receiver, "ask:"), "\(receiver.ids)")
+        #expect(question["title"]?.string == "default asks: Open www.reddit.com")
+        #expect(question["message"]?.string?.hasPrefix("“<b>homework</b>”") == true)
+        let requestID = try #require(question["data"]?["request"]?.string)
+        #expect(question["click"]?.string == "https://gate.lan:\(page.webPort)/#request-\(requestID)")
+
+        // The receiver goes away: the next events wait, and status and doctor say so.
+        receiver.server.stop()
+        #expect(try ask(["kind=time", "note=second"], from: "127.0.0.3").status == 303)
+        _ = try dig("www.example.test", from: "127.0.0.3")
+        // The question at once, the device at the next flush (5 s).
+        var queue: TestJSON?
+        let waiting = try waitUntil(timeout: 15_000_000_000, interval: 200_000_000) {
+            let status = try GateCommand.run(["status", "--json", "--config", page.config])
+            queue = try TestJSON.parse(status.stdout)["notifications"]
+            return queue?["waiting"]?.int == 2
+        }
+        #expect(waiting, "\(String(describing: queue))")
+        #expect(queue?["last_error"]?.string?.isEmpty == false, "\(String(describing: queue))")
+        let text = try GateCommand.run(["status", "--config", page.config]).stdout
+        #expect(text.contains("notifications: json to 127.0.0.1:\(receiver.server.port): 5 sent"), "\(text)")
+        #expect(text.contains("; 2 waiting since"), "\(text)")
+
+        // A restart in between; then the receiver is back.
+        gate.daemon.stop()
+        let before = receiver.ids
+        try receiver.server.start()
+        gate = try GateRun(
+            ["--config", page.config, "--state-dir", page.scratch.path("state")], scratch: page.scratch,
+            port: gate.port)
+        let back = try #require(
+            waitForPrefix(receiver, "device:127.0.0.3"), "\(receiver.ids) \(gate.log)")
+        #expect(back["event"]?.string == "new_device")
+        _ = try waitUntil(timeout: 10_000_000_000, interval: 100_000_000) { receiver.ids.count >= before.count + 2 }
+        let ids = receiver.ids
+        #expect(ids.count == Set(ids).count, "no event twice: \(ids)")
+        #expect(ids.filter { $0.hasPrefix("ask:") }.count == 2, "\(ids)")
+        #expect(Set(ids).count == 7, "lists, two devices, attempts, TikTok, two questions: \(ids)")
+        let doctor = try GateCommand.run(["doctor", "--config", page.config])
+        #expect(doctor.stdout.contains("ok   notifications: 7 sent to 127.0.0.1"), "\(doctor.stdout)")
+    }
+
+    func waitForPrefix(_ receiver: Receiver, _ prefix: String, seconds: UInt64 = 20) -> TestJSON? {
+        var found: TestJSON?
+        _ = waitUntil(timeout: seconds * 1_000_000_000, interval: 100_000_000) {
+            found = receiver.events.first { $0["id"]?.string?.hasPrefix(prefix) == true }
+            return found != nil
+        }
+        return found
+    }
+}
