@@ -54,6 +54,16 @@ public enum Notices {
             click: page, priority: 4, tags: ["warning"], data: ["count": "\(count)", "names": examples])
     }
 
+    /// A child's daily summary: `title` and `lines` are the summary's words.
+    public static func summary(
+        profile: String, day: Int, title: String, lines: [String], now: Int64, page: String?
+    ) -> Notice {
+        Notice(
+            event: .summary, id: "summary:\(profile):\(day)", time: now, profile: profile, title: title,
+            message: lines.joined(separator: "\n"), click: page.map { $0 + "summaries#summary-\(profile)-\(day)" },
+            priority: 2, tags: ["bar_chart"], data: ["day": "\(day)"])
+    }
+
     /// A profile's sync has failed for an hour or more; one event per outage (its id is
     /// the last success).
     public static func syncFailing(

@@ -5,7 +5,7 @@ enum Pages {
         var nav = ""
         if let csrf {
             nav = """
-                <nav><a href="/">Children</a> <a href="/devices">Devices</a>
+                <nav><a href="/">Children</a> <a href="/devices">Devices</a> <a href="/summaries">Summaries</a>
                 <form method="post" action="/logout" class="inline"><input type="hidden" name="csrf_token" value="\(Escape.html(csrf))"><button>Log out</button></form></nav>
                 """
         }

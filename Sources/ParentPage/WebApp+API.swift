@@ -51,6 +51,9 @@ extension WebApp {
             let body = try decode(AnswerBody.self, request)
             let grant = try grant(answer: body.answer, value: body.until, minutes: body.minutes, always: body.always)
             return .json(200, requestJSON(try answer(request: id, grant: grant, client: client)))
+        case ("GET", 1, "summaries"):
+            let rows = try store.summaries(sinceDay: summaryHorizon)
+            return .json(200, "{\"summaries\": [" + rows.map(\.body).joined(separator: ", ") + "]}")
         case ("GET", 1, "devices"):
             return .json(200, "{\"devices\": [" + (try devices().map(deviceJSON).joined(separator: ", ")) + "]}")
         case ("POST", 2, "devices") where segments[1] == "seen":

@@ -11,6 +11,7 @@ extension WebApp {
             switch segments.count {
             case 0: return .html(200, try home(csrf: csrf))
             case 1 where segments[0] == "devices": return .html(200, try devicesPage(csrf: csrf))
+            case 1 where segments[0] == "summaries": return .html(200, try summariesPage(csrf: csrf))
             case 2 where segments[0] == "profiles":
                 return .html(200, try dayPage(try profile(named: segments[1]), query: request.query, csrf: csrf))
             default: throw Refusal(404, "no such page")

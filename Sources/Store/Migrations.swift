@@ -350,6 +350,20 @@ enum Migrations {
                 );
                 PRAGMA user_version = 10;
                 """),
+        Migration(
+            version: 11,
+            sql: """
+                -- Each child's daily summary (docs/requests-and-notifications.md#the-daily-summary):
+                -- one per profile and local day (days since 1970), as its JSON object.
+                CREATE TABLE summaries (
+                    profile TEXT NOT NULL,
+                    day     INTEGER NOT NULL,
+                    made_at INTEGER NOT NULL,
+                    body    TEXT NOT NULL,
+                    PRIMARY KEY (profile, day)
+                );
+                PRAGMA user_version = 11;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -125,6 +125,17 @@ extension Store {
         }
     }
 
+    /// A profile's requests asked in [`from`, `to`), oldest first.
+    public func requests(profile: String, from: Int64, to: Int64) throws(StoreError) -> [RequestRow] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows(
+                """
+                SELECT \(Self.requestColumns) FROM requests WHERE profile = ? AND asked_at >= ? AND asked_at < ?
+                ORDER BY asked_at, id
+                """, profile, from, to, make: Self.request)
+        }
+    }
+
     public func request(id: Int64) throws(StoreError) -> RequestRow? {
         try withDatabase { database throws(StoreError) in
             try database.firstRow(

@@ -148,6 +148,84 @@ import Testing
         #expect(doctor.stdout.contains("ok   notifications: 7 sent to 127.0.0.1"), "\(doctor.stdout)")
     }
 
+    /// The daily summary at `summary_time` (the daemon's clock set by the test): its
+    /// figures are the test's own queries, blocks, app minutes, question and device, on the
+    /// page's API and in the notification.
+    @Test func theDailySummaryHasTheFiguresOfTheDay() throws {
+        try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
+        let receiver = try Receiver()
+        let scratch = try ScratchDirectory("pg-summary-day")
+        // 2026-12-07T19:58:00Z.
+        let start: Int64 = 1_796_673_480
+        let clock = try FakeWallClock(scratch, at: start)
+        let dns = try DnsmasqUpstream(["--address=/tiktok.com/127.0.0.1", "--address=/example.test/127.0.0.1"])
+        let childPort = FreePort.tcpAndUDP()
+        let page = try ParentPageIntegrationTests.Page(
+            policy: PolicyDocuments.json(
+                blocked: ["reddit.com"], categories: ["adult"],
+                screenTime: #""per_app_limits": [{"bundle_id": "com.zhiliaoapp.musically", "daily_minutes": 60}]"#),
+            upstream: dns.spec,
+            settings: """
+                child_listen = 127.0.0.1:\(childPort)
+                lists = \(try Self.oldLists(scratch))
+                notify_url = \(receiver.server.origin)/hook
+                notify_format = json
+                notify_events = summary
+                summary_time = 20:00
+                """, arguments: ["--allow-local-destinations"], environment: clock.environment)
+        defer { page.gate.daemon.stop() }
+        func dig(_ name: String) throws -> DigAnswer { try page.gate.dig(name, "A", ["-b", Self.child]) }
+
+        // 19:58: three blocked names, two of the adult category, TikTok; a question.
+        for _ in 0..<3 { #expect(try dig("reddit.com").extendedErrors.first?.hasPrefix("15 (Blocked)") == true) }
+        for _ in 0..<2 { #expect(try dig("adult.example").extendedErrors.first?.hasPrefix("15 (Blocked)") == true) }
+        #expect(try dig("www.tiktok.com").answerData == ["127.0.0.1"])
+        let asked = try Curl.run([
+            "--interface", Self.child, "--resolve", "gate.home.arpa:\(childPort):127.0.0.1",
+            "--data-urlencode", "kind=time", "--data-urlencode", "note=<i>one more level</i>",
+            "http://gate.home.arpa:\(childPort)/ask",
+        ])
+        #expect(asked.status == 303, "\(asked)")
+        // 19:59:30: TikTok again (a second minute, and a second minute online). The clock
+        // is set to the second, give or take one: the middle of the minute.
+        clock.set(start + 90)
+        #expect(try dig("www.tiktok.com").answerData == ["127.0.0.1"])
+        pause(6_000_000_000)
+        #expect(receiver.events.isEmpty, "nothing before summary_time")
+
+        // 20:00:30: the day's summary, once.
+        clock.set(start + 150)
+        let sent = try #require(waitForPrefix(receiver, "summary:default:"), "\(page.gate.log)")
+        #expect(sent["event"]?.string == "summary")
+        #expect(sent["title"]?.string == "default on 2026-12-07: 2 min online, 5 blocks", "\(sent)")
+        #expect(
+            sent["message"]?.string
+                == "Apps: TikTok 2 min\nBlocked: adult 2\nMost blocked: reddit.com (3), adult.example (2)\n"
+                + "Asked 1 time: 0 allowed, 0 no, 1 not answered\nNew devices: \(Self.child)", "\(sent)")
+        let session = try page.login()
+        let listed = try page.curl("/api/summaries", ["-b", session.jar])
+        let summary = try #require(try TestJSON.parse(listed.body)["summaries"]?.array?.first, "\(listed.body)")
+        #expect(summary["queries"]?.int == 7, "\(listed.body)")
+        #expect(summary["blocks"]?.int == 5)
+        #expect(summary["online_minutes"]?.int == 2)
+        #expect(summary["apps"]?.array?.first?["minutes"]?.int == 2)
+        #expect(summary["top_blocked"]?.array?.first?["name"]?.string == "reddit.com")
+        #expect(summary["top_blocked"]?.array?.first?["count"]?.int == 3)
+        let shown = try page.curl("/summaries", ["-b", session.jar])
+        #expect(shown.body.contains("More time — “&lt;i&gt;one more level&lt;/i&gt;”: not answered"), "\(shown.body)")
+        // The Summaries page in a real browser, for the docs.
+        let browser = try PageBrowser(scratch: page.scratch)
+        defer { browser.close() }
+        try browser.get(page.base + "/")
+        try browser.fill("input[name=password]", ParentPageIntegrationTests.password)
+        try browser.click("button", text: "Log in")
+        try browser.get(page.base + "/summaries")
+        #expect(try browser.text("section.summary h2") == "default · 2026-12-07")
+        try browser.screenshot("parent-page-summaries-phone.png", width: 360)
+        pause(6_000_000_000)
+        #expect(receiver.ids.filter { $0.hasPrefix("summary:") }.count == 1, "once a day: \(receiver.ids)")
+    }
+
     func waitForPrefix(_ receiver: Receiver, _ prefix: String, seconds: UInt64 = 20) -> TestJSON? {
         var found: TestJSON?
         _ = waitUntil(timeout: seconds * 1_000_000_000, interval: 100_000_000) {

@@ -22,6 +22,11 @@ import Testing
         #expect(throws: ConfigError.self) { try parse("notify_url = ftp://x") }
         #expect(throws: ConfigError.self) { try parse("notify_events = ask, everything") }
         #expect(throws: ConfigError.self) { try parse("notify_format = xml") }
+        #expect(try parse("")[Key.summaryTime] == 20 * 60)
+        #expect(try parse("summary_time = 07:30")[Key.summaryTime] == 7 * 60 + 30)
+        for bad in ["7:30", "24:00", "12:60", "noon", "12:3"] {
+            #expect(throws: ConfigError.self) { try parse("summary_time = \(bad)") }
+        }
     }
 
     @Test func aTapGoesToThePagesNameElseItsAddress() throws {

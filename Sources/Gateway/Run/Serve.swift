@@ -84,9 +84,16 @@ package enum Serve {
             let notify = try NotifySetup.make(
                 settings, daemon: daemon, store: store, options: options, startedAt: clock.wall().unixSeconds,
                 log: log, clock: clock)
+            let summaries = SummaryJob(
+                minuteOfDay: settings[Key.summaryTime], store: store,
+                profiles: plan.flushedProfiles.filter { $0 != Profile.noneName },
+                zone: { [weak daemon, zone = daemon.builder.zone] in daemon?.builder.zone ?? zone },
+                appName: { [weak daemon] id in daemon?.builder.services.services.first { $0.id == id }?.name },
+                notify: notify, log: log)
             let sync = try setup.service(
                 daemon: daemon, settings: settings, options: options, store: store,
-                aggregator: aggregator, activity: activity, flushObserver: notify?.observer, log: log, clock: clock)
+                aggregator: aggregator, activity: activity,
+                flushObserver: flushObserver(notify: notify?.observer, summaries: summaries), log: log, clock: clock)
             daemon.syncRequested = {
                 sync.wake()
                 notify?.notifier.retryNow()
@@ -145,6 +152,18 @@ package enum Serve {
         daemon.wait()
         store.close()
         withExtendedLifetime(lock) {}
+    }
+
+    /// What each hit flush feeds: the notifications' watch (when on) and the summaries.
+    static func flushObserver(notify: HitFlusher.Observer?, summaries: SummaryJob) -> HitFlusher.Observer {
+        var attempts: @Sendable (String) -> Bool = { _ in false }
+        if let notify { attempts = notify.attempts }
+        return HitFlusher.Observer(
+            attempts: attempts,
+            observe: { facts in
+                notify?.observe(facts)
+                summaries.run(now: facts.now)
+            })
     }
 
     private static func egressWatcher() throws(GatewayError) -> EgressWatcher {

@@ -238,6 +238,9 @@ package enum Key {
     package static let notifyCircumvention = ConfigKey(
         "notify_circumvention", .integer, default: "5", reload: false,
         "attempts around the filter from one device in 10 minutes before it is an event (more than this)")
+    package static let summaryTime = ConfigKey(
+        "summary_time", .timeOfDay, default: "20:00", reload: false,
+        "when each child's daily summary is made, local HH:MM (on the page, and sent when notifications are on)")
     package static let notifyQueueMax = ConfigKey(
         "notify_queue_max", .integer, default: "500", reload: false,
         "events kept for a receiver that is away; past it the oldest are dropped and counted")
@@ -267,7 +270,7 @@ package enum Key {
         webTLSKey.erased, webNames.erased,
         webAllowClients.erased, dhcpLeases.erased,
         notifyURL.erased, notifyFormat.erased, notifyTokenFile.erased, notifyEvents.erased,
-        notifyCircumvention.erased, notifyQueueMax.erased,
+        notifyCircumvention.erased, notifyQueueMax.erased, summaryTime.erased,
     ]
 
     package static let schema = ConfigSchema(all)
@@ -358,4 +361,16 @@ extension ValueType where Value == HTTPURL? {
 
 extension ValueType where Value == [Notice.Kind] {
     static let noticeKinds = ValueType<Notice.Kind>.choice(Notice.Kind.self).list
+}
+
+extension ValueType where Value == Int {
+    /// `HH:MM`, 00:00 to 23:59: minutes after midnight.
+    static let timeOfDay = ValueType.form("time of day", expected: "a time HH:MM (00:00 to 23:59)") { text in
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
+            let minute = Int(parts[1]),
+            (0..<24).contains(hour), (0..<60).contains(minute)
+        else { return nil }
+        return hour * 60 + minute
+    }
 }
