@@ -24,13 +24,17 @@ public final class ChildApp {
     let clock: any Clock
     let log: Logger
     let deviceMAC: (IPAddress) -> MACAddress?
+    /// The gateway's own addresses, from which the proxy brings a device's request with
+    /// who asks (`ProxyCore.ChildIdentity`); from anywhere else those fields are ignored.
+    let gateway: Set<IPAddress>
 
     public init(
-        store: Store, household: any Household, hosts: Set<String>,
+        store: Store, household: any Household, hosts: Set<String>, gateway: Set<IPAddress> = [],
         deviceMAC: @escaping (IPAddress) -> MACAddress? = { _ in nil }, clock: any Clock, log: Logger
     ) {
         self.store = store
         self.household = household
+        self.gateway = gateway
         self.hosts = Set(hosts.map { $0.lowercased() })
         self.deviceMAC = deviceMAC
         self.clock = clock
@@ -50,7 +54,7 @@ public final class ChildApp {
         if request.method == "GET", segments == ["static", "page.css"] {
             return WebResponse(status: 200, headers: [("Content-Type", "text/css")], body: Array(Stylesheet.text.utf8))
         }
-        let device = Device(request.client, mac: deviceMAC(request.client))
+        let device = proxied(request) ?? Device(request.client, mac: deviceMAC(request.client))
         do {
             switch (request.method, segments) {
             case ("GET", []), ("HEAD", []), ("GET", ["ask"]), ("HEAD", ["ask"]):
@@ -70,20 +74,37 @@ public final class ChildApp {
     }
 
     /// The device that asks: its address, its MAC when the neighbour table knows it, and the
-    /// key its requests are kept under (the MAC, else the address).
+    /// key its requests are kept under (the MAC, else the address); through the proxy, the
+    /// profile the proxy chose for it (a proxy user's).
     struct Device {
         let address: IPAddress
         let mac: MACAddress?
+        var profileName: String? = nil
         var key: String { mac?.description ?? address.description }
 
-        init(_ address: IPAddress, mac: MACAddress?) {
+        init(_ address: IPAddress, mac: MACAddress?, profileName: String? = nil) {
             self.address = address
             self.mac = mac
+            self.profileName = profileName
         }
     }
 
+    /// Who asks through the proxy: believed from the gateway's own addresses only.
+    func proxied(_ request: WebRequest) -> Device? {
+        guard gateway.contains(request.client),
+            let address = request.header(ChildIdentity.addressField).flatMap({ IPAddress($0) }),
+            let profile = request.header(ChildIdentity.profileField)
+        else { return nil }
+        return Device(
+            address, mac: request.header(ChildIdentity.macField).flatMap { MACAddress($0) }, profileName: profile)
+    }
+
     func profile(of device: Device) -> Profile {
-        household.currentEngine().profiles.choose(Client(address: device.address, mac: device.mac))
+        let profiles = household.currentEngine().profiles
+        if let name = device.profileName, let named = profiles.profiles.first(where: { $0.name == name }) {
+            return named
+        }
+        return profiles.choose(Client(address: device.address, mac: device.mac))
     }
 
     // MARK: - Asking

@@ -11,6 +11,8 @@ public struct Origin: Equatable, Sendable, CustomStringConvertible {
         case name(DomainName)
         /// An IP literal that may be reached.
         case address(IPAddress)
+        /// The gateway's own child's page: the one local address reached, never looked up.
+        case childPage(IPAddress)
     }
 
     public let destination: Destination
@@ -22,7 +24,7 @@ public struct Origin: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch destination {
         case .name(let name): "\(name):\(port)"
-        case .address(let address): Endpoint(address, port: port).description
+        case .address(let address), .childPage(let address): Endpoint(address, port: port).description
         }
     }
 }

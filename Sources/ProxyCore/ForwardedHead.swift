@@ -11,16 +11,24 @@ public enum ForwardedHead {
     /// Our `Via` pseudonym (RFC 9110 §7.6.3); a request carrying it has looped back here.
     public static let pseudonym = "phosra-gate"
 
-    /// The request for the origin.
-    public static func request(_ head: RequestHead, target: ProxyTarget) -> ByteBuffer {
+    /// The request for the origin. `child` is who asks, for the gateway's own child's page
+    /// only: written as `Phosra-Child-*` fields, which the page believes from the gateway
+    /// alone; a client's own `Phosra-Child-*` fields are never passed on.
+    public static func request(_ head: RequestHead, target: ProxyTarget, child: ChildIdentity? = nil) -> ByteBuffer {
         var out = ByteBuffer(capacity: head.fields.bytes.count + 64)
         out.writeString("\(head.method) \(target.path) HTTP/1.1\r\nHost: \(target.authority)\r\n")
         // RFC 9110 §7.6.2: an intermediary forwarding OPTIONS or TRACE decrements Max-Forwards.
         let hops = head.method == "OPTIONS" || head.method == "TRACE" ? head.maxForwards : nil
         write(head.fields, to: &out) {
             head.fields.isNamed($0, "host") || (hops != nil && head.fields.isNamed($0, "max-forwards"))
+                || isChildIdentity($0, in: head.fields)
         }
         if let hops { out.writeString("Max-Forwards: \(max(hops - 1, 0))\r\n") }
+        if let child {
+            out.writeString("\(ChildIdentity.addressField): \(child.address)\r\n")
+            if let mac = child.mac { out.writeString("\(ChildIdentity.macField): \(mac)\r\n") }
+            out.writeString("\(ChildIdentity.profileField): \(child.profile)\r\n")
+        }
         out.writeString("Via: 1.\(head.minorVersion) \(pseudonym)\r\n\r\n")
         return out
     }
@@ -73,6 +81,18 @@ public enum ForwardedHead {
                 out.writeBytes(UnsafeRawBufferPointer(rebasing: raw[field.value]))
                 out.writeString("\r\n")
             }
+        }
+    }
+
+    /// Whether a field is one of the child's page's `Phosra-Child-*` fields.
+    static func isChildIdentity(_ field: HeaderFields.Field, in fields: HeaderFields) -> Bool {
+        let prefix = ChildIdentity.prefix
+        guard field.name.count > prefix.count else { return false }
+        return fields.bytes.withUnsafeBytes { raw in
+            for (offset, byte) in prefix.enumerated() where raw[field.name.lowerBound + offset] | 0x20 != byte {
+                return false
+            }
+            return true
         }
     }
 

@@ -32,6 +32,11 @@ extension ProxyConnection {
             pending.addresses = [Endpoint(address, port: pending.origin.port)]
             state = .connecting(pending)
             return [.connect(pending.addresses[0])]
+        case .childPage(let address):
+            var pending = pending
+            pending.addresses = [Endpoint(address, port: pending.origin.port)]
+            state = .connecting(pending)
+            return [.connect(pending.addresses[0])]
         }
     }
 

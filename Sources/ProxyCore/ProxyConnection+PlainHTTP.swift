@@ -31,6 +31,22 @@ extension ProxyConnection {
             return keepAlive ? waitForNextRequest(env) : closeAfterResponse(env)
         }
         let profile = env.profile(for: client, mac: clientMAC, user: proxyUser)
+        if redirectedTo == nil, let route = env.settings.childPageRoute, target.port == route.port,
+            case .name(let name) = target.host, name == route.host
+        {
+            // The gateway's own child's page: no decision, no hit, no minute; who asks
+            // goes with the request.
+            let child = ChildIdentity(address: client, mac: deviceMAC, profile: profile.name)
+            var exchange = Exchange(
+                method: head.method, target: target, site: route.host.description, url: head.target,
+                head: ForwardedHead.request(head, target: target, child: child),
+                requestBody: BodyTracker(framing, bareLineFeeds: false), clientKeepAlive: head.keepAlive,
+                clientIsHTTP10: head.minorVersion == 0,
+                origin: Origin(destination: .childPage(route.address), port: route.port),
+                retryable: framing == .length(0), profile: profile)
+            exchange.inspect = false
+            return start(exchange, env)
+        }
         profile.activity.recordQuery(from: SeenClient(address: client, mac: deviceMAC))
         // A proxy request goes only to the web's ports (the firewall chose a redirected one's).
         if redirectedTo == nil, !env.settings.httpPorts.contains(target.port) {
@@ -69,6 +85,11 @@ extension ProxyConnection {
                 ?? Origin(destination: destination, port: target.port),
             retryable: framing == .length(0), profile: profile)
         exchange.inspect = inspect
+        return start(exchange, env)
+    }
+
+    /// Sends `exchange` on the kept connection to its origin, or opens one.
+    mutating func start(_ exchange: Exchange, _ env: ProxyEnvironment) -> [ProxyAction] {
         if upstream == exchange.origin {
             var reused = exchange
             reused.reusedConnection = true

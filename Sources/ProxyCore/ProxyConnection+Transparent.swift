@@ -150,7 +150,7 @@ extension ProxyConnection {
         let name: String
         switch pending.origin.destination {
         case .name(let asked): name = asked.description
-        case .address(let address): name = address.description
+        case .address(let address), .childPage(let address): name = address.description
         }
         return [.record(hit(name, decision, env))]
             + refuseAfterLookup(BlockReason(decision), pending, env, readNext: readNext)

@@ -37,6 +37,10 @@ public struct ProxySettings: Sendable, Equatable {
     /// The child's page (`http://gate.home.arpa`), where a block page and a 403 send a child
     /// to ask; nil when it does not listen.
     public var childPage: String?
+    /// Where the proxy takes a request for the child's page (`home_name`): the one address
+    /// of the gateway's own it reaches, with who asks added to the request, since the page
+    /// cannot see a proxy user (docs/requests-and-notifications.md#the-childs-page).
+    public var childPageRoute: ChildPageRoute?
     /// `proxy_auth`: whether a proxy client no device entry covers must log in.
     public var authMode: ProxyAuthMode = .optional
     /// The profiles' proxy users and their passwords; nil when no profile has one.
@@ -81,4 +85,18 @@ public enum ProxyLimits {
     /// not read is bounded (left to itself it grows a send buffer to 4 MiB). 256 KiB of data
     /// keeps a LAN link full up to 10 ms of round trip at 200 Mbit/s.
     public static let clientSendBuffer = 262_144
+}
+
+/// The child's page as the proxy reaches it: `host` (`home_name`) on `port`, served at
+/// `address`.
+public struct ChildPageRoute: Sendable, Equatable {
+    public var host: DomainName
+    public var port: UInt16
+    public var address: IPAddress
+
+    public init(host: DomainName, port: UInt16, address: IPAddress) {
+        self.host = host
+        self.port = port
+        self.address = address
+    }
 }

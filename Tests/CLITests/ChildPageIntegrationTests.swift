@@ -78,4 +78,62 @@ import Testing
         let rebound = try Curl.run(["-H", "Host: evil.example", "http://127.0.0.1:\(childPort)/"])
         #expect(rebound.status == 421)
     }
+
+    /// A device on the proxy with a login reaches its page through the proxy, which says
+    /// who asks: the question is its proxy user's profile's. The same claim sent straight
+    /// to the page, or through the proxy by the client, is not believed.
+    @Test func aProxyUsersPageIsItsProfilesAndAClaimIsNotBelieved() throws {
+        let hashed = try GateCommand.run(["passwd"], stdin: "s3cret\n")
+        try #require(hashed.status == 0, "\(hashed.stderr)")
+        let hash = hashed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let scratch = try ScratchDirectory("pg-child-proxy-user")
+        let kidPolicy = try scratch.write("kid.json", PolicyDocuments.json(blocked: ["tiktok.com"]))
+        let homePolicy = try scratch.write("home.json", PolicyDocuments.json(blocked: ["reddit.com"]))
+        let childPort = FreePort.tcpAndUDP()
+        let proxyPort = FreePort.tcpAndUDP()
+        let page = try ParentPageIntegrationTests.Page(
+            settings: """
+                child_listen = 127.0.0.1:\(childPort)
+                default_profile = home
+                [profile home]
+                policy = \(homePolicy)
+                [profile kid]
+                proxy_user = kid
+                proxy_password = \(hash)
+                policy = \(kidPolicy)
+                """, proxyPort: proxyPort)
+        defer { page.gate.daemon.stop() }
+        let base = "http://gate.home.arpa:\(childPort)"
+        let proxy = "http://kid:s3cret@127.0.0.1:\(proxyPort)"
+
+        let shown = try Curl.run(["--interface", "127.0.0.2", "-x", proxy, "\(base)/"])
+        #expect(shown.status == 200 && shown.body.contains("Ask a parent"), "\(shown)")
+        let viaProxy = try Curl.run(
+            ["--interface", "127.0.0.2", "-x", proxy, "-d", "kind=time", "-d", "note=proxy", "\(base)/ask"])
+        #expect(viaProxy.status == 303, "\(viaProxy)")
+        let forgedThrough = try Curl.run([
+            "--interface", "127.0.0.4", "-x", proxy, "-H", "Phosra-Child-Profile: default", "-H",
+            "Phosra-Child-Address: 127.0.0.9", "-d", "kind=time", "-d", "note=through", "\(base)/ask",
+        ])
+        #expect(forgedThrough.status == 303, "\(forgedThrough)")
+        let forgedStraight = try Curl.run([
+            "--interface", "127.0.0.3", "--resolve", "gate.home.arpa:\(childPort):127.0.0.1", "-H",
+            "Phosra-Child-Profile: kid", "-H", "Phosra-Child-Address: 127.0.0.9", "-d", "kind=time", "-d",
+            "note=straight", "\(base)/ask",
+        ])
+        #expect(forgedStraight.status == 303, "\(forgedStraight)")
+
+        let session = try page.login()
+        let listed = try TestJSON.parse(try page.curl("/api/requests", ["-b", session.jar]).body)
+        let asked = Dictionary(
+            uniqueKeysWithValues: (listed["requests"]?.array ?? []).compactMap { row -> (String, String)? in
+                guard let note = row["note"]?.string, let profile = row["profile"]?.string,
+                    let device = row["device"]?.string
+                else { return nil }
+                return (note, "\(profile) \(device)")
+            })
+        #expect(asked["proxy"] == "kid 127.0.0.2", "\(asked)")
+        #expect(asked["through"] == "kid 127.0.0.4", "\(asked)")
+        #expect(asked["straight"] == "home 127.0.0.3", "\(asked)")
+    }
 }

@@ -1,4 +1,5 @@
 import Bytes
+import DomainMatch
 import HTTP1
 import Testing
 
@@ -20,6 +21,28 @@ import Testing
                 GET /p?q=1 HTTP/1.1\r\nHost: Example.org:8080\r\nAccept: */*\r\nVia: 1.1 other\r\nContent-Length: 0\r\n\
                 Via: 1.1 phosra-gate\r\n\r\n
                 """)
+    }
+
+    @Test func theChildsPageGetsWhoAsksAndNeverAClientsOwnClaim() throws {
+        let head = try RequestHead(
+            Array(
+                """
+                POST http://gate.home.arpa/ask HTTP/1.1\r\nHost: gate.home.arpa\r\nPhosra-Child-Profile: default\r\n\
+                phosra-child-address: 10.0.0.9\r\nPHOSRA-CHILD-MAC: 02:00:00:00:00:09\r\nPhosra-Children: 2\r\nContent-Length: 0\r\n\r\n
+                """.utf8))
+        let target = try ProxyTarget.absolute(head.target)
+        let child = ChildIdentity(
+            address: IPAddress("192.168.1.20")!, mac: MACAddress("aa:bb:cc:dd:ee:01"), profile: "kid")
+        var out = ForwardedHead.request(head, target: target, child: child)
+        #expect(
+            out.readString(length: out.readableBytes) == """
+                POST /ask HTTP/1.1\r\nHost: gate.home.arpa\r\nPhosra-Children: 2\r\nContent-Length: 0\r\n\
+                Phosra-Child-Address: 192.168.1.20\r\nPhosra-Child-MAC: aa:bb:cc:dd:ee:01\r\nPhosra-Child-Profile: kid\r\n\
+                Via: 1.1 phosra-gate\r\n\r\n
+                """)
+        // To any other origin a client's claim is dropped too, and none is added.
+        var plain = ForwardedHead.request(head, target: target)
+        #expect(!(plain.readString(length: plain.readableBytes) ?? "").lowercased().contains("phosra-child-"))
     }
 
     @Test func theForwardedResponseLosesHopByHopFieldsAndGainsVia() throws {

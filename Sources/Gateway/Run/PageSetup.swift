@@ -178,8 +178,19 @@ package final class PageSetup: Household, @unchecked Sendable {
         var childHosts = allowedHosts()
         childHosts.insert(homeName)
         for listen in child where !listen.address.isUnspecified { childHosts.insert(listen.address.description) }
+        // The proxy reaches the child's page at its route's address, from that address (any
+        // of the host's behind a wildcard listener).
+        var gateway: Set<IPAddress> = [.v4(0x7F00_0001), .v6(high: 0, low: 1)]
+        for listen in child {
+            if listen.address.isUnspecified {
+                gateway.formUnion(OwnAddresses.all())
+            } else {
+                gateway.insert(listen.address)
+            }
+        }
         let childApp = ChildApp(
-            store: store, household: self, hosts: childHosts, deviceMAC: { neighbours.mac(for: $0, now: clock.now()) },
+            store: store, household: self, hosts: childHosts, gateway: gateway,
+            deviceMAC: { neighbours.mac(for: $0, now: clock.now()) },
             clock: clock, log: log)
         let server = WebServer(
             loop: loop, clock: clock, app: app, child: child.isEmpty ? nil : childApp, tls: tls,

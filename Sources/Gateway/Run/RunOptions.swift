@@ -135,6 +135,8 @@ package struct RunOptions {
         proxy.rebindAllow = rebindAllow
         if let home, let port = child.first?.port {
             proxy.childPage = "http://\(home.name)" + (port == 80 ? "" : ":\(port)")
+            let served = child.first { !$0.address.isUnspecified }?.address ?? home.addresses.first
+            if let served { proxy.childPageRoute = ChildPageRoute(host: home.name, port: port, address: served) }
         }
         let accounts = try ProxyAccounts.logins(settings)
         proxy.logins = accounts.logins
