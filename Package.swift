@@ -110,6 +110,11 @@ let package = Package(
         // events, their ntfy and JSON shapes, the queue in the store and the thread that
         // delivers it.
         .target(name: "Notify", dependencies: ["Locks", "Store", "HTTPClient", "Base64", "SystemIO"]),
+        // PostgreSQL's client library from the system (Debian: libpq-dev), for the shared store.
+        .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
+        // The state gateways of one family share on PostgreSQL (docs/two-gateways.md): the
+        // connection, the numbered schema under an advisory lock, minutes as facts.
+        .target(name: "SharedStore", dependencies: ["CLibPQ", "SystemIO"]),
         // The matcher benchmark's reference strategies (a `Set<String>`, a hashed-suffix table,
         // a sorted label-reversed array, an SQLite table), its workload and options, query
         // mixes, timing and reports (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher);
@@ -211,6 +216,7 @@ let package = Package(
                 "Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "HTTPClient", "TestSupport",
             ]),
         .testTarget(name: "StoreTests", dependencies: ["Locks", "Store", "SystemIO", "TestSupport"]),
+        .testTarget(name: "SharedStoreTests", dependencies: ["SharedStore", "TestSupport"]),
         .testTarget(
             name: "NotifyTests",
             dependencies: ["Notify", "Store", "HTTPClient", "EventLoop", "SystemIO", "TestSupport", "Locks"]),

@@ -55,6 +55,8 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     private var roundStarted: Nanoseconds = 0
     /// The most connections open on this loop since memory was last handed back.
     private var peakSinceTrim = 0
+    /// A burst's trim left connections open: trimmed again when they are gone.
+    private var burstTail = false
     /// Connections closed in a burst (this many fewer open than the peak) before the
     /// allocator is asked to hand freed memory back.
     static let trimAfter = 64
@@ -270,15 +272,22 @@ public final class ProxyLoop: TimerTarget, @unchecked Sendable {
     /// arenas, which the process never gets back on its own (the thresholds that return
     /// memory grow with the largest blocks freed): `malloc_trim` hands the free pages back.
     /// At most once a round, and only after a burst of closes, so it costs nothing in a
-    /// steady state (docs/proxy.md#stalled-devices).
+    /// steady state (docs/proxy.md#stalled-devices); once more when the rest of the burst
+    /// has closed too, or the last connections of a burst that closes over several
+    /// seconds keep what they freed.
     private func trimIfMany() {
         let open = connections.count
-        guard peakSinceTrim >= open + Self.trimAfter else {
-            peakSinceTrim = max(peakSinceTrim, open)
+        if peakSinceTrim >= open + Self.trimAfter {
+            peakSinceTrim = open
+            burstTail = open > 0
+            _ = malloc_trim(0)
             return
         }
-        peakSinceTrim = open
-        _ = malloc_trim(0)
+        peakSinceTrim = max(peakSinceTrim, open)
+        if burstTail, open == 0 {
+            burstTail = false
+            _ = malloc_trim(0)
+        }
     }
 
     private func closeIdle() {

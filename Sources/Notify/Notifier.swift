@@ -1,4 +1,5 @@
 import HTTPClient
+import Locks
 import Store
 import Synchronization
 import SystemIO
@@ -28,6 +29,9 @@ public final class Notifier: @unchecked Sendable {
     private let doorbell: Doorbell
     private let stopping = Atomic<Bool>(false)
     private let hurry = Atomic<Bool>(false)
+    /// Ids queued (or found queued) since the start: the watch finds the same trouble every
+    /// 15 s, and the store's key would refuse it anyway, but not without a write.
+    private let queued = Lock<Set<String>>([])
     private var thread: SystemThread?
     /// Failed deliveries in a row; none is tried before `resumeAt` (wall seconds).
     private var failures = 0
@@ -61,12 +65,19 @@ public final class Notifier: @unchecked Sendable {
     /// writes to the store). An event whose id was queued before is ignored.
     public func post(_ notice: Notice) {
         guard events.contains(notice.event) else { return }
+        let fresh = queued.withLock { ids in
+            if ids.count > 10_000 { ids.removeAll() }
+            return ids.insert(notice.id).inserted
+        }
+        guard fresh else { return }
         do {
-            let queued = try store.enqueueNotice(
+            let isNew = try store.enqueueNotice(
                 NoticeRow(key: notice.id, kind: notice.event.rawValue, createdAt: notice.time, body: notice.json()),
                 bound: bound)
-            if queued { doorbell.ring() }
+            if isNew { doorbell.ring() }
         } catch {
+            // Not queued: the next finding tries again.
+            _ = queued.withLock { $0.remove(notice.id) }
             log.error("notify_queue_failed", [("event", notice.event.rawValue), ("error", "\(error)")])
         }
     }

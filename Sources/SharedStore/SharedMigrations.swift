@@ -1,0 +1,65 @@
+/// The shared schema as numbered steps (docs/two-gateways.md), applied in order, each in
+/// its own transaction, under an advisory lock: two gateways that start at once apply each
+/// step once, the second waiting for the first.
+enum SharedMigrations {
+    struct Step {
+        let version: Int
+        let sql: String
+    }
+
+    /// The lock's key: "phos" in ASCII, the same for every gateway of the database.
+    static let lockKey = "1886892915"
+
+    static let all: [Step] = [
+        Step(
+            version: 1,
+            sql: """
+                -- Minutes of use as facts (child, app, day, minute): a phone that asks both
+                -- gateways in the same minute writes the same fact twice, and it counts once.
+                CREATE TABLE usage_minutes (
+                    profile TEXT NOT NULL,
+                    service TEXT NOT NULL,
+                    day     INTEGER NOT NULL,
+                    minute  SMALLINT NOT NULL CHECK (minute >= 0 AND minute < 1500),
+                    gateway TEXT NOT NULL,
+                    PRIMARY KEY (profile, service, day, minute)
+                );
+                -- The gateways that share this database, and when each was last heard of.
+                CREATE TABLE gateways (
+                    id         TEXT PRIMARY KEY,
+                    started_at BIGINT NOT NULL,
+                    seen_at    BIGINT NOT NULL
+                );
+                """)
+    ]
+
+    static var latest: Int { all.last?.version ?? 0 }
+
+    /// Brings the database to `latest`; returns the version it found.
+    @discardableResult
+    static func apply(_ connection: PGConnection) throws(SharedStoreError) -> Int {
+        try connection.execute("SELECT pg_advisory_lock($1)", [lockKey])
+        defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [lockKey]) }
+        try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        let found = try version(connection)
+        guard found <= latest else { throw .newerSchema(found: found, supported: latest) }
+        for step in all where step.version > found {
+            try connection.execute("BEGIN")
+            do throws(SharedStoreError) {
+                try connection.script(step.sql)
+                try connection.execute("INSERT INTO schema_version (version) VALUES ($1)", ["\(step.version)"])
+                try connection.execute("COMMIT")
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+        return found
+    }
+
+    static func version(_ connection: PGConnection) throws(SharedStoreError) -> Int {
+        let rows = try connection.execute("SELECT coalesce(max(version), 0) FROM schema_version")
+        guard let text = rows.first?.first ?? nil else { return 0 }
+        return Int(text) ?? 0
+    }
+}

@@ -1,0 +1,95 @@
+import SystemIO
+
+/// The state two or more gateways of one family share on PostgreSQL (`shared_store`,
+/// docs/two-gateways.md). This first part: the connection (a `postgresql://` URL, the
+/// password from a file, never from the URL's text in a message), the numbered schema
+/// applied once under an advisory lock, and app minutes as facts that count once
+/// whichever gateway saw them.
+///
+/// Threading: one connection, used by one thread at a time.
+public final class SharedStore {
+    let connection: PGConnection
+    /// This gateway's id among those that share the database.
+    public let gateway: String
+
+    /// Connects, applies the pending migrations and says this gateway is here. A password
+    /// file's first line is the password (`shared_store_password_file`).
+    public static func open(
+        url: String, passwordFile: String? = nil, gateway: String, now: Int64
+    ) throws(SharedStoreError) -> SharedStore {
+        var password: String?
+        if let passwordFile {
+            do {
+                let text = String(decoding: try Files.read(passwordFile, limit: 4096), as: UTF8.self)
+                password = String(text.split(whereSeparator: \.isNewline).first ?? "")
+            } catch {
+                throw .passwordFile(path: passwordFile, reason: "\(error)")
+            }
+        }
+        let connection = try PGConnection(url: url, password: password)
+        try SharedMigrations.apply(connection)
+        try connection.execute(
+            """
+            INSERT INTO gateways (id, started_at, seen_at) VALUES ($1, $2, $2)
+            ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, seen_at = excluded.seen_at
+            """, [gateway, "\(now)"])
+        return SharedStore(connection: connection, gateway: gateway)
+    }
+
+    private init(connection: PGConnection, gateway: String) {
+        self.connection = connection
+        self.gateway = gateway
+    }
+
+    /// The schema version of the database.
+    public func schemaVersion() throws(SharedStoreError) -> Int { try SharedMigrations.version(connection) }
+
+    /// The schema version this build writes and reads.
+    public static var supportedSchemaVersion: Int { SharedMigrations.latest }
+
+    /// One minute of use: `minute` is the minute of the day's slot (`MinuteSet.slot`).
+    public struct MinuteFact: Sendable, Equatable, Hashable {
+        public var profile: String
+        public var service: String
+        public var day: Int
+        public var minute: Int
+
+        public init(profile: String, service: String, day: Int, minute: Int) {
+            self.profile = profile
+            self.service = service
+            self.day = day
+            self.minute = minute
+        }
+    }
+
+    /// Records minutes of use; a minute another gateway (or this one) recorded already is
+    /// not counted again. Returns how many were new. One statement, one transaction.
+    @discardableResult
+    public func record(_ facts: [MinuteFact]) throws(SharedStoreError) -> Int {
+        guard !facts.isEmpty else { return 0 }
+        var sql = "INSERT INTO usage_minutes (profile, service, day, minute, gateway) VALUES "
+        var parameters: [String?] = [gateway]
+        for (index, fact) in facts.enumerated() {
+            let base = 2 + index * 4
+            sql += (index == 0 ? "" : ", ") + "($\(base), $\(base + 1), $\(base + 2), $\(base + 3), $1)"
+            parameters += [fact.profile, fact.service, "\(fact.day)", "\(fact.minute)"]
+        }
+        sql += " ON CONFLICT DO NOTHING RETURNING 1"
+        return try connection.execute(sql, parameters).count
+    }
+
+    /// Minutes of use of `profile` on `day`, by service, whichever gateway saw them.
+    public func minutes(profile: String, day: Int) throws(SharedStoreError) -> [String: Int] {
+        var out: [String: Int] = [:]
+        for row in try connection.execute(
+            "SELECT service, count(*) FROM usage_minutes WHERE profile = $1 AND day = $2 GROUP BY service",
+            [profile, "\(day)"])
+        {
+            guard let service = row[0], let count = row[1].flatMap({ Int($0) }) else { continue }
+            out[service] = count
+        }
+        return out
+    }
+
+    public func close() { connection.close() }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// A real PostgreSQL server (Debian's `postgresql`) of the test's own: a fresh cluster made
+/// with `initdb` in a scratch directory, run by `pg_ctl` as the `postgres` user on a
+/// loopback port (and a socket in its own directory), with password authentication for
+/// `phosra`. `stop()` and `start()` take it away and bring it back on the same port and
+/// data; the cluster goes with the value.
+public final class PostgresServer: @unchecked Sendable {
+    // Sendable: the test thread alone calls stop and start.
+    public let port: UInt16
+    public let user = "phosra"
+    public let password = "pg-test-s3cret"
+    /// The data directory.
+    public let data: String
+    private let scratch: ScratchDirectory
+    private let bin: String
+
+    /// Whether the server's programs are installed.
+    public static var isInstalled: Bool { binDirectory() != nil }
+
+    static func binDirectory() -> String? {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "\(root)/\($0)/bin" }
+            .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
+    }
+
+    /// `postgresql://phosra@127.0.0.1:PORT/postgres`, without the password.
+    public var url: String { "postgresql://\(user)@127.0.0.1:\(port)/postgres?sslmode=disable" }
+
+    public init() throws {
+        guard let bin = Self.binDirectory() else { throw PostgresError("PostgreSQL is not installed (postgresql)") }
+        self.bin = bin
+        scratch = try ScratchDirectory("pg-postgres")
+        // The server runs as `postgres`: it must reach and own its directory.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        data = scratch.path("data")
+        let passwordFile = try scratch.write("pwfile", password + "\n")
+        try FileManager.default.createDirectory(
+            atPath: data, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        for path in [data, passwordFile] {
+            let owned = try Program.run("/bin/chown", ["postgres", path])
+            guard owned.status == 0 else { throw PostgresError("chown \(path): \(owned.stderr)") }
+        }
+        let made = try Self.asPostgres(
+            "\(bin)/initdb",
+            ["-D", data, "-U", user, "--pwfile", passwordFile, "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"])
+        guard made.status == 0 else { throw PostgresError("initdb: \(made.stderr)") }
+        port = FreePort.tcpAndUDP()
+        try start()
+    }
+
+    deinit { stop(fast: true) }
+
+    /// Starts the server on its port and waits until it takes connections.
+    public func start() throws {
+        let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(data) -c fsync=off"
+        // Through system(3), which waits for exactly its child: the server `pg_ctl` leaves
+        // running must hold no pipe of the test's, and Foundation's Process did not see
+        // runuser end once it had. The paths are the test's own (no spaces, no quotes).
+        let command =
+            "/usr/sbin/runuser -u postgres -- \(bin)/pg_ctl -D \(data) -w -t 30 -l \(data)/server.log "
+            + "-o '\(options)' start </dev/null >/dev/null 2>&1"
+        let status = system(command)
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: data + "/server.log", encoding: .utf8)) ?? ""
+            throw PostgresError("pg_ctl start failed (\(status)): \(log)")
+        }
+    }
+
+    /// Stops the server (`fast`: without waiting for clients to go).
+    public func stop(fast: Bool = true) {
+        _ = system(
+            "/usr/sbin/runuser -u postgres -- \(bin)/pg_ctl -D \(data) -w -m \(fast ? "fast" : "smart") stop "
+                + "</dev/null >/dev/null 2>&1")
+    }
+
+    /// A file holding the password, for `shared_store_password_file`.
+    public func passwordFile() throws -> String { try scratch.write("client-password", password + "\n") }
+
+    static func asPostgres(_ program: String, _ arguments: [String]) throws -> ProgramOutput {
+        try Program.run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
+    }
+}
+
+public struct PostgresError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
