@@ -150,11 +150,17 @@ import Testing
             return clients.count == Self.spoofed.count ? clients : nil
         }
         #expect(answered != nil, "the spoofed queries were answered (their hits)")
-        let status = try GateCommand.run(["status", "--state-dir", scratch.path("state"), "--json"])
-        let json = try TestJSON.parse(Array(status.stdout.utf8))
-        let devices = Set(
-            (json["profiles"]?.array ?? []).flatMap { $0["devices_last_hour"]?.array ?? [] }
-                .compactMap { $0["client"]?.string })
+        // The flush writes the devices seen in a transaction after the hits': a
+        // reading between the two sees the hits alone.
+        var devices: Set<String> = []
+        _ = try waitUntil(timeout: 6_000_000_000, interval: 250_000_000) {
+            let status = try GateCommand.run(["status", "--state-dir", scratch.path("state"), "--json"])
+            let json = try TestJSON.parse(Array(status.stdout.utf8))
+            devices = Set(
+                (json["profiles"]?.array ?? []).flatMap { $0["devices_last_hour"]?.array ?? [] }
+                    .compactMap { $0["client"]?.string })
+            return devices.contains(Self.deviceMAC)
+        }
         #expect(devices.contains(Self.deviceMAC), "the device by its MAC: \(devices)")
         // The device over TCP before its MAC was read may show by its address too.
         let known: Set = ["127.0.0.1", "::1", Self.deviceMAC, Self.device4, Self.device6]
