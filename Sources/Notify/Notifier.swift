@@ -148,7 +148,9 @@ public final class Notifier: @unchecked Sendable {
     private func deliver(_ row: NoticeRow) -> String? {
         guard let notice = Notice(json: row.body) else {
             // Not one of ours (a store edited by hand): kept out of the way, said once.
-            try? store.markNoticeSent(id: row.id, now: clock.wall().unixSeconds)
+            do { try store.markNoticeSent(id: row.id, now: clock.wall().unixSeconds) } catch {
+                return "the store: \(error)"
+            }
             log.warn("notify_unreadable", [("id", row.key)])
             return nil
         }
@@ -158,7 +160,10 @@ public final class Notifier: @unchecked Sendable {
             return "the receiver answered \(response.status) \(Notice.clean(response.reason, limit: 80))"
         }
         do { try store.markNoticeSent(id: row.id, now: clock.wall().unixSeconds) } catch {
+            // Delivered but not marked: the round stops here rather than send it again at
+            // once; after the pause it goes once more (at least once).
             log.error("notify_queue_failed", [("error", "\(error)")])
+            return "the store: \(error)"
         }
         if failures > 0 {
             log.info("notify_delivered", [("after_failures", "\(failures)")])

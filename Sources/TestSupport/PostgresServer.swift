@@ -54,13 +54,19 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Starts the server on its port and waits until it takes connections.
     public func start() throws {
-        let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(data) -c fsync=off"
+        let options =
+            "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(data) -c fsync=off "
+            + "-c max_files_per_process=10000"
         // Through system(3), which waits for exactly its child: the server `pg_ctl` leaves
         // running must hold no pipe of the test's, and Foundation's Process did not see
         // runuser end once it had. The paths are the test's own (no spaces, no quotes).
+        // The server inherits the test process's open descriptors (the suite's sockets) and
+        // refuses to start when too few are left below its limits of files: both are
+        // raised, and the user is changed by setpriv, which (unlike runuser's PAM session)
+        // keeps the raised one.
         let command =
-            "/usr/sbin/runuser -u postgres -- \(bin)/pg_ctl -D \(data) -w -t 30 -l \(data)/server.log "
-            + "-o '\(options)' start </dev/null >/dev/null 2>&1"
+            "ulimit -n $(ulimit -Hn); setpriv --reuid=postgres --regid=postgres --init-groups \(bin)/pg_ctl -D \(data) -w -t 30 "
+            + "-l \(data)/server.log -o '\(options)' start </dev/null >/dev/null 2>&1"
         let status = system(command)
         guard status == 0 else {
             let log = (try? String(contentsOfFile: data + "/server.log", encoding: .utf8)) ?? ""

@@ -100,6 +100,20 @@ import Testing
     }
 }
 
+/// The suite's process holds many descriptors a spawned server inherits (other tests'
+/// sockets): the server starts all the same.
+@Suite(.serialized, .blocking) struct PostgresServerTests {
+    @Test func aServerStartsBesideAThousandInheritedDescriptors() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        let held = (0..<1000).map { _ in open("/dev/null", O_RDONLY) }
+        defer { for descriptor in held where descriptor >= 0 { close(descriptor) } }
+        #expect(held.allSatisfy { $0 >= 0 })
+        let server = try PostgresServer()
+        let store = try SharedStore.open(url: server.url, passwordFile: try server.passwordFile(), gateway: "a", now: 1)
+        #expect(try store.schemaVersion() == SharedStore.supportedSchemaVersion)
+    }
+}
+
 /// A value behind a lock, for the threads of one test.
 final class Locked<Value>: @unchecked Sendable {
     private var stored: Value
