@@ -28,16 +28,18 @@ extension ProxyConnection {
             if let dialled = pending.origin.dialled, dialled.unmapped != address.unmapped {
                 return refuseDestination(pending, env, readNext: false)
             }
-            var pending = pending
-            pending.addresses = [Endpoint(address, port: pending.origin.port)]
-            state = .connecting(pending)
-            return [.connect(pending.addresses[0])]
+            return connect(pending, to: address)
         case .childPage(let address):
-            var pending = pending
-            pending.addresses = [Endpoint(address, port: pending.origin.port)]
-            state = .connecting(pending)
-            return [.connect(pending.addresses[0])]
+            return connect(pending, to: address)
         }
+    }
+
+    /// Connects to the one address of an origin that needs no lookup.
+    private mutating func connect(_ pending: Pending, to address: IPAddress) -> [ProxyAction] {
+        var pending = pending
+        pending.addresses = [Endpoint(address, port: pending.origin.port)]
+        state = .connecting(pending)
+        return [.connect(pending.addresses[0])]
     }
 
     /// The resolver answered.

@@ -51,6 +51,14 @@ public struct NoticeQueueState: Sendable, Equatable {
 }
 
 extension Store {
+    private static let noticeColumns = "id, key, kind, created_at, body, attempts"
+
+    private static func notice(_ row: Row) -> NoticeRow {
+        NoticeRow(
+            id: row.int64(0), key: row.text(1), kind: row.text(2), createdAt: row.int64(3), body: row.text(4),
+            attempts: row.int(5))
+    }
+
     /// Queues an event unless one with its key was queued before (sent or not); returns
     /// whether it was queued. Past `bound` waiting events the oldest waiting are dropped
     /// and counted: a receiver that stays away loses the oldest, never the newest.
@@ -88,14 +96,9 @@ extension Store {
         try withDatabase { database throws(StoreError) in
             try database.rows(
                 """
-                SELECT id, key, kind, created_at, body, attempts FROM notices
+                SELECT \(Self.noticeColumns) FROM notices
                 WHERE sent_at IS NULL AND next_try_at <= ? ORDER BY created_at, id LIMIT ?
-                """, now, limit
-            ) { row in
-                NoticeRow(
-                    id: row.int64(0), key: row.text(1), kind: row.text(2), createdAt: row.int64(3), body: row.text(4),
-                    attempts: row.int(5))
-            }
+                """, now, limit, make: Self.notice)
         }
     }
 
@@ -170,14 +173,9 @@ extension Store {
         try withDatabase { database throws(StoreError) in
             try database.rows(
                 """
-                SELECT id, key, kind, created_at, body, attempts FROM notices
+                SELECT \(Self.noticeColumns) FROM notices
                 WHERE created_at >= ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY created_at, id
-                """, since, kind
-            ) { row in
-                NoticeRow(
-                    id: row.int64(0), key: row.text(1), kind: row.text(2), createdAt: row.int64(3), body: row.text(4),
-                    attempts: row.int(5))
-            }
+                """, since, kind, make: Self.notice)
         }
     }
 

@@ -133,14 +133,14 @@ package final class NotifySetup: Sendable {
             ? settings[Key.webListen]
             : PageSetup.defaultHosts(settings).map { ListenAddress(address: $0, port: PageSetup.defaultPort) }
         guard let first = https.first else { return nil }
-        let port = first.port == 443 ? "" : ":\(first.port)"
-        if let name = settings[Key.webNames].first { return "https://\(name)\(port)/" }
+        func url(_ host: String, _ port: UInt16) -> String { "https://\(host)\(port == 443 ? "" : ":\(port)")/" }
+        if let name = settings[Key.webNames].first { return url(name, first.port) }
         if let listen = https.first(where: { !$0.address.isLoopback && !$0.address.isUnspecified }) {
             let host = listen.address.description
-            return "https://\(host.contains(":") ? "[\(host)]" : host)\(listen.port == 443 ? "" : ":\(listen.port)")/"
+            return url(host.contains(":") ? "[\(host)]" : host, listen.port)
         }
         let host = PageSetup.hostName()
-        return host.isEmpty ? nil : "https://\(host)\(port)/"
+        return host.isEmpty ? nil : url(host, first.port)
     }
 
     func start() throws(GatewayError) {
