@@ -88,7 +88,9 @@ enum FirewallWatch {
                 report(now)
                 return
             }
-            let text = EgressAttemptsFile(read: wall, attempts: now == .reading ? read : []).text
+            let text = EgressAttemptsFile(
+                read: wall, attempts: now == .reading ? read : [], tableAbsent: now == .absent && !tableExists()
+            ).text
             do { try Files.writeAtomically(file, Array(text.utf8), mode: 0o644) } catch {
                 now = .failing("\(error)")
             }
@@ -119,6 +121,16 @@ enum FirewallWatch {
                     [("state", "failing"), ("error", why), ("note", "refused egress is not recorded as hits")])
             case .unknown: break
             }
+        }
+
+        /// Whether the table is there: sets are absent from it too when no profile is
+        /// `egress = web`, and only a missing table is trouble. A failed listing says yes,
+        /// since only a table seen missing is reported.
+        private func tableExists() -> Bool {
+            guard let result = try? ChildProcess.run(nft, ["list", "tables", Ruleset.family], input: []),
+                result.status == 0
+            else { return true }
+            return result.text.split(separator: "\n").contains { $0 == "table \(Ruleset.family) \(Ruleset.table)" }
         }
 
         private static func firstLine(_ text: String) -> String {

@@ -27,7 +27,11 @@ enum RunCommand: Command {
             guard arguments.operands.isEmpty else {
                 throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"")
             }
-            try Serve.run(configPath: arguments.flag("--config"), flags: arguments.settings, clock: systemClock)
+            try Serve.run(
+                configPath: arguments.flag("--config"), flags: arguments.settings, clock: systemClock,
+                selfCheck: { settings, options in
+                    DoctorCommand.daemonChecks(settings, options, clock: systemClock)
+                })
             return 0
         } catch {
             console.err("phosra-gate run: \(error)")

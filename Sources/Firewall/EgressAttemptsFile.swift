@@ -5,18 +5,24 @@ import DomainMatch
 /// itself (docs/network.md#egress). One read of both sets, written whole and replaced
 /// atomically each time:
 ///
-///     phosra-gate egress-attempts 1
+///     phosra-gate egress-attempts 2
 ///     read 1765046400
 ///     198.51.100.10 udp 5353 57
 ///     2001:db8:1::10 tcp 8443 12
 ///
 /// The first line names the format and its version. `read` is the wall-clock second the
-/// sets were read (Unix time). Each further line is one element: the device's address,
+/// sets were read (Unix time). In version 2 the third line may be `table absent`: the
+/// firewall's table was not there to read, which the daemon reports as trouble (the
+/// version 1 a watch of the previous release writes, during an upgrade, never says so).
+/// Each further line is one element: the device's address,
 /// `tcp` or `udp`, the port, and the seconds after `read` until the element leaves the
 /// set (`expires` in nft's words, 0 to the set's timeout). Fields are separated by one
 /// space; every line ends in a newline.
 public struct EgressAttemptsFile: Sendable, Equatable {
-    public static let header = "phosra-gate egress-attempts 1"
+    public static let header = "phosra-gate egress-attempts 2"
+    /// The previous release's header, read as well so an upgrade's moment loses nothing.
+    static let headerVersion1 = "phosra-gate egress-attempts 1"
+    static let tableAbsentLine = "table absent"
     /// Two full sets of the longest lines fit with room to spare; anything larger was not
     /// written by `firewall watch`.
     public static let sizeLimit = 4 << 20
@@ -25,10 +31,13 @@ public struct EgressAttemptsFile: Sendable, Equatable {
     public var read: Int64
     /// `expires` counts from `read`.
     public var attempts: [EgressAttempt]
+    /// The table was missing at the read (so `attempts` is empty).
+    public var tableAbsent: Bool
 
     /// `expires` is held to the set's timeout, the range the parser accepts.
-    public init(read: Int64, attempts: [EgressAttempt]) {
+    public init(read: Int64, attempts: [EgressAttempt], tableAbsent: Bool = false) {
         self.read = read
+        self.tableAbsent = tableAbsent
         self.attempts = attempts.map { attempt in
             var held = attempt
             held.expires = min(max(attempt.expires, 0), Ruleset.refusedTimeoutSeconds)
@@ -66,6 +75,7 @@ public struct EgressAttemptsFile: Sendable, Equatable {
     /// The file's text.
     public var text: String {
         var text = Self.header + "\nread \(read)\n"
+        if tableAbsent { text += Self.tableAbsentLine + "\n" }
         for attempt in attempts {
             text += "\(attempt.client) \(attempt.transport.rawValue) \(attempt.port) \(attempt.expires)\n"
         }
@@ -80,17 +90,20 @@ public struct EgressAttemptsFile: Sendable, Equatable {
         }
         let lines = bytes.dropLast().split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
-        guard lines[0] == header else { throw .header(found: String(lines[0].prefix(80))) }
+        guard lines[0] == header || lines[0] == headerVersion1 else {
+            throw .header(found: String(lines[0].prefix(80)))
+        }
         guard lines.count > 1, lines[1].hasPrefix("read "), let read = number(lines[1].dropFirst(5), as: Int64.self)
         else {
             throw .readLine(line: 2, found: lines.count > 1 ? String(lines[1].prefix(80)) : "")
         }
+        let tableAbsent = lines[0] == header && lines.count > 2 && lines[2] == tableAbsentLine
         var attempts: [EgressAttempt] = []
         attempts.reserveCapacity(lines.count - 2)
-        for (index, line) in lines.enumerated().dropFirst(2) {
+        for (index, line) in lines.enumerated().dropFirst(tableAbsent ? 3 : 2) {
             attempts.append(try attempt(line, number: index + 1))
         }
-        return EgressAttemptsFile(read: read, attempts: attempts)
+        return EgressAttemptsFile(read: read, attempts: attempts, tableAbsent: tableAbsent)
     }
 
     private static func attempt(_ line: String, number: Int) throws(ParseError) -> EgressAttempt {

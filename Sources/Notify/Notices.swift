@@ -76,6 +76,16 @@ public enum Notices {
             priority: 4, tags: ["rotating_light"], data: ["check": "sync"])
     }
 
+    /// One of the gateway's own checks has failed since `since` (`CheckWatch`); one event
+    /// per outage.
+    public static func checkFailing(_ check: FailingCheck, since: Int64, now: Int64, page: String?) -> Notice {
+        Notice(
+            event: .trouble, id: "trouble:\(check.key):\(since)", time: now,
+            title: "Gateway: the \(check.check) check fails",
+            message: "\(check.what). To fix: \(check.fix).", click: page, priority: 4, tags: ["rotating_light"],
+            data: ["check": check.check, "subject": check.subject])
+    }
+
     /// The category lists are older than their limit; one event per lists' date.
     public static func listsOld(newest: Int64, maxAgeDays: Int, now: Int64, page: String?) -> Notice {
         let days = (now - newest) / 86_400

@@ -90,4 +90,36 @@ import Testing
         reader.readOnce()
         #expect(reader.state == .absent)
     }
+
+    /// What each state tells the parent as `trouble`: nothing while the watch reads a
+    /// table, the missing table, the watch's unit not running, or stopped.
+    @Test func theFirewallTroubleFollowsWhatTheReadFound() throws {
+        let scratch = try ScratchDirectory("pg-egress-trouble")
+        let path = scratch.path("egress-attempts")
+        let clock = ManualClock()
+        var reader = EgressWatcher.Reader(
+            file: path, profiles: { ProfileTable(single: .unfiltered, name: "kid") }, hits: Hits(), log: Logger(),
+            clock: clock)
+        let start = clock.wall().unixSeconds
+        func write(_ file: EgressAttemptsFile) throws { try Files.writeAtomically(path, Array(file.text.utf8)) }
+        #expect(reader.trouble == nil)
+
+        reader.readOnce()
+        #expect(reader.trouble?.check == "firewall")
+        #expect(reader.trouble?.what.hasPrefix("the firewall's unit is not running") == true)
+
+        try write(EgressAttemptsFile(read: start, attempts: [], tableAbsent: true))
+        reader.readOnce()
+        #expect(
+            reader.trouble?.what == "table inet phosra_gate is missing: devices can use other DNS servers and go around"
+        )
+
+        try write(EgressAttemptsFile(read: start, attempts: [Self.attempt(.udp, 5353, expires: 50)]))
+        reader.readOnce()
+        #expect(reader.trouble == nil)
+
+        clock.advance(by: 31_000_000_000)
+        reader.readOnce()
+        #expect(reader.trouble?.what == "firewall watch has stopped reading the table (its file is stale)")
+    }
 }

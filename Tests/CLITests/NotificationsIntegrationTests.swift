@@ -226,6 +226,49 @@ import Testing
         #expect(receiver.ids.filter { $0.hasPrefix("summary:") }.count == 1, "once a day: \(receiver.ids)")
     }
 
+    /// The daemon runs `doctor`'s upstream check on itself every five minutes: an upstream
+    /// that refuses every query, found in two rounds in a row, is one `trouble` event that
+    /// names it, and the same outage found again is not sent again.
+    @Test func anUpstreamFailingTwoRoundsInARowIsTrouble() throws {
+        try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
+        let receiver = try Receiver()
+        let scratch = try ScratchDirectory("pg-notify-checks")
+        let policy = try scratch.write("policy.json", PolicyDocuments.json(blocked: ["reddit.com"]))
+        let start: Int64 = 1_796_000_000
+        let clock = try FakeWallClock(scratch, at: start)
+        // Nothing listens on the discard port: every query to it is refused.
+        let dead = "127.0.0.1:9"
+        let gate = try GateRun(
+            [
+                "--policy", policy, "--upstream", dead, "--state-dir", scratch.path("state"),
+                "--lists", GateRun.checkout.appendingPathComponent("blocklists").path,
+                "--notify-url", "\(receiver.server.origin)/hook", "--notify-format", "json",
+                "--notify-events", "trouble",
+            ], scratch: scratch, port: FreePort.tcpAndUDP(), environment: clock.environment)
+        defer { gate.daemon.stop() }
+
+        // Five minutes at a time; SIGUSR1 wakes the notifier for the round now due. The
+        // first round may come before or after the first step, so up to three steps.
+        var trouble: TestJSON?
+        for step in 1...3 where trouble == nil {
+            clock.set(start + Int64(step) * 301)
+            gate.daemon.signal(SIGUSR1)
+            trouble = waitForPrefix(receiver, "trouble:upstream:", seconds: 5)
+        }
+        let event = try #require(trouble, "\(receiver.ids) \(gate.log)")
+        #expect(event["title"]?.string == "Gateway: the upstream check fails")
+        #expect(event["data"]?["check"]?.string == "upstream")
+        let subject = try #require(event["data"]?["subject"]?.string)
+        #expect(subject.contains(dead), "\(subject)")
+        #expect(event["message"]?.string?.contains("does not answer") == true, "\(event)")
+
+        // Another round, still failing: the same outage, not a second event.
+        clock.set(start + 4 * 301)
+        gate.daemon.signal(SIGUSR1)
+        Thread.sleep(forTimeInterval: 3)
+        #expect(receiver.ids.filter { $0.hasPrefix("trouble:upstream:") }.count == 1, "\(receiver.ids)")
+    }
+
     func waitForPrefix(_ receiver: Receiver, _ prefix: String, seconds: UInt64 = 20) -> TestJSON? {
         var found: TestJSON?
         _ = waitUntil(timeout: seconds * 1_000_000_000, interval: 100_000_000) {

@@ -154,6 +154,8 @@ import Testing
         defer { watch.kill() }
         let firstRead = try Self.readAttempts(attempts)
         #expect(firstRead?.attempts == [])
+        // No table yet: the file says so, for the daemon's `trouble`.
+        #expect(firstRead?.tableAbsent == true)
         let secondRead = waitFor(timeout: 15_000_000_000, interval: 200_000_000) { () -> EgressAttemptsFile? in
             guard let file = try? Self.readAttempts(attempts), file.read != firstRead?.read else { return nil }
             return file
@@ -171,6 +173,7 @@ import Testing
             waitUntil(timeout: 15_000_000_000, interval: 200_000_000) {
                 watch.log.contains("event=firewall_watch state=reading")
             }, "\(watch.log)")
+        #expect(try Self.readAttempts(attempts)?.tableAbsent == false)
 
         // DNS to an outside resolver on 5353, over UDP and TCP and both families: refused
         // at once, not after dig's 3 s.

@@ -24,7 +24,7 @@ import Testing
     @Test func theTextIsTheDocumentedFormat() {
         #expect(
             Self.sample.text == """
-                phosra-gate egress-attempts 1
+                phosra-gate egress-attempts 2
                 read 1765046400
                 198.51.100.10 udp 5353 57
                 2001:db8:1::10 tcp 8443 0
@@ -36,8 +36,21 @@ import Testing
     @Test func whatIsWrittenReadsBack() throws {
         #expect(try parse(Self.sample.text) == Self.sample)
         let empty = EgressAttemptsFile(read: 0, attempts: [])
-        #expect(empty.text == "phosra-gate egress-attempts 1\nread 0\n")
+        #expect(empty.text == "phosra-gate egress-attempts 2\nread 0\n")
         #expect(try parse(empty.text) == empty)
+        let absent = EgressAttemptsFile(read: 7, attempts: [], tableAbsent: true)
+        #expect(absent.text == "phosra-gate egress-attempts 2\nread 7\ntable absent\n")
+        #expect(try parse(absent.text) == absent)
+    }
+
+    /// The previous release's watch writes version 1, read alike; it never says the table
+    /// is absent, and in it that line is not an element.
+    @Test func versionOneStillReads() throws {
+        let old = try parse("phosra-gate egress-attempts 1\nread 5\n198.51.100.10 udp 5353 57\n")
+        #expect(old == EgressAttemptsFile(read: 5, attempts: [Self.sample.attempts[0]]))
+        #expect(throws: EgressAttemptsFile.ParseError.fields(line: 3, count: 2)) {
+            try parse("phosra-gate egress-attempts 1\nread 5\ntable absent\n")
+        }
     }
 
     /// Two full sets, the longest addresses: within the size the daemon reads.
@@ -61,7 +74,8 @@ import Testing
     @Test(arguments: [
         ("", EgressAttemptsFile.ParseError.header(found: "")),
         ("\n", .header(found: "")),
-        ("phosra-gate egress-attempts 2\nread 1\n", .header(found: "phosra-gate egress-attempts 2")),
+        ("phosra-gate egress-attempts 3\nread 1\n", .header(found: "phosra-gate egress-attempts 3")),
+        ("phosra-gate egress-attempts 2\nread 1\ntable absent\ntable absent\n", .fields(line: 4, count: 2)),
         ("{\"nftables\": []}\n", .header(found: "{\"nftables\": []}")),
         ("phosra-gate egress-attempts 1\n", .readLine(line: 2, found: "")),
         ("phosra-gate egress-attempts 1\nread\n", .readLine(line: 2, found: "read")),

@@ -6,6 +6,7 @@ import Firewall
 import Gateway
 import Glibc
 import HTTPClient
+import Notify
 import ParentPage
 import Policy
 import Store
@@ -111,6 +112,24 @@ enum DoctorCommand: Command {
                 "not checked: another router's advertisements are seen only by listening on the LAN for them",
                 fix: "rdisc6 LAN-INTERFACE (package ndisc6) lists the routers and the DNS servers (RDNSS) they name"))
         return checks
+    }
+
+    /// The checks the daemon runs on itself every few minutes and tells the parent of when
+    /// they fail (`trouble`): those that look at what it cannot see from inside
+    /// otherwise. Not here: its own listeners (a daemon that runs holds them, and systemd's
+    /// watchdog restarts a wedged one), the API (the sync says), the lists' age (watched
+    /// already) and the firewall (read from `firewall watch`'s file by the daemon).
+    static func daemonChecks(_ settings: Settings, _ options: RunOptions, clock: any Clock) -> [FailingCheck] {
+        let testClock = getenv(Gateway.testClockVariable).map { String(cString: $0) }.map { !$0.isEmpty } ?? false
+        var found: [(DoctorCheck, subject: String)] = zip(upstreams(options, clock: clock), options.upstreams).map {
+            ($0, "\($1)")
+        }
+        found.append((DoctorVerdict.clock(testClock ? .testClock : DoctorProbe.kernelClock()), ""))
+        found.append(
+            (web(settings, stateDirectory: options.stateDirectory, alive: true, now: clock.wall().unixSeconds), ""))
+        return found.filter { $0.0.outcome == .fail }.map { check, subject in
+            FailingCheck(check: check.check, subject: subject, what: check.what, fix: check.fix ?? "")
+        }
     }
 
     /// What `run` listens on: its heartbeat's lines (`dns 127.0.0.1:53`) while it runs,

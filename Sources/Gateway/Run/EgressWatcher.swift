@@ -4,6 +4,7 @@ import Firewall
 import Glibc
 import Locks
 import Neighbours
+import Notify
 import Policy
 import SystemIO
 
@@ -25,6 +26,8 @@ final class EgressWatcher: Sendable {
 
     private let doorbell: Doorbell
     private let stopped = Lock(false)
+    /// What the last read found wrong with the firewall, for the parent's `trouble`.
+    private let seen = Lock<FailingCheck?>(nil)
     private let thread = Lock<SystemThread?>(nil)
 
     init() throws(SystemError) { doorbell = try Doorbell() }
@@ -39,12 +42,17 @@ final class EgressWatcher: Sendable {
             var reader = Reader(file: file, profiles: profiles, hits: hits, log: log, clock: clock)
             while !stopped.withLock({ $0 }) {
                 reader.readOnce()
+                let trouble = reader.trouble
+                seen.withLock { $0 = trouble }
                 _ = try? doorbell.wait(timeout: Self.interval, clock: clock)
                 doorbell.drain()
             }
         }
         thread.withLock { $0 = spawned }
     }
+
+    /// The firewall as the last read found it, when that is trouble (`Reader.trouble`).
+    func trouble() -> FailingCheck? { seen.withLock { $0 } }
 
     /// Stops the thread and waits for it (at most one file read).
     func stop() {
@@ -76,6 +84,36 @@ final class EgressWatcher: Sendable {
         let clock: any Clock
         var tally = EgressTally()
         var state = State.unknown
+        var tableAbsent = false
+
+        /// The firewall as this read found it, when that is trouble: what `doctor`'s
+        /// firewall check would fail on, as far as the daemon can see without CAP_NET_ADMIN
+        /// (whether the table matches the configuration is not visible here).
+        var trouble: FailingCheck? {
+            let apply = "phosra-gate firewall apply (or systemctl restart phosra-gate-firewall)"
+            switch state {
+            case .unknown: return nil
+            case .reading:
+                guard tableAbsent else { return nil }
+                return FailingCheck(
+                    check: "firewall",
+                    what: "table inet phosra_gate is missing: devices can use other DNS servers and go around",
+                    fix: apply)
+            case .absent:
+                return FailingCheck(
+                    check: "firewall",
+                    what: "the firewall's unit is not running (no egress_attempts file): nothing keeps devices "
+                        + "from other DNS servers",
+                    fix: "systemctl start phosra-gate-firewall (docs/network.md)")
+            case .stale:
+                return FailingCheck(
+                    check: "firewall", what: "firewall watch has stopped reading the table (its file is stale)",
+                    fix: apply)
+            case .malformed(let why), .failing(let why):
+                return FailingCheck(
+                    check: "firewall", what: "the firewall watch's file cannot be read: \(why)", fix: apply)
+            }
+        }
 
         mutating func readOnce() {
             let bytes: [UInt8]
@@ -89,6 +127,7 @@ final class EgressWatcher: Sendable {
                 return
             }
             let wall = clock.wall().unixSeconds
+            tableAbsent = read.tableAbsent
             report(wall - read.read > Self.staleAfter ? .stale(read.read) : .reading)
             let fresh = tally.fresh(read.current(at: wall), now: Int64(clock.now() / 1_000_000_000))
             guard !fresh.isEmpty else { return }

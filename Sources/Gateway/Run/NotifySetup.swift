@@ -32,7 +32,7 @@ package final class NotifySetup: Sendable {
 
     static func make(
         _ settings: Settings, daemon: Daemon, store: Store, options: RunOptions, startedAt: Int64, log: Logger,
-        clock: any Clock
+        clock: any Clock, checks: @escaping @Sendable () -> [FailingCheck]
     ) throws(GatewayError) -> NotifySetup? {
         guard let url = settings[Key.notifyURL] else { return nil }
         var token: String?
@@ -59,6 +59,8 @@ package final class NotifySetup: Sendable {
         let listsFolderFiles = { @Sendable [weak daemon] () -> [ListInputs.File] in
             daemon?.builder.listInputs.files ?? []
         }
+        // The probes cost a query to every upstream: only when their events are wanted.
+        let checkWatch = settings[Key.notifyEvents].contains(.trouble) ? CheckWatch(checks: checks) : nil
         let notifier: Notifier
         do {
             notifier = try Notifier(
@@ -67,6 +69,7 @@ package final class NotifySetup: Sendable {
                 client: client, clock: clock, log: log,
                 watch: { now in
                     trouble(store: store, lists: listsFolderFiles(), startedAt: startedAt, now: now, page: page)
+                        + (checkWatch?.due(now: now, page: page) ?? [])
                 })
         } catch {
             throw .usage("cannot start the notifications: \(error)")

@@ -17,7 +17,12 @@ import Zoneinfo
 package enum Serve {
     /// `configPath` is `--config`'s file (nil: the default's, when there is one); `flags`
     /// the configuration keys given as flags, over the file. The clock is the process's.
-    package static func run(configPath: String?, flags: Settings, clock systemClock: any Clock) throws(GatewayError) {
+    /// `selfCheck` is the round of `doctor`'s checks the daemon runs on itself, whose
+    /// failures are `trouble` for the parent's notifications.
+    package static func run(
+        configPath: String?, flags: Settings, clock systemClock: any Clock,
+        selfCheck: @escaping @Sendable (Settings, RunOptions) -> [FailingCheck] = { _, _ in [] }
+    ) throws(GatewayError) {
         let fromCheckout = configPath == nil && !Files.exists(ConfigFile.defaultPath)
         let settings = try EngineOptions.settings(configFlag: configPath, flags: flags)
         let options = try RunOptions(settings, fromCheckout: fromCheckout)
@@ -81,9 +86,12 @@ package enum Serve {
                 guard let daemon else { return }
                 reloadLists(daemon, log: log)
             }
+            // Only a gateway that routes the LAN has a firewall whose refusals to read.
+            let egress = settings[Key.lanInterfaces].isEmpty ? nil : try egressWatcher()
             let notify = try NotifySetup.make(
                 settings, daemon: daemon, store: store, options: options, startedAt: clock.wall().unixSeconds,
-                log: log, clock: clock)
+                log: log, clock: clock,
+                checks: { selfCheck(settings, options) + (egress?.trouble().map { [$0] } ?? []) })
             let summaries = SummaryJob(
                 minuteOfDay: settings[Key.summaryTime], store: store,
                 profiles: plan.flushedProfiles.filter { $0 != Profile.noneName },
@@ -111,8 +119,6 @@ package enum Serve {
                 }
             }
             daemon.watchTick = { page.startIfReady() }
-            // Only a gateway that routes the LAN has a firewall whose refusals to read.
-            let egress = settings[Key.lanInterfaces].isEmpty ? nil : try egressWatcher()
             daemon.beforeStop = {
                 egress?.stop()
                 page.stop()
