@@ -113,8 +113,9 @@ let package = Package(
         // PostgreSQL's client library from the system (Debian: libpq-dev), for the shared store.
         .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
         // The state gateways of one family share on PostgreSQL (docs/two-gateways.md): the
-        // connection, the numbered schema under an advisory lock, minutes as facts.
-        .target(name: "SharedStore", dependencies: ["CLibPQ", "SystemIO"]),
+        // connection, the numbered schema under an advisory lock, minutes as facts, and the
+        // overrides and devices each gateway copies between it and its own SQLite store.
+        .target(name: "SharedStore", dependencies: ["CLibPQ", "SystemIO", "Store"]),
         // The matcher benchmark's reference strategies (a `Set<String>`, a hashed-suffix table,
         // a sorted label-reversed array, an SQLite table), its workload and options, query
         // mixes, timing and reports (table, JSON, CSV, SVG chart) (docs/benchmarks.md#bench-matcher);
@@ -137,7 +138,7 @@ let package = Package(
                 "DomainMatch", "Zoneinfo", "Policy", "Config", "Blocklists", "SystemIO", "DNSWire", "DNSProxy",
                 "Neighbours", "Metrics", "Firewall",
                 "HTTPProxy", "ProxyCore", "EventLoop", "DNSUpstream", "TLS", "Store", "Sync", "HTTPClient",
-                "Passwords", "CSystem", "ParentPage", "Notify", "Devices",
+                "Passwords", "CSystem", "ParentPage", "Notify", "Devices", "SharedStore",
             ]),
         // The command line: one `Command` per file in one table, one prologue (`CLI.main`).
         .target(
@@ -216,7 +217,7 @@ let package = Package(
                 "Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "HTTPClient", "TestSupport",
             ]),
         .testTarget(name: "StoreTests", dependencies: ["Locks", "Store", "SystemIO", "TestSupport"]),
-        .testTarget(name: "SharedStoreTests", dependencies: ["SharedStore", "TestSupport"]),
+        .testTarget(name: "SharedStoreTests", dependencies: ["SharedStore", "TestSupport", "Store"]),
         .testTarget(
             name: "NotifyTests",
             dependencies: ["Notify", "Store", "HTTPClient", "EventLoop", "SystemIO", "TestSupport", "Locks"]),

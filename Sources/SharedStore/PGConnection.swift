@@ -78,6 +78,22 @@ public final class PGConnection {
         else { throw failure(sql, result) }
     }
 
+    /// The connection's socket, to wait on for notifications; -1 when closed.
+    public var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    /// Reads what the server sent (after the socket was readable) and returns the
+    /// payloads of the notifications that came, in order.
+    public func notifications() throws(SharedStoreError) -> [String] {
+        guard let handle else { throw .lost("closed") }
+        guard PQconsumeInput(handle) == 1 else { throw .lost(Self.message(PQerrorMessage(handle))) }
+        var payloads: [String] = []
+        while let notice = PQnotifies(handle) {
+            payloads.append(notice.pointee.extra.map { String(cString: $0) } ?? "")
+            PQfreemem(notice)
+        }
+        return payloads
+    }
+
     private func failure(_ sql: String, _ result: OpaquePointer?) -> SharedStoreError {
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             return .lost(handle.map { Self.message(PQerrorMessage($0)) } ?? "closed")

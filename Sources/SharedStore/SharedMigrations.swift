@@ -30,7 +30,44 @@ enum SharedMigrations {
                     started_at BIGINT NOT NULL,
                     seen_at    BIGINT NOT NULL
                 );
-                """)
+                """),
+        Step(
+            version: 2,
+            sql: """
+                -- Every change a gateway writes takes the next number of `changes`, under the
+                -- changes lock (`SharedStore.changesLockKey`), so numbers are committed in
+                -- order and a reader that has seen N has seen everything up to N.
+                CREATE SEQUENCE changes;
+                -- The parent's overrides (docs/parent-page.md#overrides), known by `uid`
+                -- (GATEWAY:ID of the gateway that made it): set once, removed once.
+                CREATE TABLE overrides (
+                    uid        TEXT PRIMARY KEY,
+                    profile    TEXT NOT NULL,
+                    kind       TEXT NOT NULL,
+                    target     TEXT,
+                    minutes    INTEGER,
+                    day        INTEGER,
+                    starts_at  BIGINT NOT NULL,
+                    ends_at    BIGINT,
+                    set_by     TEXT NOT NULL,
+                    removed_at BIGINT,
+                    removed_by TEXT,
+                    gateway    TEXT NOT NULL,
+                    seq        BIGINT NOT NULL
+                );
+                CREATE INDEX overrides_seq ON overrides(seq);
+                -- Devices as the parent named and assigned them: the latest change wins.
+                CREATE TABLE devices (
+                    mac        TEXT PRIMARY KEY,
+                    name       TEXT,
+                    profile    TEXT,
+                    changed_at BIGINT NOT NULL,
+                    changed_by TEXT NOT NULL,
+                    gateway    TEXT NOT NULL,
+                    seq        BIGINT NOT NULL
+                );
+                CREATE INDEX devices_seq ON devices(seq);
+                """),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

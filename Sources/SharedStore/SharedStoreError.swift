@@ -13,6 +13,10 @@ public enum SharedStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     case lost(String)
     /// The database's schema is newer than this build knows.
     case newerSchema(found: Int, supported: Int)
+    /// A row of the shared store that is not one a gateway writes (a table and its key).
+    case malformed(String, String)
+    /// This gateway's own store failed while copying to or from the shared one.
+    case local(String)
 
     public var description: String {
         switch self {
@@ -24,6 +28,8 @@ public enum SharedStoreError: Error, Equatable, Sendable, CustomStringConvertibl
         case .lost(let message): "the shared store's connection was lost: \(message)"
         case .newerSchema(let found, let supported):
             "the shared store's schema is version \(found); this build knows up to \(supported)"
+        case .malformed(let table, let key): "the shared store's \(table) row \(key) is malformed"
+        case .local(let message): "the local store: \(message)"
         }
     }
 }

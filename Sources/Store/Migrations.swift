@@ -364,6 +364,29 @@ enum Migrations {
                 );
                 PRAGMA user_version = 11;
                 """),
+        Migration(
+            version: 12,
+            sql: """
+                -- The shared store (docs/two-gateways.md): an override's identity among the
+                -- gateways ("GATEWAY:ID" of the gateway that made it), and whether the shared
+                -- store has each override and device as it is here (0: to be written there;
+                -- kept across a restart and a server that is away).
+                ALTER TABLE overrides ADD COLUMN uid TEXT;
+                ALTER TABLE overrides ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+                CREATE UNIQUE INDEX overrides_uid ON overrides(uid) WHERE uid IS NOT NULL;
+                CREATE INDEX overrides_unshared ON overrides(id) WHERE shared = 0;
+                ALTER TABLE devices ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+                -- How far this gateway has read the shared store's changes, and how the
+                -- connection stands, for `status`.
+                CREATE TABLE shared_state (
+                    id          INTEGER PRIMARY KEY CHECK (id = 1),
+                    pulled      INTEGER NOT NULL DEFAULT 0,
+                    connected   INTEGER NOT NULL DEFAULT 0,
+                    since       INTEGER NOT NULL DEFAULT 0,
+                    error       TEXT
+                );
+                PRAGMA user_version = 12;
+                """),
     ]
 
     /// The schema version this build writes and reads.

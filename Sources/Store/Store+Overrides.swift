@@ -17,10 +17,14 @@ public struct OverrideRow: Sendable, Equatable {
     public var setBy: String
     public var removedAt: Int64?
     public var removedBy: String?
+    /// Its identity among gateways that share a store (`GATEWAY:ID` of the one that made
+    /// it); nil until the shared store has it, and on a gateway that shares nothing.
+    public var uid: String?
 
     public init(
         id: Int64 = 0, profile: String, kind: String, target: String? = nil, minutes: Int? = nil, day: Int? = nil,
-        startsAt: Int64, endsAt: Int64?, setBy: String, removedAt: Int64? = nil, removedBy: String? = nil
+        startsAt: Int64, endsAt: Int64?, setBy: String, removedAt: Int64? = nil, removedBy: String? = nil,
+        uid: String? = nil
     ) {
         self.id = id
         self.profile = profile
@@ -33,6 +37,7 @@ public struct OverrideRow: Sendable, Equatable {
         self.setBy = setBy
         self.removedAt = removedAt
         self.removedBy = removedBy
+        self.uid = uid
     }
 }
 
@@ -56,15 +61,15 @@ public struct DeviceRow: Sendable, Equatable {
 }
 
 extension Store {
-    private static let overrideColumns =
-        "id, profile, kind, target, minutes, day, starts_at, ends_at, set_by, removed_at, removed_by"
+    static let overrideColumns =
+        "id, profile, kind, target, minutes, day, starts_at, ends_at, set_by, removed_at, removed_by, uid"
 
-    private static func override(_ row: Row) -> OverrideRow {
+    static func override(_ row: Row) -> OverrideRow {
         OverrideRow(
             id: row.int64(0), profile: row.text(1), kind: row.text(2), target: row.optionalText(3),
             minutes: row.isNull(4) ? nil : row.int(4), day: row.isNull(5) ? nil : row.int(5), startsAt: row.int64(6),
             endsAt: row.optionalInt64(7), setBy: row.text(8), removedAt: row.optionalInt64(9),
-            removedBy: row.optionalText(10))
+            removedBy: row.optionalText(10), uid: row.optionalText(11))
     }
 
     /// Stores a new override (its `id` is ignored) and returns it with the id it got.
@@ -104,7 +109,8 @@ extension Store {
                 """, id, now, make: Self.override)
             guard var found else { return nil }
             try database.run(
-                "UPDATE overrides SET removed_at = ?, removed_by = ?, reported = 0 WHERE id = ?", now, by, id)
+                "UPDATE overrides SET removed_at = ?, removed_by = ?, reported = 0, shared = 0 WHERE id = ?", now,
+                by, id)
             found.removedAt = now
             found.removedBy = by
             return found
@@ -118,7 +124,7 @@ extension Store {
         try write { database throws(StoreError) in
             try database.run(
                 """
-                UPDATE overrides SET removed_at = ?, removed_by = ?, reported = 0
+                UPDATE overrides SET removed_at = ?, removed_by = ?, reported = 0, shared = 0
                 WHERE profile = ? AND kind = ? AND removed_at IS NULL AND (ends_at IS NULL OR ends_at > ?)
                 """, now, by, profile, kind, now)
             return database.changes
@@ -158,7 +164,7 @@ extension Store {
                 ON CONFLICT (mac) DO UPDATE SET
                     name = CASE WHEN ?2 IS NULL THEN name ELSE nullif(?2, '') END,
                     profile = CASE WHEN ?3 IS NULL THEN profile ELSE nullif(?3, '') END,
-                    changed_at = excluded.changed_at, changed_by = excluded.changed_by
+                    changed_at = excluded.changed_at, changed_by = excluded.changed_by, shared = 0
                 """, mac, name, profile, now, by)
         }
     }
@@ -166,11 +172,8 @@ extension Store {
     /// Every device the parent named or assigned.
     public func devices() throws(StoreError) -> [DeviceRow] {
         try withDatabase { database throws(StoreError) in
-            try database.rows("SELECT mac, name, profile, changed_at, changed_by FROM devices ORDER BY mac") { row in
-                DeviceRow(
-                    mac: row.text(0), name: row.optionalText(1), profile: row.optionalText(2),
-                    changedAt: row.int64(3), changedBy: row.text(4))
-            }
+            try database.rows(
+                "SELECT mac, name, profile, changed_at, changed_by FROM devices ORDER BY mac", make: Self.device)
         }
     }
 }

@@ -23,8 +23,10 @@ public final class Doorbell: Sendable {
         _ = try? nonBlockingCall("read(eventfd)") { cs_eventfd_drain(descriptor) }
     }
 
-    /// Waits until rung (true) or until `timeout` has passed on `clock` (false).
-    public func wait(timeout: Nanoseconds?, clock: any Clock) throws(SystemError) -> Bool {
+    /// Waits until rung (true) or until `timeout` has passed on `clock` (false); with
+    /// `alongside`, also until that descriptor is readable (true as well), for a thread
+    /// that waits on a socket of its own and a ring alike.
+    public func wait(timeout: Nanoseconds?, clock: any Clock, alongside: Int32? = nil) throws(SystemError) -> Bool {
         let deadline = timeout.map { clock.now() &+ $0 }
         while true {
             var waitMilliseconds: Int32 = -1
@@ -36,9 +38,12 @@ public final class Doorbell: Sendable {
                     waitMilliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
                 }
             }
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            var entries = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+            if let alongside, alongside >= 0 {
+                entries.append(pollfd(fd: alongside, events: Int16(POLLIN), revents: 0))
+            }
             // Not through systemCall: after EINTR the remaining time must be recomputed.
-            let ready = poll(&entry, 1, waitMilliseconds)
+            let ready = poll(&entries, nfds_t(entries.count), waitMilliseconds)
             if ready > 0 { return true }
             if ready < 0, errno != EINTR { throw SystemError("poll", errno: errno) }
             if ready == 0, waitMilliseconds == 0 { return false }

@@ -84,6 +84,21 @@ public final class PostgresServer: @unchecked Sendable {
     /// A file holding the password, for `shared_store_password_file`.
     public func passwordFile() throws -> String { try scratch.write("client-password", password + "\n") }
 
+    /// Runs `sql` with `psql` as `phosra` and returns its rows, each as its columns' text.
+    public func rows(_ sql: String) throws -> [[String]] {
+        let result = try Program.run(
+            "/usr/bin/env",
+            [
+                "PGPASSWORD=\(password)", "\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d",
+                "postgres",
+                "-AtX", "-v", "ON_ERROR_STOP=1", "-c", sql,
+            ])
+        guard result.status == 0 else { throw PostgresError("psql: \(result.stderr)") }
+        return result.stdout.split(separator: "\n").map {
+            $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        }
+    }
+
     static func asPostgres(_ program: String, _ arguments: [String]) throws -> ProgramOutput {
         try Program.run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
     }

@@ -102,6 +102,11 @@ enum DoctorCommand: Command {
         checks.append(
             DoctorVerdict.notifications(
                 host: settings[Key.notifyURL]?.authority, queue: try? store?.noticeQueueState(), now: now))
+        checks.append(
+            DoctorVerdict.sharedStore(
+                place: settings[Key.sharedStore].map { SharedSync.place($0) },
+                state: (try? store?.sharedState()) ?? nil,
+                waiting: (try? store?.unsharedCount()) ?? 0, alive: alive, now: now))
         let folder = settings[Key.lists].isEmpty ? ListsLocator.defaultFolder() : settings[Key.lists]
         let folders = (folder.map { [$0] } ?? []) + [ListsLocator.stateFolder(state)]
         checks.append(

@@ -283,6 +283,32 @@ enum DoctorVerdict {
         return .ok("notifications", "\(queue.sent) sent to \(host)\(last); \(queue.waiting) waiting")
     }
 
+    /// The shared store as the running daemon last found it (docs/two-gateways.md):
+    /// off, not connected yet, unreachable (the error, and the changes that wait), or
+    /// connected. `place` is `shared_store`'s host, port and database, nil when off.
+    static func sharedStore(
+        place: String?, state: SharedStateRow?, waiting: Int, alive: Bool, now: Int64
+    )
+        -> DoctorCheck
+    {
+        guard let place else { return .skip("shared_store", "off (shared_store is not set)") }
+        guard alive, let state, state.since > 0 else {
+            return .skip("shared_store", "not connected yet: the daemon connects when it runs")
+        }
+        guard state.connected else {
+            return .fail(
+                "shared_store",
+                "\(place) unreachable since \(StatusText.ago(now - state.since))"
+                    + (state.error.map { ": " + $0 } ?? "") + "; \(waiting) changes waiting here",
+                fix:
+                    "check the database server and the way to it, and shared_store_password_file; meanwhile this "
+                    + "gateway enforces the last shared state, and the changes go when it is back")
+        }
+        return .ok(
+            "shared_store",
+            "connected to \(place) since \(StatusText.ago(now - state.since)); \(waiting) changes waiting")
+    }
+
     // MARK: The page
 
     /// How long before it expires a certificate is said to need renewing.

@@ -41,6 +41,12 @@ enum StatusCommand: Command {
         var notices = NoticeQueueState()
         /// Where notifications go (`notify_url`'s host and the format); nil when off.
         var notify: (host: String, format: String)? = nil
+        /// The shared store's connection as `run` last recorded it, and the changes made
+        /// here that wait for it (docs/two-gateways.md).
+        var sharedState: SharedStateRow? = nil
+        var sharedWaiting = 0
+        /// `shared_store`'s host, port and database; nil when this gateway shares nothing.
+        var sharedAt: String? = nil
     }
 
     /// The parent's page as its files say (docs/parent-page.md#setting-up).
@@ -78,6 +84,7 @@ enum StatusCommand: Command {
             if let url = settings[Key.notifyURL] {
                 report.notify = (url.authority, settings[Key.notifyFormat].rawValue)
             }
+            report.sharedAt = settings[Key.sharedStore].map { SharedSync.place($0) }
             if arguments.isSet("--json") {
                 console.out(json(report))
             } else {
@@ -122,6 +129,8 @@ enum StatusCommand: Command {
             }
             report.notes = try store.notes()
             report.notices = try store.noticeQueueState()
+            report.sharedState = try store.sharedState()
+            report.sharedWaiting = try store.unsharedCount()
         } catch {
             throw .usage("\(error)")
         }
@@ -198,6 +207,7 @@ enum StatusCommand: Command {
         }
         if let web = report.web { lines.append(webLine(web)) }
         if let line = notifyLine(report, now: now) { lines.append(line) }
+        if let line = sharedLine(report, now: now) { lines.append(line) }
         lines += report.notes.map { "note: \($0)" }
         return lines
     }
@@ -220,6 +230,24 @@ enum StatusCommand: Command {
             if let last = queue.lastDropped { line += ", last \(StatusText.ago(now - last))" }
             line += ")"
         }
+        return line
+    }
+
+    /// `shared store: HOST:PORT/DB: connected since …` or `…: unreachable since …: ERROR;
+    /// N changes waiting`.
+    static func sharedLine(_ report: Report, now: Int64) -> String? {
+        guard let place = report.sharedAt else { return nil }
+        var line = "shared store: \(TerminalText.safe(place)): "
+        if let state = report.sharedState, state.since > 0 {
+            line += state.connected ? "connected" : "unreachable"
+            line += " since \(StatusText.ago(now - state.since))"
+            if !state.connected, let error = state.error {
+                line += ": " + TerminalText.safe(error) + " (enforcing the last shared state)"
+            }
+        } else {
+            line += "not connected yet"
+        }
+        line += "; \(report.sharedWaiting) change\(report.sharedWaiting == 1 ? "" : "s") waiting"
         return line
     }
 
@@ -338,6 +366,17 @@ enum StatusCommand: Command {
             ("state_dir", JSONText.string(report.stateDirectory)), ("run", run),
             ("profiles", "[" + profiles.joined(separator: ",") + "]"), ("web", web),
             ("notifications", notifications),
+            (
+                "shared_store",
+                report.sharedAt.map { place in
+                    JSONText.object([
+                        ("at", JSONText.string(place)), ("connected", "\(report.sharedState?.connected ?? false)"),
+                        ("since", optional(report.sharedState?.since)),
+                        ("error", JSONText.string(report.sharedState?.error)),
+                        ("waiting", "\(report.sharedWaiting)"),
+                    ])
+                } ?? "null"
+            ),
             ("notes", "[" + report.notes.map(JSONText.string).joined(separator: ",") + "]"),
         ])
     }

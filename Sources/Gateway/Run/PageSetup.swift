@@ -125,6 +125,13 @@ package final class PageSetup: Household, @unchecked Sendable {
     }
 
     package func parentChanged() {
+        reloadParent()
+        changed?()
+    }
+
+    /// The overrides and devices in the store enforced from the next query: after the
+    /// page changed them, or the shared store did.
+    func reloadParent() {
         guard let daemon else { return }
         do {
             let learns = serving.withLock { $0 }
@@ -133,7 +140,6 @@ package final class PageSetup: Household, @unchecked Sendable {
         } catch {
             log.error("overrides_unreadable", [("error", "\(error)")])
         }
-        changed?()
     }
 
     package func requestAsked(_ request: RequestRow, words: String) {

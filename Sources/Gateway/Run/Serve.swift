@@ -112,7 +112,11 @@ package enum Serve {
             let page = PageSetup(
                 settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory, log: log,
                 clock: clock)
-            page.changed = { sync.reportSoon() }
+            let shared = try sharedSync(settings, options: options, store: store, page: page, log: log, clock: clock)
+            page.changed = {
+                sync.reportSoon()
+                shared?.wake()
+            }
             if let notify {
                 page.asked = { request, words in
                     notify.notifier.post(Notices.ask(request, what: words, page: notify.page))
@@ -121,6 +125,7 @@ package enum Serve {
             daemon.watchTick = { page.startIfReady() }
             daemon.beforeStop = {
                 egress?.stop()
+                shared?.stop()
                 page.stop()
                 metricsServer?.stop()
                 sync.stop()
@@ -140,6 +145,9 @@ package enum Serve {
             }
             do { try sync.start() } catch { throw GatewayError.usage("cannot start the sync thread: \(error)") }
             try notify?.start()
+            do { try shared?.start() } catch {
+                throw GatewayError.usage("cannot start the shared store's thread: \(error)")
+            }
             if let egress {
                 let pipeline = daemon.pipeline
                 do {
@@ -170,6 +178,24 @@ package enum Serve {
                 notify?.observe(facts)
                 summaries.run(now: facts.now)
             })
+    }
+
+    /// The link to `shared_store`, when set (docs/two-gateways.md); what it brings is
+    /// enforced as the page's changes are.
+    private static func sharedSync(
+        _ settings: Settings, options: RunOptions, store: Store, page: PageSetup, log: Logger, clock: any Clock
+    ) throws(GatewayError) -> SharedSync? {
+        guard let url = settings[Key.sharedStore] else { return nil }
+        let passwordFile = settings[Key.sharedStorePasswordFile]
+        do {
+            let gateway = try SharedSync.gatewayID(
+                stateDirectory: options.stateDirectory, hostName: PageSetup.hostName())
+            return try SharedSync(
+                url: url, passwordFile: passwordFile.isEmpty ? nil : passwordFile, gateway: gateway, store: store,
+                log: log, clock: clock, changed: { [weak page] in page?.reloadParent() })
+        } catch {
+            throw GatewayError.usage("shared_store: \(error)")
+        }
     }
 
     private static func egressWatcher() throws(GatewayError) -> EgressWatcher {

@@ -238,6 +238,12 @@ package enum Key {
     package static let notifyCircumvention = ConfigKey(
         "notify_circumvention", .integer, default: "5", reload: false,
         "attempts around the filter from one device in 10 minutes before it is an event (more than this)")
+    package static let sharedStore = ConfigKey(
+        "shared_store", .postgresURL, reload: false,
+        "the PostgreSQL database gateways of one family share (default: none, this gateway alone)")
+    package static let sharedStorePasswordFile = ConfigKey(
+        "shared_store_password_file", .string, reload: false,
+        "a file holding the shared store's password (optional; else libpq's ~/.pgpass or none)")
     package static let summaryTime = ConfigKey(
         "summary_time", .timeOfDay, default: "20:00", reload: false,
         "when each child's daily summary is made, local HH:MM (on the page, and sent when notifications are on)")
@@ -270,7 +276,8 @@ package enum Key {
         webTLSKey.erased, webNames.erased,
         webAllowClients.erased, dhcpLeases.erased,
         notifyURL.erased, notifyFormat.erased, notifyTokenFile.erased, notifyEvents.erased,
-        notifyCircumvention.erased, notifyQueueMax.erased, summaryTime.erased,
+        notifyCircumvention.erased, notifyQueueMax.erased, summaryTime.erased, sharedStore.erased,
+        sharedStorePasswordFile.erased,
     ]
 
     package static let schema = ConfigSchema(all)
@@ -373,4 +380,10 @@ extension ValueType where Value == Int {
         else { return nil }
         return hour * 60 + minute
     }
+}
+
+extension ValueType where Value == String? {
+    static let postgresURL = ValueType<String>.form("URL", expected: "a postgresql:// URL") { text in
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") ? text : nil
+    }.optional
 }

@@ -1,0 +1,152 @@
+import Glibc
+import Locks
+import SharedStore
+import Store
+import SystemIO
+
+/// The daemon's link to the shared store (`shared_store`, docs/two-gateways.md), on a
+/// thread of its own (`pg-shared`): it writes what the parent changed here, reads what
+/// changed on any gateway into the local store, and hands that to the daemon
+/// (`changed`), which enforces from memory as before. A change elsewhere arrives by
+/// `LISTEN`/`NOTIFY` within a moment, and by a read every `readInterval` seconds should a
+/// notification be missed. When the server is away, the gateway goes on with what it has;
+/// changes made meanwhile wait in the local store (marked unshared) and are written when
+/// it is back, tried again with a backoff of 1 s doubling to 30 s.
+package final class SharedSync: Sendable {
+    static let readInterval: Int64 = 10
+    static let backoffMax: Int64 = 30
+
+    let url: String
+    let passwordFile: String?
+    let gateway: String
+    private let store: Store
+    private let log: Logger
+    private let clock: any Clock
+    /// The local store took changes from the shared one.
+    private let changed: @Sendable () -> Void
+    private let doorbell: Doorbell
+    private let stopped = Lock(false)
+    private let thread = Lock<SystemThread?>(nil)
+
+    init(
+        url: String, passwordFile: String?, gateway: String, store: Store, log: Logger, clock: any Clock,
+        changed: @escaping @Sendable () -> Void
+    ) throws(SystemError) {
+        self.url = url
+        self.passwordFile = passwordFile
+        self.gateway = gateway
+        self.store = store
+        self.log = log
+        self.clock = clock
+        self.changed = changed
+        doorbell = try Doorbell()
+    }
+
+    func start() throws(SystemError) {
+        let spawned = try SystemThread.spawn(name: "pg-shared", priority: .background) { [self] in loop() }
+        thread.withLock { $0 = spawned }
+    }
+
+    /// Something changed here: write it now rather than at the next read.
+    func wake() { doorbell.ring() }
+
+    func stop() {
+        stopped.withLock { $0 = true }
+        doorbell.ring()
+        thread.withLock { thread in
+            thread?.join()
+            thread = nil
+        }
+    }
+
+    /// This gateway's id among those sharing the store: kept in the state directory
+    /// (`gateway-id`), made once from the host's name and a random part.
+    static func gatewayID(stateDirectory: String, hostName: String) throws(SystemError) -> String {
+        let path = stateDirectory + "/gateway-id"
+        if let bytes = try? Files.read(path, limit: 256) {
+            let text = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
+            if !text.isEmpty { return String(text) }
+        }
+        let random = (0..<3).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.map {
+            $0.count == 1 ? "0" + $0 : $0
+        }
+        let safe = hostName.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }.prefix(40)
+        let id = (safe.isEmpty ? "gateway" : String(safe)) + "-" + random.joined()
+        try Files.writeAtomically(path, Array((id + "\n").utf8), mode: 0o644)
+        return id
+    }
+
+    /// The host, port and database of `url`, for logs and `status`: never its user or
+    /// password.
+    package static func place(_ url: String) -> String {
+        var rest = Substring(url)
+        for scheme in ["postgresql://", "postgres://"] where rest.hasPrefix(scheme) {
+            rest = rest.dropFirst(scheme.count)
+        }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
+        return String(rest)
+    }
+
+    private func loop() {
+        var shared: SharedStore?
+        var backoff: Int64 = 1
+        var lastError: String?
+        while !stopped.withLock({ $0 }) {
+            if shared == nil {
+                do {
+                    let opened = try SharedStore.open(
+                        url: url, passwordFile: passwordFile, gateway: gateway, now: clock.wall().unixSeconds)
+                    try opened.listen()
+                    shared = opened
+                    backoff = 1
+                    lastError = nil
+                    try? store.setSharedConnection(connected: true, since: clock.wall().unixSeconds, error: nil)
+                    log.info("shared_store", [("state", "connected"), ("at", Self.place(url)), ("gateway", gateway)])
+                } catch {
+                    if lastError != error.description {
+                        lastError = error.description
+                        try? store.setSharedConnection(
+                            connected: false, since: clock.wall().unixSeconds, error: error.description)
+                        log.warn(
+                            "shared_store",
+                            [
+                                ("state", "unreachable"), ("at", Self.place(url)), ("error", error.description),
+                                ("note", "enforcing from the last shared state; changes here wait"),
+                            ])
+                    }
+                    wait(seconds: backoff, socket: nil)
+                    backoff = min(backoff * 2, Self.backoffMax)
+                    continue
+                }
+            }
+            guard let connection = shared else { continue }
+            do {
+                try connection.push(from: store)
+                if try connection.pull(into: store) { changed() }
+                // Notifications read with the answers above, this gateway's own among them.
+                _ = try connection.othersChanged()
+                wait(seconds: Self.readInterval, socket: connection.socket)
+                _ = try connection.othersChanged()
+            } catch {
+                connection.close()
+                shared = nil
+                lastError = error.description
+                try? store.setSharedConnection(
+                    connected: false, since: clock.wall().unixSeconds, error: error.description)
+                log.warn(
+                    "shared_store",
+                    [
+                        ("state", "lost"), ("at", Self.place(url)), ("error", error.description),
+                        ("note", "enforcing from the last shared state; changes here wait"),
+                    ])
+            }
+        }
+        shared?.close()
+    }
+
+    private func wait(seconds: Int64, socket: Int32?) {
+        _ = try? doorbell.wait(timeout: Nanoseconds(seconds) * 1_000_000_000, clock: clock, alongside: socket)
+        doorbell.drain()
+    }
+}

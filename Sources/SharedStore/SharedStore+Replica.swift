@@ -1,0 +1,166 @@
+import Store
+
+/// The parent's overrides and devices copied both ways between this gateway's SQLite store
+/// and the shared store (docs/two-gateways.md#what-is-shared). SQLite stays what every
+/// part of the gateway reads; this copies what changed here up (`push`) and what changed
+/// anywhere down (`pull`), and says whether anything here changed.
+extension SharedStore {
+    /// The lock every writer of changes takes for its transaction, so the `changes`
+    /// numbers are committed in the order they are taken ("phgc" in ASCII).
+    static let changesLockKey = "1885890403"
+    /// The channel a writer notifies, with its gateway id as the payload.
+    public static let channel = "phosra_gate_changes"
+
+    /// Asks the server for a notification whenever another gateway writes a change.
+    public func listen() throws(SharedStoreError) {
+        try connection.execute("LISTEN \(Self.channel)")
+    }
+
+    /// The connection's socket, readable when a notification (or anything) came.
+    public var socket: Int32 { connection.socket }
+
+    /// Notifications that came from other gateways since the last call.
+    public func othersChanged() throws(SharedStoreError) -> Bool {
+        try connection.notifications().contains { $0 != gateway }
+    }
+
+    /// Writes every override and device changed here and not yet shared, in one
+    /// transaction; returns how many. A device another gateway changed later keeps that
+    /// change, which is then taken here; an override already removed there stays so.
+    @discardableResult
+    public func push(from store: Store) throws(SharedStoreError) -> Int {
+        let overrides: [OverrideRow]
+        let devices: [DeviceRow]
+        do {
+            overrides = try store.unsharedOverrides(limit: 500)
+            devices = try store.unsharedDevices()
+        } catch {
+            throw .local("\(error)")
+        }
+        guard !overrides.isEmpty || !devices.isEmpty else { return 0 }
+        var lost: [(local: DeviceRow, shared: DeviceRow)] = []
+        try transaction { () throws(SharedStoreError) in
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.changesLockKey])
+            for row in overrides {
+                try connection.execute(
+                    """
+                    INSERT INTO overrides (uid, profile, kind, target, minutes, day, starts_at, ends_at, set_by,
+                        removed_at, removed_by, gateway, seq)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, nextval('changes'))
+                    ON CONFLICT (uid) DO UPDATE SET removed_at = excluded.removed_at,
+                        removed_by = excluded.removed_by, seq = excluded.seq
+                    WHERE overrides.removed_at IS NULL AND excluded.removed_at IS NOT NULL
+                    """,
+                    [
+                        uid(row), row.profile, row.kind, row.target, row.minutes.map { "\($0)" },
+                        row.day.map { "\($0)" }, "\(row.startsAt)", row.endsAt.map { "\($0)" }, row.setBy,
+                        row.removedAt.map { "\($0)" }, row.removedBy, gateway,
+                    ])
+            }
+            for row in devices {
+                let taken = try connection.execute(
+                    """
+                    INSERT INTO devices (mac, name, profile, changed_at, changed_by, gateway, seq)
+                    VALUES ($1, $2, $3, $4, $5, $6, nextval('changes'))
+                    ON CONFLICT (mac) DO UPDATE SET name = excluded.name, profile = excluded.profile,
+                        changed_at = excluded.changed_at, changed_by = excluded.changed_by,
+                        gateway = excluded.gateway, seq = excluded.seq
+                    WHERE (excluded.changed_at, excluded.gateway) >= (devices.changed_at, devices.gateway)
+                    RETURNING 1
+                    """, [row.mac, row.name, row.profile, "\(row.changedAt)", row.changedBy, gateway])
+                guard taken.isEmpty else { continue }
+                if let shared = try sharedDevices(where: "mac = $1", [row.mac]).first {
+                    lost.append((row, shared))
+                }
+            }
+            try connection.execute("SELECT pg_notify($1, $2)", [Self.channel, gateway])
+        }
+        do {
+            for row in overrides { try store.markOverrideShared(row, uid: uid(row)) }
+            for row in devices { try store.markDeviceShared(row) }
+            // Marked shared first, so the later change from the shared store is taken.
+            if !lost.isEmpty { _ = try store.mergeShared(overrides: [], devices: lost.map(\.shared), pulled: 0) }
+        } catch {
+            throw .local("\(error)")
+        }
+        return overrides.count + devices.count
+    }
+
+    /// Reads every change past this store's mark, in one snapshot, and merges it here;
+    /// returns whether anything here changed.
+    @discardableResult
+    public func pull(into store: Store) throws(SharedStoreError) -> Bool {
+        let mark: Int64
+        do { mark = try store.sharedState()?.pulled ?? 0 } catch { throw .local("\(error)") }
+        var overrides: [(OverrideRow, Int64)] = []
+        var devices: [(DeviceRow, Int64)] = []
+        try transaction(isolation: "REPEATABLE READ") { () throws(SharedStoreError) in
+            for row in try connection.execute(
+                """
+                SELECT uid, profile, kind, target, minutes, day, starts_at, ends_at, set_by, removed_at, removed_by, seq
+                FROM overrides WHERE seq > $1 ORDER BY seq
+                """, ["\(mark)"])
+            {
+                guard let override = Self.override(row), let seq = row[11].flatMap({ Int64($0) }) else {
+                    throw .malformed("overrides", row.first.flatMap { $0 } ?? "?")
+                }
+                overrides.append((override, seq))
+            }
+            devices = try sharedDeviceRows(where: "seq > $1", ["\(mark)"])
+        }
+        let pulled = max(overrides.map(\.1).max() ?? mark, devices.map(\.1).max() ?? mark)
+        guard pulled > mark else { return false }
+        do {
+            return try store.mergeShared(overrides: overrides.map(\.0), devices: devices.map(\.0), pulled: pulled)
+        } catch {
+            throw .local("\(error)")
+        }
+    }
+
+    /// `GATEWAY:ID` for an override made here, its own for one that came from elsewhere.
+    func uid(_ row: OverrideRow) -> String { row.uid ?? "\(gateway):\(row.id)" }
+
+    func sharedDevices(where condition: String, _ parameters: [String?]) throws(SharedStoreError) -> [DeviceRow] {
+        try sharedDeviceRows(where: condition, parameters).map(\.0)
+    }
+
+    private func sharedDeviceRows(
+        where condition: String, _ parameters: [String?]
+    ) throws(SharedStoreError) -> [(DeviceRow, Int64)] {
+        var out: [(DeviceRow, Int64)] = []
+        for row in try connection.execute(
+            "SELECT mac, name, profile, changed_at, changed_by, seq FROM devices WHERE \(condition) ORDER BY seq",
+            parameters)
+        {
+            guard let mac = row[0], let changedAt = row[3].flatMap({ Int64($0) }), let by = row[4],
+                let seq = row[5].flatMap({ Int64($0) })
+            else { throw .malformed("devices", row.first.flatMap { $0 } ?? "?") }
+            out.append((DeviceRow(mac: mac, name: row[1], profile: row[2], changedAt: changedAt, changedBy: by), seq))
+        }
+        return out
+    }
+
+    static func override(_ row: [String?]) -> OverrideRow? {
+        guard let uid = row[0], let profile = row[1], let kind = row[2], let startsAt = row[6].flatMap({ Int64($0) }),
+            let setBy = row[8]
+        else { return nil }
+        return OverrideRow(
+            profile: profile, kind: kind, target: row[3], minutes: row[4].flatMap { Int($0) },
+            day: row[5].flatMap { Int($0) }, startsAt: startsAt, endsAt: row[7].flatMap { Int64($0) }, setBy: setBy,
+            removedAt: row[9].flatMap { Int64($0) }, removedBy: row[10], uid: uid)
+    }
+
+    /// Runs `body` in one transaction, rolled back when it throws.
+    func transaction(
+        isolation: String? = nil, _ body: () throws(SharedStoreError) -> Void
+    ) throws(SharedStoreError) {
+        try connection.execute(isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN")
+        do throws(SharedStoreError) {
+            try body()
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Two real daemons sharing one real PostgreSQL server (docs/two-gateways.md): a pause
+/// set through one gateway's API blocks the child's next query on the other within a
+/// second; a device named on one page shows on the other; a resume on the second ends the
+/// pause on both; and `status` says where the shared store stands.
+@Suite(.serialized, .blocking) struct TwoGatewaysIntegrationTests {
+    typealias Page = ParentPageIntegrationTests.Page
+
+    static func sharedSettings(_ server: PostgresServer) throws -> String {
+        """
+        shared_store = \(server.url)
+        shared_store_password_file = \(try server.passwordFile())
+        """
+    }
+
+    static func blocked(_ answer: DigAnswer) -> Bool {
+        answer.extendedErrors.contains("15 (Blocked): (paused)")
+    }
+
+    @Test func aPauseOnOneGatewayBlocksOnTheOtherWithinASecond() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        let server = try PostgresServer()
+        let settings = try Self.sharedSettings(server)
+        let first = try Page(settings: settings)
+        defer { first.gate.daemon.stop() }
+        let second = try Page(settings: settings)
+        defer { second.gate.daemon.stop() }
+        for page in [first, second] {
+            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
+        }
+        #expect(try !Self.blocked(second.dig("example.com")))
+
+        let session = try first.login()
+        let paused = try first.post("/api/profiles/default/pause", #"{"minutes": 15}"#, session: session)
+        #expect(paused.status == 200, "\(paused)")
+        let setAt = ContinuousClock.now
+        var answer = try second.dig("example.com")
+        while !Self.blocked(answer), ContinuousClock.now - setAt < .seconds(5) {
+            Thread.sleep(forTimeInterval: 0.02)
+            answer = try second.dig("example.com")
+        }
+        let took = ContinuousClock.now - setAt
+        #expect(Self.blocked(answer), "\(answer)\n\(second.gate.log)")
+        #expect(took < .seconds(1), "the pause reached the second gateway after \(took)")
+
+        // A device named on the first page is named on the second.
+        let mac = "aa:bb:cc:dd:ee:07"
+        let named = try first.post("/api/devices/\(mac)", #"{"name": "<i>Mia's tablet</i>"}"#, session: session)
+        #expect(named.status == 200, "\(named)")
+        let secondSession = try second.login()
+        var listed = ""
+        let shown = waitUntil(timeout: .seconds(5)) {
+            listed = (try? second.curl("/api/devices", ["-b", secondSession.jar]).body) ?? ""
+            let devices = (try? TestJSON.parse(listed)["devices"]?.array) ?? []
+            return devices.contains { $0["mac"]?.string == mac && $0["name"]?.string == "<i>Mia's tablet</i>" }
+        }
+        #expect(shown, "\(listed)")
+
+        // Resumed on the second: the first answers again.
+        #expect(try second.post("/api/profiles/default/resume", session: secondSession).status == 200)
+        let resumed = waitUntil(timeout: .seconds(5)) { (try? !Self.blocked(first.dig("example.com"))) ?? false }
+        #expect(resumed, "\(first.gate.log)")
+
+        let status = try GateCommand.run(["status", "--config", second.config])
+        #expect(
+            status.stdout.contains("shared store: 127.0.0.1:\(server.port)/postgres: connected since"),
+            "\(status.stdout)")
+        #expect(status.stdout.contains("; 0 changes waiting"), "\(status.stdout)")
+        #expect(!status.stdout.contains(server.password) && !first.gate.log.contains(server.password))
+    }
+
+    /// The database stopped: both gateways go on answering with what they have, a pause set
+    /// meanwhile holds where it was set and waits, `status` and `doctor` say so, and once
+    /// the server is back the pause reaches the other gateway, written once.
+    @Test func aPauseMadeWhileTheDatabaseIsAwayWaitsAndArrivesOnce() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        let server = try PostgresServer()
+        let settings = try Self.sharedSettings(server)
+        let first = try Page(settings: settings)
+        defer { first.gate.daemon.stop() }
+        let second = try Page(settings: settings)
+        defer { second.gate.daemon.stop() }
+        for page in [first, second] {
+            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
+        }
+        let session = try first.login()
+
+        server.stop()
+        let paused = try first.post("/api/profiles/default/pause", #"{"minutes": 15}"#, session: session)
+        #expect(paused.status == 200, "\(paused)")
+        #expect(try Self.blocked(first.dig("example.com")))
+        #expect(try !Self.blocked(second.dig("example.com")))
+        #expect(first.gate.daemon.waitFor("event=shared_store state=lost", timeout: 10), "\(first.gate.log)")
+        var status = ""
+        let waiting = waitUntil(timeout: .seconds(10)) {
+            status = (try? GateCommand.run(["status", "--config", first.config]).stdout) ?? ""
+            return status.contains("unreachable since") && status.contains("; 1 change waiting")
+        }
+        #expect(waiting, "\(status)")
+        #expect(status.contains("(enforcing the last shared state)"), "\(status)")
+        let doctor = try GateCommand.run(["doctor", "--json", "--config", first.config])
+        let checks = try #require(TestJSON.parse(doctor.stdout)["checks"]?.array)
+        let check = checks.first { $0["check"]?.string == "shared_store" }
+        #expect(check?["status"]?.string == "fail", "\(doctor.stdout)")
+        #expect(check?["what"]?.string?.contains("1 changes waiting here") == true, "\(doctor.stdout)")
+
+        try server.start()
+        let arrived = waitUntil(timeout: .seconds(40)) { (try? Self.blocked(second.dig("example.com"))) ?? false }
+        #expect(arrived, "\(second.gate.log)")
+        let written = try server.rows("SELECT count(*) FROM overrides WHERE kind = 'pause'")
+        #expect(written == [["1"]])
+        let settled = waitUntil(timeout: .seconds(5)) {
+            ((try? GateCommand.run(["status", "--config", first.config]).stdout) ?? "").contains("; 0 changes waiting")
+        }
+        #expect(settled)
+    }
+}

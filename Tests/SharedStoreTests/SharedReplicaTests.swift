@@ -1,0 +1,128 @@
+import Foundation
+import Glibc
+import Store
+import TestSupport
+import Testing
+
+@testable import SharedStore
+
+/// Two gateways' SQLite stores kept in step through a real PostgreSQL server: an override
+/// set on one is live on the other and removed on both, a device's latest name wins on
+/// both, what is made while the server is away waits and goes once, and a gateway hears
+/// of another's change by notification.
+@Suite(.serialized, .blocking) struct SharedReplicaTests {
+    let server: PostgresServer
+    let scratch: ScratchDirectory
+
+    init() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        server = try PostgresServer()
+        scratch = try ScratchDirectory("pg-shared-replica")
+    }
+
+    func gateway(_ id: String) throws -> (store: Store, shared: SharedStore) {
+        let store = try Store.open(directory: scratch.path(id), now: 1_000)
+        let shared = try SharedStore.open(
+            url: server.url, passwordFile: try server.passwordFile(), gateway: id, now: 1_000)
+        return (store, shared)
+    }
+
+    @Test func anOverrideSetOnOneIsLiveOnTheOtherAndRemovedOnBoth() throws {
+        let (storeA, a) = try gateway("pi-1")
+        let (storeB, b) = try gateway("pi-2")
+        let pause = try storeA.addOverride(
+            OverrideRow(profile: "mia", kind: "pause", startsAt: 1_000, endsAt: 4_600, setBy: "page 10.0.0.5"))
+        #expect(try a.push(from: storeA) == 1)
+        #expect(try a.push(from: storeA) == 0)
+        #expect(try b.pull(into: storeB))
+        let copied = try storeB.liveOverrides(now: 1_001)
+        #expect(copied.map(\.kind) == ["pause"])
+        #expect(copied.first?.uid == "pi-1:\(pause.id)")
+        #expect(copied.first?.endsAt == 4_600 && copied.first?.setBy == "page 10.0.0.5")
+        // The gateway that made it reports it to the API; the copy is not news here.
+        #expect(try storeB.unreportedOverrides(limit: 10).isEmpty)
+        // Its own change read back changes nothing on the first gateway.
+        #expect(try a.pull(into: storeA) == false)
+        #expect(try storeA.liveOverrides(now: 1_001).count == 1)
+
+        // Resumed on the second gateway: ended on both.
+        #expect(try storeB.endOverrides(profile: "mia", kind: "pause", now: 1_200, by: "page 10.0.0.6") == 1)
+        #expect(try b.push(from: storeB) == 1)
+        #expect(try a.pull(into: storeA))
+        #expect(try storeA.liveOverrides(now: 1_201).isEmpty)
+        #expect(try b.pull(into: storeB) == false)
+        let rows = try a.connection.execute("SELECT uid, removed_at, removed_by FROM overrides")
+        #expect(rows == [["pi-1:\(pause.id)", "1200", "page 10.0.0.6"]])
+    }
+
+    @Test func aDevicesLatestChangeWinsOnBoth() throws {
+        let (storeA, a) = try gateway("pi-1")
+        let (storeB, b) = try gateway("pi-2")
+        let mac = "aa:bb:cc:dd:ee:01"
+        try storeA.saveDevice(mac: mac, name: "Mia's phone", profile: "mia", now: 10, by: "page a")
+        // Named on the second before it heard of the first: the later name stays.
+        try storeB.saveDevice(mac: mac, name: "<b>Phone</b>", profile: nil, now: 12, by: "page b")
+        #expect(try a.push(from: storeA) == 1)
+        #expect(try b.push(from: storeB) == 1)
+        _ = try a.pull(into: storeA)
+        _ = try b.pull(into: storeB)
+        for store in [storeA, storeB] {
+            let device = try #require(try store.devices().first)
+            #expect(device.name == "<b>Phone</b>" && device.profile == nil && device.changedAt == 12)
+        }
+        // Older news from the first gateway loses to what the shared store holds, and the
+        // first takes the shared one.
+        try storeA.saveDevice(mac: mac, name: "old", profile: "mia", now: 11, by: "page a")
+        #expect(try a.push(from: storeA) == 1)
+        #expect(try storeA.devices().first?.name == "<b>Phone</b>")
+        #expect(try storeA.unsharedCount() == 0)
+        // The same second on both: the same one wins on both (the higher gateway id).
+        try storeA.saveDevice(mac: mac, name: "from a", profile: "mia", now: 20, by: "page a")
+        try storeB.saveDevice(mac: mac, name: "from b", profile: "mia", now: 20, by: "page b")
+        _ = try a.push(from: storeA)
+        _ = try b.push(from: storeB)
+        _ = try a.pull(into: storeA)
+        _ = try b.pull(into: storeB)
+        #expect(try storeA.devices() == storeB.devices())
+        #expect(try storeA.devices().first?.name == "from b")
+    }
+
+    @Test func whatIsMadeWhileTheServerIsAwayWaitsAndGoesOnce() throws {
+        let (storeA, a) = try gateway("pi-1")
+        let (storeB, _) = try gateway("pi-2")
+        server.stop()
+        _ = try storeA.addOverride(
+            OverrideRow(profile: "mia", kind: "extension", minutes: 30, startsAt: 1_000, endsAt: 2_800, setBy: "page"))
+        try storeA.saveDevice(mac: "aa:bb:cc:dd:ee:02", name: "Tablet", profile: "leo", now: 1_000, by: "page")
+        #expect(throws: SharedStoreError.self) { try a.push(from: storeA) }
+        #expect(try storeA.unsharedCount() == 2)
+        try server.start()
+        let again = try SharedStore.open(
+            url: server.url, passwordFile: try server.passwordFile(), gateway: "pi-1", now: 1_100)
+        #expect(try again.push(from: storeA) == 2)
+        #expect(try again.push(from: storeA) == 0)
+        #expect(try storeA.unsharedCount() == 0)
+        let b = try SharedStore.open(
+            url: server.url, passwordFile: try server.passwordFile(), gateway: "pi-2", now: 1_100)
+        #expect(try b.pull(into: storeB))
+        #expect(try storeB.liveOverrides(now: 1_100).map(\.minutes) == [30])
+        #expect(try storeB.devices().map(\.name) == ["Tablet"])
+        #expect(try again.connection.execute("SELECT count(*) FROM overrides") == [["1"]])
+    }
+
+    @Test func aGatewayHearsOfAnothersChange() throws {
+        let (storeA, a) = try gateway("pi-1")
+        let (_, b) = try gateway("pi-2")
+        try a.listen()
+        try b.listen()
+        _ = try storeA.addOverride(
+            OverrideRow(profile: "mia", kind: "pause", startsAt: 1_000, endsAt: nil, setBy: "page"))
+        try a.push(from: storeA)
+        var entry = pollfd(fd: b.socket, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&entry, 1, 2_000) == 1)
+        #expect(try b.othersChanged())
+        // A gateway's own change is no news to it (libpq read its notification with the
+        // commit's answer, so nothing is left on the socket).
+        #expect(try a.othersChanged() == false)
+    }
+}
