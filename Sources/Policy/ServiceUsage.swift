@@ -23,6 +23,9 @@ public final class ServiceUsage: Sendable {
         var minutes = MinuteSet()
         /// Holds minutes the store has not seen yet.
         var unsaved = false
+        /// The minutes the shared store has (docs/two-gateways.md): written from here, or
+        /// read from it.
+        var shared = MinuteSet()
     }
 
     private let entries = Lock<[Key: Entry]>([:])
@@ -40,7 +43,11 @@ public final class ServiceUsage: Sendable {
     /// stored beside its apps' minutes: no service id can be spelt so.
     public static let online = "*online"
 
-    public init() {}
+    /// Called (outside the lock) when a minute is counted for the first time: the shared
+    /// store's thread writes it at once. Nil when nothing is shared.
+    private let newMinute: (@Sendable () -> Void)?
+
+    public init(newMinute: (@Sendable () -> Void)? = nil) { self.newMinute = newMinute }
 
     private static func minute(_ unixSeconds: Int64) -> Int64 {
         unixSeconds >= 0 ? unixSeconds / 60 : (unixSeconds - 59) / 60
@@ -81,11 +88,11 @@ public final class ServiceUsage: Sendable {
     public func record(_ service: String, at unixSeconds: Int64, day: Int) {
         let slot = MinuteSet.slot(unixSeconds: unixSeconds)
         if service == Self.online { lastOnlineMinute.store(Self.minute(unixSeconds), ordering: .relaxed) }
-        entries.withLock { table in
+        let counted = entries.withLock { table -> Bool in
             let key = Key(day: day, service: service)
             // One hash of the key: a minute already counted is the common case.
             if let index = table.index(forKey: key) {
-                guard !table.values[index].minutes.contains(slot: slot) else { return }
+                guard !table.values[index].minutes.contains(slot: slot) else { return false }
                 table.values[index].minutes.insert(slot: slot)
                 table.values[index].unsaved = true
             } else {
@@ -94,7 +101,9 @@ public final class ServiceUsage: Sendable {
                 table[key] = entry
             }
             noteOnline(key, table)
+            return true
         }
+        if counted, let newMinute { newMinute() }
     }
 
     /// Whether the minute of `unixSeconds` is already counted for `service` on `day`.
@@ -145,6 +154,51 @@ public final class ServiceUsage: Sendable {
         }
     }
 
+    /// Minutes the shared store does not have yet, marked as had; days before `today`
+    /// are left out (the shared store took them that day, or they are past mattering). A
+    /// failed write gives them back with `unshared`.
+    public func takeUnshared(today: Int) -> [(key: Key, minutes: MinuteSet)] {
+        entries.withLock { table in
+            var out: [(key: Key, minutes: MinuteSet)] = []
+            for (key, entry) in table where key.day >= today {
+                let new = entry.minutes.subtracting(entry.shared)
+                guard !new.isEmpty else { continue }
+                out.append((key, new))
+                table[key]?.shared = entry.minutes
+            }
+            return out
+        }
+    }
+
+    /// Minutes the shared store did not take: written again next time.
+    public func unshared(_ changes: [(key: Key, minutes: MinuteSet)]) {
+        entries.withLock { table in
+            for change in changes {
+                guard let entry = table[change.key] else { continue }
+                table[change.key]?.shared = entry.shared.subtracting(change.minutes)
+            }
+        }
+    }
+
+    /// Minutes another gateway counted (from the shared store): counted here too, saved
+    /// to the local store with the next flush (so a restart keeps them), never written
+    /// back. Returns whether any was new here.
+    @discardableResult
+    public func mergeShared(_ key: Key, _ minutes: MinuteSet) -> Bool {
+        entries.withLock { table in
+            var entry = table[key] ?? Entry()
+            entry.shared.formUnion(minutes)
+            let new = minutes.subtracting(entry.minutes)
+            if !new.isEmpty {
+                entry.minutes.formUnion(new)
+                entry.unsaved = true
+            }
+            table[key] = entry
+            noteOnline(key, table)
+            return !new.isEmpty
+        }
+    }
+
     /// Minutes read back from the store at start: already saved.
     public func restore(_ key: Key, _ minutes: MinuteSet) {
         entries.withLock { table in
@@ -184,6 +238,24 @@ public struct MinuteSet: Equatable, Sendable {
 
     public mutating func formUnion(_ other: MinuteSet) {
         for index in words.indices { words[index] |= other.words[index] }
+    }
+
+    /// The minutes of this set that are not in `other`.
+    public func subtracting(_ other: MinuteSet) -> MinuteSet {
+        var out = self
+        for index in words.indices { out.words[index] &= ~other.words[index] }
+        return out
+    }
+
+    public var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+
+    /// The minutes in the set, as slots, in order.
+    public var slots: [Int] {
+        var out: [Int] = []
+        for (index, word) in words.enumerated() where word != 0 {
+            for bit in 0..<64 where word & (1 << UInt64(bit)) != 0 { out.append(index * 64 + bit) }
+        }
+        return out
     }
 
     public func union(_ other: MinuteSet) -> MinuteSet {

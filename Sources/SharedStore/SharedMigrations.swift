@@ -68,6 +68,13 @@ enum SharedMigrations {
                 );
                 CREATE INDEX devices_seq ON devices(seq);
                 """),
+        Step(
+            version: 3,
+            sql: """
+                -- Minutes are read by other gateways as changes are: by their number.
+                ALTER TABLE usage_minutes ADD COLUMN seq BIGINT NOT NULL DEFAULT nextval('changes');
+                CREATE INDEX usage_minutes_seq ON usage_minutes(seq);
+                """),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -28,7 +28,7 @@ extension SharedStore {
     /// transaction; returns how many. A device another gateway changed later keeps that
     /// change, which is then taken here; an override already removed there stays so.
     @discardableResult
-    public func push(from store: Store) throws(SharedStoreError) -> Int {
+    public func push(from store: Store, minutes: [MinuteFact] = []) throws(SharedStoreError) -> Int {
         let overrides: [OverrideRow]
         let devices: [DeviceRow]
         do {
@@ -37,7 +37,7 @@ extension SharedStore {
         } catch {
             throw .local("\(error)")
         }
-        guard !overrides.isEmpty || !devices.isEmpty else { return 0 }
+        guard !overrides.isEmpty || !devices.isEmpty || !minutes.isEmpty else { return 0 }
         var lost: [(local: DeviceRow, shared: DeviceRow)] = []
         try transaction { () throws(SharedStoreError) in
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.changesLockKey])
@@ -73,6 +73,7 @@ extension SharedStore {
                     lost.append((row, shared))
                 }
             }
+            _ = try insert(minutes)
             try connection.execute("SELECT pg_notify($1, $2)", [Self.channel, gateway])
         }
         do {
@@ -83,17 +84,26 @@ extension SharedStore {
         } catch {
             throw .local("\(error)")
         }
-        return overrides.count + devices.count
+        return overrides.count + devices.count + minutes.count
     }
 
-    /// Reads every change past this store's mark, in one snapshot, and merges it here;
-    /// returns whether anything here changed.
+    /// What a read of the shared store brought: whether the local store changed, and the
+    /// minutes other gateways counted (for the daemon's memory, which the local store's
+    /// next flush saves).
+    public struct Pulled: Sendable, Equatable {
+        public var changed: Bool
+        public var minutes: [MinuteFact]
+    }
+
+    /// Reads every change past this store's mark, in one snapshot, and merges overrides
+    /// and devices here.
     @discardableResult
-    public func pull(into store: Store) throws(SharedStoreError) -> Bool {
+    public func pull(into store: Store) throws(SharedStoreError) -> Pulled {
         let mark: Int64
         do { mark = try store.sharedState()?.pulled ?? 0 } catch { throw .local("\(error)") }
         var overrides: [(OverrideRow, Int64)] = []
         var devices: [(DeviceRow, Int64)] = []
+        var minutes: [(MinuteFact, Int64)] = []
         try transaction(isolation: "REPEATABLE READ") { () throws(SharedStoreError) in
             for row in try connection.execute(
                 """
@@ -107,11 +117,16 @@ extension SharedStore {
                 overrides.append((override, seq))
             }
             devices = try sharedDeviceRows(where: "seq > $1", ["\(mark)"])
+            minutes = try factRows("seq > $1", ["\(mark)"])
         }
-        let pulled = max(overrides.map(\.1).max() ?? mark, devices.map(\.1).max() ?? mark)
-        guard pulled > mark else { return false }
+        let pulled =
+            [overrides.map(\.1).max(), devices.map(\.1).max(), minutes.map(\.1).max(), mark]
+            .compactMap { $0 }.max() ?? mark
+        guard pulled > mark else { return Pulled(changed: false, minutes: []) }
         do {
-            return try store.mergeShared(overrides: overrides.map(\.0), devices: devices.map(\.0), pulled: pulled)
+            let changed = try store.mergeShared(
+                overrides: overrides.map(\.0), devices: devices.map(\.0), pulled: pulled)
+            return Pulled(changed: changed, minutes: minutes.map(\.0))
         } catch {
             throw .local("\(error)")
         }

@@ -67,15 +67,55 @@ public final class SharedStore {
     @discardableResult
     public func record(_ facts: [MinuteFact]) throws(SharedStoreError) -> Int {
         guard !facts.isEmpty else { return 0 }
-        var sql = "INSERT INTO usage_minutes (profile, service, day, minute, gateway) VALUES "
-        var parameters: [String?] = [gateway]
-        for (index, fact) in facts.enumerated() {
-            let base = 2 + index * 4
-            sql += (index == 0 ? "" : ", ") + "($\(base), $\(base + 1), $\(base + 2), $\(base + 3), $1)"
-            parameters += [fact.profile, fact.service, "\(fact.day)", "\(fact.minute)"]
+        var new = 0
+        try transaction { () throws(SharedStoreError) in
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.changesLockKey])
+            new = try insert(facts)
+            try connection.execute("SELECT pg_notify($1, $2)", [Self.channel, gateway])
         }
-        sql += " ON CONFLICT DO NOTHING RETURNING 1"
-        return try connection.execute(sql, parameters).count
+        return new
+    }
+
+    /// The facts' rows, within the caller's transaction (which holds the changes lock),
+    /// in statements of at most 1000 facts; returns how many were new.
+    func insert(_ facts: [MinuteFact]) throws(SharedStoreError) -> Int {
+        var new = 0
+        var start = 0
+        while start < facts.count {
+            let chunk = facts[start..<min(start + 1000, facts.count)]
+            var sql = "INSERT INTO usage_minutes (profile, service, day, minute, gateway, seq) VALUES "
+            var parameters: [String?] = [gateway]
+            for (index, fact) in chunk.enumerated() {
+                let base = 2 + index * 4
+                sql +=
+                    (index == 0 ? "" : ", ")
+                    + "($\(base), $\(base + 1), $\(base + 2), $\(base + 3), $1, nextval('changes'))"
+                parameters += [fact.profile, fact.service, "\(fact.day)", "\(fact.minute)"]
+            }
+            sql += " ON CONFLICT DO NOTHING RETURNING 1"
+            new += try connection.execute(sql, parameters).count
+            start += chunk.count
+        }
+        return new
+    }
+
+    /// Every minute of `day` and later, whichever gateway counted it: what a gateway that
+    /// (re)connects counts from.
+    public func facts(sinceDay day: Int) throws(SharedStoreError) -> [MinuteFact] {
+        try factRows("day >= $1", ["\(day)"]).map(\.0)
+    }
+
+    func factRows(_ condition: String, _ parameters: [String?]) throws(SharedStoreError) -> [(MinuteFact, Int64)] {
+        var out: [(MinuteFact, Int64)] = []
+        for row in try connection.execute(
+            "SELECT profile, service, day, minute, seq FROM usage_minutes WHERE \(condition) ORDER BY seq", parameters)
+        {
+            guard let profile = row[0], let service = row[1], let day = row[2].flatMap({ Int($0) }),
+                let minute = row[3].flatMap({ Int($0) }), let seq = row[4].flatMap({ Int64($0) })
+            else { throw .malformed("usage_minutes", row.first.flatMap { $0 } ?? "?") }
+            out.append((MinuteFact(profile: profile, service: service, day: day, minute: minute), seq))
+        }
+        return out
     }
 
     /// Minutes of use of `profile` on `day`, by service, whichever gateway saw them.

@@ -117,4 +117,68 @@ import Testing
         }
         #expect(settled)
     }
+
+    /// One phone asking both gateways for TikTok: the minutes asked of both count once,
+    /// minutes asked of either count on both, and a budget spent through one is spent on
+    /// the other within a second.
+    @Test func aMinuteAskedOfBothGatewaysCountsOnceAndABudgetIsSpentOnBoth() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
+        let server = try PostgresServer()
+        let dns = try DnsmasqUpstream(["--address=/tiktok.com/127.0.0.1", "--address=/example.test/127.0.0.1"])
+        let scratch = try ScratchDirectory("pg-two-minutes")
+        // 2026-12-07 10:00:05 UTC, and the same clock for both daemons.
+        let start: Int64 = 1_796_637_605
+        let clock = try FakeWallClock(scratch, at: start)
+        let policy = PolicyDocuments.json(
+            screenTime: #""per_app_limits": [{"bundle_id": "com.zhiliaoapp.musically", "daily_minutes": 5}]"#)
+        let settings =
+            try Self.sharedSettings(server) + "\nlists = "
+            + GateRun.checkout.appendingPathComponent("blocklists").path
+        // The upstream answers with loopback addresses, which the gateway keeps from devices unless told.
+        let local = ["--allow-local-destinations"]
+        let first = try Page(
+            policy: policy, upstream: dns.spec, settings: settings, arguments: local, environment: clock.environment)
+        defer { first.gate.daemon.stop() }
+        let second = try Page(
+            policy: policy, upstream: dns.spec, settings: settings, arguments: local, environment: clock.environment)
+        defer { second.gate.daemon.stop() }
+        for page in [first, second] {
+            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
+        }
+        let sessions = [try first.login(), try second.login()]
+        func used(_ index: Int) -> Int? {
+            let page = index == 0 ? first : second
+            guard let body = try? page.curl("/api/profiles", ["-b", sessions[index].jar]).body,
+                let card = try? TestJSON.parse(body)["profiles"]?.array?.first
+            else { return nil }
+            return card["budgets"]?.array?.first { $0["app"]?.string == "tiktok" }?["used_minutes"]?.int
+        }
+        func ask(_ page: Page) throws -> DigAnswer { try page.gate.dig("www.tiktok.com", "A", ["-b", "127.0.0.2"]) }
+        let limit = "15 (Blocked): (limit:tiktok)"
+
+        // Three minutes, the phone asking both in each: three minutes.
+        for minute in 0..<3 {
+            clock.set(start + Int64(minute) * 60)
+            for page in [first, second] { #expect(try ask(page).answerData == ["127.0.0.1"]) }
+        }
+        #expect(
+            waitUntil(timeout: .seconds(5)) { used(0) == 3 && used(1) == 3 },
+            "\(String(describing: used(0))) \(String(describing: used(1)))")
+        #expect(try server.rows("SELECT count(*) FROM usage_minutes WHERE service = 'tiktok'") == [["3"]])
+
+        // Then one minute through each: both count five, and the budget is spent on both.
+        clock.set(start + 3 * 60)
+        #expect(try ask(first).answerData == ["127.0.0.1"])
+        clock.set(start + 4 * 60)
+        #expect(try ask(second).answerData == ["127.0.0.1"])
+        let spentAt = ContinuousClock.now
+        #expect(waitUntil(timeout: .seconds(5)) { used(0) == 5 }, "\(String(describing: used(0)))")
+        let took = ContinuousClock.now - spentAt
+        #expect(took < .seconds(1), "the fifth minute reached the first gateway after \(took)")
+        #expect(used(1) == 5)
+        clock.set(start + 5 * 60)
+        for page in [first, second] { #expect(try ask(page).extendedErrors == [limit], "\(page.gate.log)") }
+        #expect(try server.rows("SELECT count(*) FROM usage_minutes WHERE service = 'tiktok'") == [["5"]])
+    }
 }

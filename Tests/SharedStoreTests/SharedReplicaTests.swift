@@ -34,7 +34,7 @@ import Testing
             OverrideRow(profile: "mia", kind: "pause", startsAt: 1_000, endsAt: 4_600, setBy: "page 10.0.0.5"))
         #expect(try a.push(from: storeA) == 1)
         #expect(try a.push(from: storeA) == 0)
-        #expect(try b.pull(into: storeB))
+        #expect(try b.pull(into: storeB).changed)
         let copied = try storeB.liveOverrides(now: 1_001)
         #expect(copied.map(\.kind) == ["pause"])
         #expect(copied.first?.uid == "pi-1:\(pause.id)")
@@ -42,15 +42,15 @@ import Testing
         // The gateway that made it reports it to the API; the copy is not news here.
         #expect(try storeB.unreportedOverrides(limit: 10).isEmpty)
         // Its own change read back changes nothing on the first gateway.
-        #expect(try a.pull(into: storeA) == false)
+        #expect(try a.pull(into: storeA).changed == false)
         #expect(try storeA.liveOverrides(now: 1_001).count == 1)
 
         // Resumed on the second gateway: ended on both.
         #expect(try storeB.endOverrides(profile: "mia", kind: "pause", now: 1_200, by: "page 10.0.0.6") == 1)
         #expect(try b.push(from: storeB) == 1)
-        #expect(try a.pull(into: storeA))
+        #expect(try a.pull(into: storeA).changed)
         #expect(try storeA.liveOverrides(now: 1_201).isEmpty)
-        #expect(try b.pull(into: storeB) == false)
+        #expect(try b.pull(into: storeB).changed == false)
         let rows = try a.connection.execute("SELECT uid, removed_at, removed_by FROM overrides")
         #expect(rows == [["pi-1:\(pause.id)", "1200", "page 10.0.0.6"]])
     }
@@ -104,7 +104,7 @@ import Testing
         #expect(try storeA.unsharedCount() == 0)
         let b = try SharedStore.open(
             url: server.url, passwordFile: try server.passwordFile(), gateway: "pi-2", now: 1_100)
-        #expect(try b.pull(into: storeB))
+        #expect(try b.pull(into: storeB).changed)
         #expect(try storeB.liveOverrides(now: 1_100).map(\.minutes) == [30])
         #expect(try storeB.devices().map(\.name) == ["Tablet"])
         #expect(try again.connection.execute("SELECT count(*) FROM overrides") == [["1"]])

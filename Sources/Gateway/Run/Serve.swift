@@ -112,7 +112,12 @@ package enum Serve {
             let page = PageSetup(
                 settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory, log: log,
                 clock: clock)
-            let shared = try sharedSync(settings, options: options, store: store, page: page, log: log, clock: clock)
+            let shared = try sharedSync(
+                settings, options: options, store: store, activity: activity,
+                today: { [weak daemon, zone = daemon.builder.zone] in
+                    (daemon?.builder.zone ?? zone).localDateTime(at: clock.wall().unixSeconds).daysSince1970
+                }, page: page, log: log, clock: clock)
+            if let shared { activity.newMinute.set { shared.wake() } }
             page.changed = {
                 sync.reportSoon()
                 shared?.wake()
@@ -183,7 +188,8 @@ package enum Serve {
     /// The link to `shared_store`, when set (docs/two-gateways.md); what it brings is
     /// enforced as the page's changes are.
     private static func sharedSync(
-        _ settings: Settings, options: RunOptions, store: Store, page: PageSetup, log: Logger, clock: any Clock
+        _ settings: Settings, options: RunOptions, store: Store, activity: ActivityBook,
+        today: @escaping @Sendable () -> Int, page: PageSetup, log: Logger, clock: any Clock
     ) throws(GatewayError) -> SharedSync? {
         guard let url = settings[Key.sharedStore] else { return nil }
         let passwordFile = settings[Key.sharedStorePasswordFile]
@@ -192,7 +198,8 @@ package enum Serve {
                 stateDirectory: options.stateDirectory, hostName: PageSetup.hostName())
             return try SharedSync(
                 url: url, passwordFile: passwordFile.isEmpty ? nil : passwordFile, gateway: gateway, store: store,
-                log: log, clock: clock, changed: { [weak page] in page?.reloadParent() })
+                activity: activity, today: today, log: log, clock: clock,
+                changed: { [weak page] in page?.reloadParent() })
         } catch {
             throw GatewayError.usage("shared_store: \(error)")
         }

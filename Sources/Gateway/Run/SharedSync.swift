@@ -1,5 +1,6 @@
 import Glibc
 import Locks
+import Policy
 import SharedStore
 import Store
 import SystemIO
@@ -20,6 +21,10 @@ package final class SharedSync: Sendable {
     let passwordFile: String?
     let gateway: String
     private let store: Store
+    /// App minutes and minutes online, counted here and on the other gateways.
+    private let activity: ActivityBook
+    /// The local day now (days since 1970 in the gateway's time zone).
+    private let today: @Sendable () -> Int
     private let log: Logger
     private let clock: any Clock
     /// The local store took changes from the shared one.
@@ -29,13 +34,15 @@ package final class SharedSync: Sendable {
     private let thread = Lock<SystemThread?>(nil)
 
     init(
-        url: String, passwordFile: String?, gateway: String, store: Store, log: Logger, clock: any Clock,
-        changed: @escaping @Sendable () -> Void
+        url: String, passwordFile: String?, gateway: String, store: Store, activity: ActivityBook,
+        today: @escaping @Sendable () -> Int, log: Logger, clock: any Clock, changed: @escaping @Sendable () -> Void
     ) throws(SystemError) {
         self.url = url
         self.passwordFile = passwordFile
         self.gateway = gateway
         self.store = store
+        self.activity = activity
+        self.today = today
         self.log = log
         self.clock = clock
         self.changed = changed
@@ -98,6 +105,9 @@ package final class SharedSync: Sendable {
                     let opened = try SharedStore.open(
                         url: url, passwordFile: passwordFile, gateway: gateway, now: clock.wall().unixSeconds)
                     try opened.listen()
+                    // Every minute of the day, whoever counted it: a gateway that was away
+                    // (or killed) counts what the others counted meanwhile.
+                    merge(try opened.facts(sinceDay: today()))
                     shared = opened
                     backoff = 1
                     lastError = nil
@@ -121,9 +131,15 @@ package final class SharedSync: Sendable {
                 }
             }
             guard let connection = shared else { continue }
-            do {
-                try connection.push(from: store)
-                if try connection.pull(into: store) { changed() }
+            let minutes = takeMinutes()
+            do throws(SharedStoreError) {
+                do { try connection.push(from: store, minutes: minutes.facts) } catch {
+                    minutes.giveBack()
+                    throw error
+                }
+                let pulled = try connection.pull(into: store)
+                merge(pulled.minutes)
+                if pulled.changed { changed() }
                 // Notifications read with the answers above, this gateway's own among them.
                 _ = try connection.othersChanged()
                 wait(seconds: Self.readInterval, socket: connection.socket)
@@ -143,6 +159,41 @@ package final class SharedSync: Sendable {
             }
         }
         shared?.close()
+    }
+
+    /// Today's minutes not yet written, as facts, and how to give them back should the
+    /// write fail.
+    private func takeMinutes() -> (facts: [SharedStore.MinuteFact], giveBack: () -> Void) {
+        let day = today()
+        var facts: [SharedStore.MinuteFact] = []
+        var taken: [(ServiceUsage, [(key: ServiceUsage.Key, minutes: MinuteSet)])] = []
+        for (profile, usage) in activity.allUsages {
+            let changes = usage.takeUnshared(today: day)
+            guard !changes.isEmpty else { continue }
+            taken.append((usage, changes))
+            for change in changes {
+                facts += change.minutes.slots.map {
+                    SharedStore.MinuteFact(
+                        profile: profile, service: change.key.service, day: change.key.day, minute: $0)
+                }
+            }
+        }
+        return (facts, { for (usage, changes) in taken { usage.unshared(changes) } })
+    }
+
+    /// Minutes from the shared store counted here as well.
+    private func merge(_ facts: [SharedStore.MinuteFact]) {
+        var sets: [String: [ServiceUsage.Key: MinuteSet]] = [:]
+        for fact in facts where fact.minute >= 0 && fact.minute < MinuteSet.slots {
+            sets[fact.profile, default: [:]][
+                ServiceUsage.Key(day: fact.day, service: fact.service), default: MinuteSet()
+            ]
+            .insert(slot: fact.minute)
+        }
+        for (profile, keys) in sets {
+            let usage = activity.usage(for: profile)
+            for (key, minutes) in keys { usage.mergeShared(key, minutes) }
+        }
     }
 
     private func wait(seconds: Int64, socket: Int32?) {

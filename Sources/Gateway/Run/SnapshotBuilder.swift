@@ -71,9 +71,25 @@ package struct SnapshotBuilder {
 /// hour and a budget stays spent.
 package final class ActivityBook: Sendable {
     private let counters = PerProfile { ActivityCounters() }
-    private let usages = PerProfile { ServiceUsage() }
+    private let usages: PerProfile<ServiceUsage>
+    /// Told when any profile counts a minute for the first time (the shared store's
+    /// thread, which writes it at once); nothing when nothing is shared.
+    let newMinute = Hook()
+
+    final class Hook: Sendable {
+        private let body = Lock<(@Sendable () -> Void)?>(nil)
+        func set(_ body: @escaping @Sendable () -> Void) { self.body.withLock { $0 = body } }
+        func callAsFunction() { body.withLock { $0 }?() }
+    }
+
+    init() {
+        let hook = newMinute
+        usages = PerProfile { ServiceUsage(newMinute: { hook() }) }
+    }
 
     func usage(for name: String) -> ServiceUsage { usages[name] }
+    /// Every profile's minutes made so far.
+    var allUsages: [String: ServiceUsage] { usages.all }
     func usage(for names: [String]) -> [String: ServiceUsage] { usages[names] }
     func counters(for name: String) -> ActivityCounters { counters[name] }
     func counters(for names: [String]) -> [String: ActivityCounters] { counters[names] }
@@ -94,6 +110,9 @@ package final class PerProfile<Value: AnyObject & Sendable>: Sendable {
             return made
         }
     }
+
+    /// Every value made so far, by name.
+    var all: [String: Value] { book.withLock { $0 } }
 
     subscript(names: [String]) -> [String: Value] {
         Dictionary(names.map { ($0, self[$0]) }, uniquingKeysWith: { first, _ in first })
