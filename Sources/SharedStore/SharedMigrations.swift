@@ -75,6 +75,31 @@ enum SharedMigrations {
                 ALTER TABLE usage_minutes ADD COLUMN seq BIGINT NOT NULL DEFAULT nextval('changes');
                 CREATE INDEX usage_minutes_seq ON usage_minutes(seq);
                 """),
+        Step(
+            version: 4,
+            sql: """
+                -- A child's requests, known by `uid` (GATEWAY:ID of the gateway it was asked
+                -- on): asked once, answered once (the first answer written stays).
+                CREATE TABLE requests (
+                    uid          TEXT PRIMARY KEY,
+                    profile      TEXT NOT NULL,
+                    device       TEXT NOT NULL,
+                    address      TEXT NOT NULL,
+                    kind         TEXT NOT NULL,
+                    target       TEXT,
+                    note         TEXT NOT NULL,
+                    asked_at     BIGINT NOT NULL,
+                    expires_at   BIGINT NOT NULL,
+                    answer       TEXT,
+                    minutes      INTEGER,
+                    answered_at  BIGINT,
+                    answered_by  TEXT,
+                    override_uid TEXT,
+                    gateway      TEXT NOT NULL,
+                    seq          BIGINT NOT NULL
+                );
+                CREATE INDEX requests_seq ON requests(seq);
+                """),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -31,14 +31,17 @@ extension SharedStore {
     public func push(from store: Store, minutes: [MinuteFact] = []) throws(SharedStoreError) -> Int {
         let overrides: [OverrideRow]
         let devices: [DeviceRow]
+        let requests: [(request: RequestRow, overrideUID: String?)]
         do {
             overrides = try store.unsharedOverrides(limit: 500)
             devices = try store.unsharedDevices()
+            requests = try store.unsharedRequests(limit: 500)
         } catch {
             throw .local("\(error)")
         }
-        guard !overrides.isEmpty || !devices.isEmpty || !minutes.isEmpty else { return 0 }
+        guard !overrides.isEmpty || !devices.isEmpty || !minutes.isEmpty || !requests.isEmpty else { return 0 }
         var lost: [(local: DeviceRow, shared: DeviceRow)] = []
+        var answered: [(request: RequestRow, overrideUID: String?)] = []
         try transaction { () throws(SharedStoreError) in
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.changesLockKey])
             for row in overrides {
@@ -74,17 +77,49 @@ extension SharedStore {
                 }
             }
             _ = try insert(minutes)
+            for (row, overrideUID) in requests {
+                let shared = try write(row, overrideUID: overrideUID ?? row.overrideID.map { "\(gateway):\($0)" })
+                if shared.request.answer != row.answer { answered.append(shared) }
+            }
             try connection.execute("SELECT pg_notify($1, $2)", [Self.channel, gateway])
         }
         do {
             for row in overrides { try store.markOverrideShared(row, uid: uid(row)) }
             for row in devices { try store.markDeviceShared(row) }
-            // Marked shared first, so the later change from the shared store is taken.
-            if !lost.isEmpty { _ = try store.mergeShared(overrides: [], devices: lost.map(\.shared), pulled: 0) }
+            for (row, _) in requests { try store.markRequestShared(row, uid: uid(row)) }
+            // Marked shared first, so the change the shared store kept is taken.
+            if !lost.isEmpty || !answered.isEmpty {
+                _ = try store.mergeShared(overrides: [], devices: lost.map(\.shared), requests: answered, pulled: 0)
+            }
         } catch {
             throw .local("\(error)")
         }
-        return overrides.count + devices.count + minutes.count
+        return overrides.count + devices.count + minutes.count + requests.count
+    }
+
+    /// One request, asked or answered; returns it as the shared store keeps it (an earlier
+    /// answer from another gateway stays).
+    private func write(
+        _ row: RequestRow, overrideUID: String?
+    ) throws(SharedStoreError) -> (request: RequestRow, overrideUID: String?) {
+        let rows = try connection.execute(
+            """
+            INSERT INTO requests (uid, profile, device, address, kind, target, note, asked_at, expires_at, answer,
+                minutes, answered_at, answered_by, override_uid, gateway, seq)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, nextval('changes'))
+            ON CONFLICT (uid) DO UPDATE SET answer = excluded.answer, minutes = excluded.minutes,
+                answered_at = excluded.answered_at, answered_by = excluded.answered_by,
+                override_uid = excluded.override_uid, seq = excluded.seq
+            WHERE requests.answer IS NULL AND excluded.answer IS NOT NULL
+            RETURNING uid
+            """,
+            [
+                uid(row), row.profile, row.device, row.address, row.kind, row.target, row.note, "\(row.askedAt)",
+                "\(row.expiresAt)", row.answer, row.minutes.map { "\($0)" }, row.answeredAt.map { "\($0)" },
+                row.answeredBy, overrideUID, gateway,
+            ])
+        guard rows.isEmpty else { return (row, overrideUID) }
+        return try requestRows("uid = $1", [uid(row)]).first?.0 ?? (row, overrideUID)
     }
 
     /// What a read of the shared store brought: whether the local store changed, and the
@@ -104,6 +139,7 @@ extension SharedStore {
         var overrides: [(OverrideRow, Int64)] = []
         var devices: [(DeviceRow, Int64)] = []
         var minutes: [(MinuteFact, Int64)] = []
+        var requests: [((request: RequestRow, overrideUID: String?), Int64)] = []
         try transaction(isolation: "REPEATABLE READ") { () throws(SharedStoreError) in
             for row in try connection.execute(
                 """
@@ -118,14 +154,14 @@ extension SharedStore {
             }
             devices = try sharedDeviceRows(where: "seq > $1", ["\(mark)"])
             minutes = try factRows("seq > $1", ["\(mark)"])
+            requests = try requestRows("seq > $1", ["\(mark)"])
         }
-        let pulled =
-            [overrides.map(\.1).max(), devices.map(\.1).max(), minutes.map(\.1).max(), mark]
-            .compactMap { $0 }.max() ?? mark
+        let numbers = [overrides.map(\.1), devices.map(\.1), minutes.map(\.1), requests.map(\.1)].joined()
+        let pulled = max(numbers.max() ?? mark, mark)
         guard pulled > mark else { return Pulled(changed: false, minutes: []) }
         do {
             let changed = try store.mergeShared(
-                overrides: overrides.map(\.0), devices: devices.map(\.0), pulled: pulled)
+                overrides: overrides.map(\.0), devices: devices.map(\.0), requests: requests.map(\.0), pulled: pulled)
             return Pulled(changed: changed, minutes: minutes.map(\.0))
         } catch {
             throw .local("\(error)")
@@ -134,6 +170,33 @@ extension SharedStore {
 
     /// `GATEWAY:ID` for an override made here, its own for one that came from elsewhere.
     func uid(_ row: OverrideRow) -> String { row.uid ?? "\(gateway):\(row.id)" }
+
+    /// The same for a request.
+    func uid(_ row: RequestRow) -> String { row.uid ?? "\(gateway):\(row.id)" }
+
+    private func requestRows(
+        _ condition: String, _ parameters: [String?]
+    ) throws(SharedStoreError) -> [((request: RequestRow, overrideUID: String?), Int64)] {
+        var out: [((request: RequestRow, overrideUID: String?), Int64)] = []
+        for row in try connection.execute(
+            """
+            SELECT uid, profile, device, address, kind, target, note, asked_at, expires_at, answer, minutes,
+                answered_at, answered_by, override_uid, seq
+            FROM requests WHERE \(condition) ORDER BY seq
+            """, parameters)
+        {
+            guard let uid = row[0], let profile = row[1], let device = row[2], let address = row[3],
+                let kind = row[4], let note = row[6], let askedAt = row[7].flatMap({ Int64($0) }),
+                let expiresAt = row[8].flatMap({ Int64($0) }), let seq = row[14].flatMap({ Int64($0) })
+            else { throw .malformed("requests", row.first.flatMap { $0 } ?? "?") }
+            let request = RequestRow(
+                profile: profile, device: device, address: address, kind: kind, target: row[5], note: note,
+                askedAt: askedAt, expiresAt: expiresAt, answer: row[9], minutes: row[10].flatMap { Int($0) },
+                answeredAt: row[11].flatMap { Int64($0) }, answeredBy: row[12], uid: uid)
+            out.append(((request, row[13]), seq))
+        }
+        return out
+    }
 
     func sharedDevices(where condition: String, _ parameters: [String?]) throws(SharedStoreError) -> [DeviceRow] {
         try sharedDeviceRows(where: condition, parameters).map(\.0)

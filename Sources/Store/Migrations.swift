@@ -387,6 +387,18 @@ enum Migrations {
                 );
                 PRAGMA user_version = 12;
                 """),
+        Migration(
+            version: 13,
+            sql: """
+                -- Requests in the shared store (docs/two-gateways.md): asked on one gateway,
+                -- answered on any. `uid` as for overrides; `override_uid` the shared identity
+                -- of the override an answer made.
+                ALTER TABLE requests ADD COLUMN uid TEXT;
+                ALTER TABLE requests ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+                CREATE UNIQUE INDEX requests_uid ON requests(uid) WHERE uid IS NOT NULL;
+                CREATE INDEX requests_unshared ON requests(id) WHERE shared = 0;
+                PRAGMA user_version = 13;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -21,11 +21,14 @@ public struct RequestRow: Sendable, Equatable {
     public var answeredAt: Int64?
     public var answeredBy: String?
     public var overrideID: Int64?
+    /// Its identity among gateways that share a store (`GATEWAY:ID` of the one it was
+    /// asked on); nil until the shared store has it.
+    public var uid: String?
 
     public init(
         id: Int64 = 0, profile: String, device: String, address: String, kind: String, target: String? = nil,
         note: String = "", askedAt: Int64, expiresAt: Int64, answer: String? = nil, minutes: Int? = nil,
-        answeredAt: Int64? = nil, answeredBy: String? = nil, overrideID: Int64? = nil
+        answeredAt: Int64? = nil, answeredBy: String? = nil, overrideID: Int64? = nil, uid: String? = nil
     ) {
         self.id = id
         self.profile = profile
@@ -41,6 +44,7 @@ public struct RequestRow: Sendable, Equatable {
         self.answeredAt = answeredAt
         self.answeredBy = answeredBy
         self.overrideID = overrideID
+        self.uid = uid
     }
 
     public func isWaiting(at now: Int64) -> Bool { answer == nil && expiresAt > now }
@@ -63,16 +67,17 @@ public enum RequestLimits {
 }
 
 extension Store {
-    private static let requestColumns =
+    static let requestColumns =
         "id, profile, device, address, kind, target, note, asked_at, expires_at, answer, minutes, answered_at, "
-        + "answered_by, override_id"
+        + "answered_by, override_id, uid"
 
-    private static func request(_ row: Row) -> RequestRow {
+    static func request(_ row: Row) -> RequestRow {
         RequestRow(
             id: row.int64(0), profile: row.text(1), device: row.text(2), address: row.text(3), kind: row.text(4),
             target: row.optionalText(5), note: row.text(6), askedAt: row.int64(7), expiresAt: row.int64(8),
             answer: row.optionalText(9), minutes: row.isNull(10) ? nil : row.int(10),
-            answeredAt: row.optionalInt64(11), answeredBy: row.optionalText(12), overrideID: row.optionalInt64(13))
+            answeredAt: row.optionalInt64(11), answeredBy: row.optionalText(12), overrideID: row.optionalInt64(13),
+            uid: row.optionalText(14))
     }
 
     /// Stores a device's request (its `id` is ignored) when the device has fewer than
@@ -151,7 +156,8 @@ extension Store {
         try write { database throws(StoreError) in
             try database.run(
                 """
-                UPDATE requests SET answer = ?, minutes = ?, override_id = ?, answered_at = ?, answered_by = ?
+                UPDATE requests SET answer = ?, minutes = ?, override_id = ?, answered_at = ?, answered_by = ?,
+                    shared = 0
                 WHERE id = ? AND answer IS NULL AND expires_at > ?
                 """, answer, minutes, overrideID, now, by, id, now)
             guard database.changes == 1 else { return nil }

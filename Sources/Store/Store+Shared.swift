@@ -60,12 +60,39 @@ extension Store {
         }
     }
 
+    /// Requests asked or answered here that the shared store does not have as they are,
+    /// oldest first; each with the shared identity of the override its answer made, when
+    /// that override came from the shared store (one made here is `GATEWAY:ID`).
+    public func unsharedRequests(limit: Int) throws(StoreError) -> [(request: RequestRow, overrideUID: String?)] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows(
+                """
+                SELECT \(Self.requestColumns), (SELECT uid FROM overrides WHERE overrides.id = requests.override_id)
+                FROM requests WHERE shared = 0 ORDER BY id LIMIT ?
+                """, limit
+            ) { row in
+                (Self.request(row), row.optionalText(15))
+            }
+        }
+    }
+
+    /// The shared store has `row` under `uid`: marked so, unless it was answered here
+    /// meanwhile.
+    public func markRequestShared(_ row: RequestRow, uid: String) throws(StoreError) {
+        try write { database throws(StoreError) in
+            try database.run(
+                "UPDATE requests SET shared = 1, uid = ? WHERE id = ? AND answer IS ?", uid, row.id, row.answer)
+        }
+    }
+
     /// How many changes wait for the shared store.
     public func unsharedCount() throws(StoreError) -> Int {
         try withDatabase { database throws(StoreError) in
             try database.integer(
-                "SELECT (SELECT count(*) FROM overrides WHERE shared = 0) + (SELECT count(*) FROM devices WHERE shared = 0)"
-            )
+                """
+                SELECT (SELECT count(*) FROM overrides WHERE shared = 0) + (SELECT count(*) FROM devices WHERE shared = 0)
+                    + (SELECT count(*) FROM requests WHERE shared = 0)
+                """)
         }
     }
 
@@ -77,7 +104,8 @@ extension Store {
     /// change made here and not yet written stays, for the shared store to weigh. Returns
     /// whether anything changed here.
     public func mergeShared(
-        overrides: [OverrideRow], devices: [DeviceRow], pulled: Int64
+        overrides: [OverrideRow], devices: [DeviceRow], requests: [(request: RequestRow, overrideUID: String?)] = [],
+        pulled: Int64
     ) throws(StoreError) -> Bool {
         try write { database throws(StoreError) in
             var changed = false
@@ -116,6 +144,38 @@ extension Store {
                     ON CONFLICT (mac) DO UPDATE SET name = excluded.name, profile = excluded.profile,
                         changed_at = excluded.changed_at, changed_by = excluded.changed_by, shared = 1
                     """, row.mac, row.name, row.profile, row.changedAt, row.changedBy)
+                changed = true
+            }
+            // After the overrides: an answer's override is here by now.
+            for (row, overrideUID) in requests {
+                guard let uid = row.uid else { continue }
+                let overrideID = try overrideUID.flatMap { overrideUID throws(StoreError) in
+                    try database.firstRow("SELECT id FROM overrides WHERE uid = ?", overrideUID) { $0.int64(0) }
+                }
+                let local = try database.firstRow(
+                    "SELECT answer, shared FROM requests WHERE uid = ?", uid
+                ) { (answer: $0.optionalText(0), shared: $0.int(1) == 1) }
+                guard let local else {
+                    try database.run(
+                        """
+                        INSERT INTO requests (profile, device, address, kind, target, note, asked_at, expires_at, answer,
+                            minutes, answered_at, answered_by, override_id, uid, shared)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                        """, row.profile, row.device, row.address, row.kind, row.target, row.note, row.askedAt,
+                        row.expiresAt, row.answer, row.minutes, row.answeredAt, row.answeredBy, overrideID, uid)
+                    changed = true
+                    continue
+                }
+                // An answer given here and not yet written stays, for the shared store to weigh.
+                guard row.answer != nil, local.answer == nil || (local.shared && local.answer != row.answer) else {
+                    continue
+                }
+                try database.run(
+                    """
+                    UPDATE requests SET answer = ?, minutes = ?, answered_at = ?, answered_by = ?, override_id = ?,
+                        shared = 1
+                    WHERE uid = ?
+                    """, row.answer, row.minutes, row.answeredAt, row.answeredBy, overrideID, uid)
                 changed = true
             }
             try database.run(

@@ -181,4 +181,72 @@ import Testing
         for page in [first, second] { #expect(try ask(page).extendedErrors == [limit], "\(page.gate.log)") }
         #expect(try server.rows("SELECT count(*) FROM usage_minutes WHERE service = 'tiktok'") == [["5"]])
     }
+
+    /// A child asks on the gateway its phone uses; the parent answers on the other
+    /// gateway's page; the child's page on the first shows the answer, and the site is
+    /// open through both.
+    @Test func aRequestAnsweredOnOneGatewayIsAnsweredOnBoth() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        let server = try PostgresServer()
+        let dns = try DnsmasqUpstream(["--address=/example.test/127.0.0.1", "--address=/reddit.com/127.0.0.1"])
+        let childPort = FreePort.tcpAndUDP()
+        let policy = PolicyDocuments.json(blocked: ["reddit.com"])
+        let settings = try Self.sharedSettings(server)
+        let local = ["--allow-local-destinations"]
+        let first = try Page(
+            policy: policy, upstream: dns.spec, settings: settings + "\nchild_listen = 127.0.0.1:\(childPort)",
+            arguments: local)
+        defer { first.gate.daemon.stop() }
+        let second = try Page(policy: policy, upstream: dns.spec, settings: settings, arguments: local)
+        defer { second.gate.daemon.stop() }
+        for page in [first, second] {
+            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
+        }
+        let child = "127.0.0.2"
+        let home = "http://gate.home.arpa:\(childPort)"
+        func childPage(_ path: String, _ options: [String] = []) throws -> CurlResult {
+            try Curl.run(
+                ["--interface", child, "--resolve", "gate.home.arpa:\(childPort):127.0.0.1"] + options + [home + path])
+        }
+        for gateway in [first, second] {
+            #expect(
+                try gateway.gate.dig("www.reddit.com", "A", ["-b", child]).extendedErrors.first?.hasPrefix(
+                    "15 (Blocked)") == true)
+        }
+        let asked = try childPage(
+            "/ask",
+            [
+                "--data-urlencode", "kind=site", "--data-urlencode", "name=www.reddit.com",
+                "--data-urlencode", "note=<b>homework</b>",
+            ])
+        #expect(asked.status == 303, "\(asked)")
+
+        // On the second gateway's page: the question, and the answer.
+        let session = try second.login()
+        var requests: [TestJSON] = []
+        let arrived = waitUntil(timeout: .seconds(5)) {
+            let body = (try? second.curl("/api/requests", ["-b", session.jar]).body) ?? ""
+            requests = (try? TestJSON.parse(body)["requests"]?.array) ?? []
+            return !requests.isEmpty
+        }
+        #expect(arrived, "\(second.gate.log)")
+        let request = try #require(requests.first)
+        #expect(request["note"]?.string == "<b>homework</b>", "\(request)")
+        let id = try #require(request["id"]?.int)
+        let answered = try second.post("/api/requests/\(id)", #"{"answer": "allow", "minutes": 15}"#, session: session)
+        #expect(answered.status == 200, "\(answered)")
+
+        // On the first: the child's page says yes, and the name is open on both.
+        var page = ""
+        let shown = waitUntil(timeout: .seconds(5)) {
+            page = (try? childPage("/").body) ?? ""
+            return page.contains("Yes, for 15 minutes.")
+        }
+        #expect(shown, "\(page)")
+        #expect(page.contains("&lt;b&gt;homework&lt;/b&gt;") && !page.contains("<b>homework"), "\(page)")
+        for gateway in [first, second] {
+            let answer = try gateway.gate.dig("www.reddit.com", "A", ["-b", child])
+            #expect(answer.answerData == ["127.0.0.1"], "\(answer)")
+        }
+    }
 }

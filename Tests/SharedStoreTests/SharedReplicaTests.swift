@@ -125,4 +125,56 @@ import Testing
         // commit's answer, so nothing is left on the socket).
         #expect(try a.othersChanged() == false)
     }
+
+    /// A request asked on one gateway waits on both; answered on the other, it is
+    /// answered on both, with the override the answer made; answered on both at once,
+    /// the first answer written stands on both.
+    @Test func aRequestAnsweredOnOneIsAnsweredOnBoth() throws {
+        let (storeA, a) = try gateway("pi-1")
+        let (storeB, b) = try gateway("pi-2")
+        func ask(_ store: Store, note: String, at: Int64) throws -> RequestRow {
+            try store.addRequest(
+                RequestRow(
+                    profile: "mia", device: "aa:bb:cc:dd:ee:01", address: "10.0.0.9", kind: "site",
+                    target: "youtube.com", note: note, askedAt: at, expiresAt: 90_000)
+            ).get()
+        }
+        let asked = try ask(storeA, note: "<b>homework</b>", at: 1_000)
+        try a.push(from: storeA)
+        #expect(try b.pull(into: storeB).changed)
+        let waiting = try #require(try storeB.waitingRequests(now: 1_001).first)
+        #expect(waiting.uid == "pi-1:\(asked.id)" && waiting.note == "<b>homework</b>")
+
+        // Allowed for 15 minutes on the second gateway: an exception and the answer.
+        let exception = try storeB.addOverride(
+            OverrideRow(
+                profile: "mia", kind: "exception", target: "youtube.com", startsAt: 1_100, endsAt: 2_000,
+                setBy: "page b"))
+        let answered = try storeB.answerRequest(
+            id: waiting.id, answer: "allow", minutes: 15, overrideID: exception.id, now: 1_100, by: "page b")
+        #expect(answered?.answer == "allow")
+        try b.push(from: storeB)
+        #expect(try a.pull(into: storeA).changed)
+        let mine = try #require(try storeA.request(id: asked.id))
+        #expect(mine.answer == "allow" && mine.minutes == 15 && mine.answeredBy == "page b")
+        let copied = try #require(try storeA.liveOverrides(now: 1_101).first { $0.kind == "exception" })
+        #expect(mine.overrideID == copied.id)
+        #expect(try storeA.waitingRequests(now: 1_101).isEmpty)
+
+        // Answered on both before either heard of the other: the first written stands.
+        let second = try ask(storeA, note: "again", at: 1_200)
+        try a.push(from: storeA)
+        _ = try b.pull(into: storeB)
+        let copy = try #require(try storeB.waitingRequests(now: 1_201).first)
+        _ = try storeB.answerRequest(id: copy.id, answer: "deny", minutes: nil, overrideID: nil, now: 1_210, by: "b")
+        _ = try storeA.answerRequest(
+            id: second.id, answer: "allow", minutes: 60, overrideID: nil, now: 1_220, by: "a")
+        try b.push(from: storeB)
+        try a.push(from: storeA)
+        _ = try a.pull(into: storeA)
+        _ = try b.pull(into: storeB)
+        #expect(try storeA.request(id: second.id)?.answer == "deny")
+        #expect(try storeB.request(id: copy.id)?.answer == "deny")
+        #expect(try storeA.unsharedCount() == 0 && storeB.unsharedCount() == 0)
+    }
 }

@@ -36,7 +36,7 @@ import Testing
             """)
         fixture.store.close()
         let store = try fixture.reopen()
-        #expect(try store.testInteger("PRAGMA user_version") == Migrations.latest && Migrations.latest == 12)
+        #expect(try store.testInteger("PRAGMA user_version") == Migrations.latest && Migrations.latest == 13)
         #expect(store.recoveryNote == nil)
         #expect(try store.devices().map(\.name) == ["tablet"])
         #expect(try store.nextBatch(profile: "alice", now: testNow)?.events == [hit()])

@@ -122,8 +122,10 @@ package enum Serve {
                 sync.reportSoon()
                 shared?.wake()
             }
-            if let notify {
+            if notify != nil || shared != nil {
                 page.asked = { request, words in
+                    shared?.wake()
+                    guard let notify else { return }
                     notify.notifier.post(Notices.ask(request, what: words, page: notify.page))
                 }
             }
