@@ -26,6 +26,12 @@ public final class Notifier: @unchecked Sendable {
     /// Events found by looking (the gateway's trouble), every `watchInterval` seconds.
     private let watch: @Sendable (_ now: Int64) -> [Notice]
     private let watchInterval: Int64
+    /// With a shared store (docs/two-gateways.md): claims an event that another gateway
+    /// may find as well, and returns the gateway that claimed it first when that is
+    /// another (which sends it); nil when this one sends it, or nobody could say.
+    private let claimedElsewhere: (@Sendable (_ id: String, _ now: Int64) -> String?)?
+    /// The events another gateway may find too: the same device, budget, attempts and day.
+    static let sharedKinds: Set<Notice.Kind> = [.newDevice, .budgetSpent, .circumvention, .summary]
     private let doorbell: Doorbell
     private let stopping = Atomic<Bool>(false)
     private let hurry = Atomic<Bool>(false)
@@ -45,8 +51,10 @@ public final class Notifier: @unchecked Sendable {
     public init(
         target: NotifyTarget, events: Set<Notice.Kind>, bound: Int, store: Store, client: HTTPClient,
         clock: any Clock, log: Logger, watchInterval: Int64 = 15,
-        watch: @escaping @Sendable (Int64) -> [Notice] = { _ in [] }
+        watch: @escaping @Sendable (Int64) -> [Notice] = { _ in [] },
+        claimedElsewhere: (@Sendable (String, Int64) -> String?)? = nil
     ) throws(SystemError) {
+        self.claimedElsewhere = claimedElsewhere
         self.target = target
         self.events = events
         self.bound = max(bound, 1)
@@ -152,6 +160,15 @@ public final class Notifier: @unchecked Sendable {
                 return "the store: \(error)"
             }
             log.warn("notify_unreadable", [("id", row.key)])
+            return nil
+        }
+        if let claimedElsewhere, Self.sharedKinds.contains(notice.event),
+            let holder = claimedElsewhere(notice.id, clock.wall().unixSeconds)
+        {
+            do { try store.markNoticeSent(id: row.id, now: clock.wall().unixSeconds) } catch {
+                return "the store: \(error)"
+            }
+            log.info("notify_sent_elsewhere", [("event", row.kind), ("id", row.key), ("gateway", holder)])
             return nil
         }
         let response: HTTPResponse

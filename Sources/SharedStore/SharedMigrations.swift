@@ -100,6 +100,17 @@ enum SharedMigrations {
                 );
                 CREATE INDEX requests_seq ON requests(seq);
                 """),
+        Step(
+            version: 5,
+            sql: """
+                -- Notifications to the parent that any gateway may find (a new device, a spent
+                -- budget): the first gateway to claim one sends it, the others do not.
+                CREATE TABLE notices_sent (
+                    id         TEXT PRIMARY KEY,
+                    gateway    TEXT NOT NULL,
+                    claimed_at BIGINT NOT NULL
+                );
+                """),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

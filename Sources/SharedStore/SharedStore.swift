@@ -17,16 +17,7 @@ public final class SharedStore {
     public static func open(
         url: String, passwordFile: String? = nil, gateway: String, now: Int64
     ) throws(SharedStoreError) -> SharedStore {
-        var password: String?
-        if let passwordFile {
-            do {
-                let text = String(decoding: try Files.read(passwordFile, limit: 4096), as: UTF8.self)
-                password = String(text.split(whereSeparator: \.isNewline).first ?? "")
-            } catch {
-                throw .passwordFile(path: passwordFile, reason: "\(error)")
-            }
-        }
-        let connection = try PGConnection(url: url, password: password)
+        let connection = try PGConnection(url: url, password: try password(file: passwordFile))
         try SharedMigrations.apply(connection)
         try connection.execute(
             """
@@ -34,6 +25,17 @@ public final class SharedStore {
             ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, seen_at = excluded.seen_at
             """, [gateway, "\(now)"])
         return SharedStore(connection: connection, gateway: gateway)
+    }
+
+    /// The first line of `shared_store_password_file`, when one is given.
+    static func password(file: String?) throws(SharedStoreError) -> String? {
+        guard let file else { return nil }
+        do {
+            let text = String(decoding: try Files.read(file, limit: 4096), as: UTF8.self)
+            return String(text.split(whereSeparator: \.isNewline).first ?? "")
+        } catch {
+            throw .passwordFile(path: file, reason: "\(error)")
+        }
     }
 
     private init(connection: PGConnection, gateway: String) {

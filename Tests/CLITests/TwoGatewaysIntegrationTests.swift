@@ -249,4 +249,35 @@ import Testing
             #expect(answer.answerData == ["127.0.0.1"], "\(answer)")
         }
     }
+
+    /// A new device asks both gateways: both find the event, one sends it.
+    @Test func aNotificationBothGatewaysFindIsSentOnce() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        let server = try PostgresServer()
+        let receiver = try NotificationsIntegrationTests.Receiver()
+        let settings =
+            try Self.sharedSettings(server) + """
+
+                notify_url = \(receiver.server.origin)/hook
+                notify_format = json
+                notify_events = new_device
+                """
+        let first = try Page(settings: settings)
+        defer { first.gate.daemon.stop() }
+        let second = try Page(settings: settings)
+        defer { second.gate.daemon.stop() }
+        for page in [first, second] {
+            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
+            _ = try page.gate.dig("www.example.test", "A", ["-b", "127.0.0.2"])
+        }
+        // Each gateway's flush (every 5 s) finds the device; the second to claim it sends nothing.
+        let elsewhere = waitUntil(timeout: .seconds(15)) {
+            (first.gate.log + second.gate.log).contains(
+                "event=notify_sent_elsewhere event=new_device id=device:127.0.0.2")
+        }
+        #expect(elsewhere, "\(first.gate.log)\n\(second.gate.log)")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(receiver.ids.filter { $0 == "device:127.0.0.2" }.count == 1, "\(receiver.ids)")
+        #expect(try server.rows("SELECT count(*) FROM notices_sent WHERE id = 'device:127.0.0.2'") == [["1"]])
+    }
 }

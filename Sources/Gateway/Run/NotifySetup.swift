@@ -32,7 +32,8 @@ package final class NotifySetup: Sendable {
 
     static func make(
         _ settings: Settings, daemon: Daemon, store: Store, options: RunOptions, startedAt: Int64, log: Logger,
-        clock: any Clock, checks: @escaping @Sendable () -> [FailingCheck]
+        clock: any Clock, checks: @escaping @Sendable () -> [FailingCheck],
+        claimedElsewhere: (@Sendable (String, Int64) -> String?)? = nil
     ) throws(GatewayError) -> NotifySetup? {
         guard let url = settings[Key.notifyURL] else { return nil }
         var token: String?
@@ -70,7 +71,7 @@ package final class NotifySetup: Sendable {
                 watch: { now in
                     trouble(store: store, lists: listsFolderFiles(), startedAt: startedAt, now: now, page: page)
                         + (checkWatch?.due(now: now, page: page) ?? [])
-                })
+                }, claimedElsewhere: claimedElsewhere)
         } catch {
             throw .usage("cannot start the notifications: \(error)")
         }

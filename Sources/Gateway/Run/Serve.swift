@@ -6,6 +6,7 @@ import EventLoop
 import Glibc
 import Notify
 import Policy
+import SharedStore
 import Store
 import Sync
 import SystemIO
@@ -88,10 +89,18 @@ package enum Serve {
             }
             // Only a gateway that routes the LAN has a firewall whose refusals to read.
             let egress = settings[Key.lanInterfaces].isEmpty ? nil : try egressWatcher()
+            var claimedElsewhere: (@Sendable (String, Int64) -> String?)?
+            if let claims = try noticeClaims(settings, options: options, clock: clock) {
+                claimedElsewhere = { id, now in
+                    guard case .taken(let holder) = claims.claim(id, now: now) else { return nil }
+                    return holder
+                }
+            }
             let notify = try NotifySetup.make(
                 settings, daemon: daemon, store: store, options: options, startedAt: clock.wall().unixSeconds,
                 log: log, clock: clock,
-                checks: { selfCheck(settings, options) + (egress?.trouble().map { [$0] } ?? []) })
+                checks: { selfCheck(settings, options) + (egress?.trouble().map { [$0] } ?? []) },
+                claimedElsewhere: claimedElsewhere)
             let summaries = SummaryJob(
                 minuteOfDay: settings[Key.summaryTime], store: store,
                 profiles: plan.flushedProfiles.filter { $0 != Profile.noneName },
@@ -185,6 +194,23 @@ package enum Serve {
                 notify?.observe(facts)
                 summaries.run(now: facts.now)
             })
+    }
+
+    /// With `shared_store`: who sends an event several gateways may find.
+    private static func noticeClaims(
+        _ settings: Settings, options: RunOptions, clock: any Clock
+    ) throws(GatewayError) -> NoticeClaims? {
+        guard let url = settings[Key.sharedStore], settings[Key.notifyURL] != nil else { return nil }
+        let passwordFile = settings[Key.sharedStorePasswordFile]
+        do {
+            return NoticeClaims(
+                url: url, passwordFile: passwordFile.isEmpty ? nil : passwordFile,
+                gateway: try SharedSync.gatewayID(
+                    stateDirectory: options.stateDirectory, hostName: PageSetup.hostName()),
+                clock: clock)
+        } catch {
+            throw GatewayError.usage("shared_store: \(error)")
+        }
     }
 
     /// The link to `shared_store`, when set (docs/two-gateways.md); what it brings is
