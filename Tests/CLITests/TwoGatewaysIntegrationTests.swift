@@ -1,4 +1,5 @@
 import Foundation
+import Locks
 import TestSupport
 import Testing
 
@@ -279,5 +280,85 @@ import Testing
         Thread.sleep(forTimeInterval: 1)
         #expect(receiver.ids.filter { $0 == "device:127.0.0.2" }.count == 1, "\(receiver.ids)")
         #expect(try server.rows("SELECT count(*) FROM notices_sent WHERE id = 'device:127.0.0.2'") == [["1"]])
+    }
+
+    /// A gateway killed with SIGKILL and started again reads every change it missed, and
+    /// writes the one it made just before it died.
+    @Test func aGatewayKilledAndRestartedPicksUpEveryChangeItMissed() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        let server = try PostgresServer()
+        let settings = try Self.sharedSettings(server)
+        let first = try Page(settings: settings)
+        defer { first.gate.daemon.stop() }
+        let second = try Page(settings: settings)
+        var restarted: GateRun?
+        defer {
+            second.gate.daemon.stop()
+            restarted?.daemon.stop()
+        }
+        for page in [first, second] {
+            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
+        }
+        // Named on the second, which dies at once.
+        let secondSession = try second.login()
+        let tablet = "aa:bb:cc:dd:ee:08"
+        #expect(
+            try second.post("/api/devices/\(tablet)", #"{"name": "Tablet"}"#, session: secondSession).status == 200)
+        second.gate.daemon.signal(SIGKILL)
+        #expect(second.gate.daemon.waitForExit(timeout: 5) != nil)
+
+        // Meanwhile on the first: a pause and a named phone.
+        let session = try first.login()
+        #expect(try first.post("/api/profiles/default/pause", #"{"minutes": 30}"#, session: session).status == 200)
+        let phone = "aa:bb:cc:dd:ee:09"
+        #expect(try first.post("/api/devices/\(phone)", #"{"name": "Phone"}"#, session: session).status == 200)
+
+        let gate = try GateRun(
+            ["--config", second.config, "--state-dir", second.scratch.path("state")], scratch: second.scratch,
+            port: second.gate.port)
+        restarted = gate
+        #expect(gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(gate.log)")
+        #expect(gate.daemon.waitFor("service=web", timeout: 10), "\(gate.log)")
+        let paused = waitUntil(timeout: .seconds(5)) { (try? Self.blocked(gate.dig("example.com"))) ?? false }
+        #expect(paused, "\(gate.log)")
+        func names(_ page: Page) -> [String: String] {
+            guard let jar = try? page.login().jar,
+                let body = try? page.curl("/api/devices", ["-b", jar]).body,
+                let devices = try? TestJSON.parse(body)["devices"]?.array
+            else { return [:] }
+            var out: [String: String] = [:]
+            for device in devices {
+                if let mac = device["mac"]?.string, let name = device["name"]?.string { out[mac] = name }
+            }
+            return out
+        }
+        var seen: [[String: String]] = []
+        let both = waitUntil(timeout: .seconds(5)) {
+            seen = [names(first), names(second)]
+            return seen.allSatisfy { $0[tablet] == "Tablet" && $0[phone] == "Phone" }
+        }
+        #expect(both, "\(seen)")
+    }
+
+    /// Two gateways started at once against an empty database make its schema once.
+    @Test func twoGatewaysStartedAtOnceMigrateOnce() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        let server = try PostgresServer()
+        let settings = try Self.sharedSettings(server)
+        let started = Lock<[Page]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            if let page = try? Page(settings: settings) { started.withLock { $0.append(page) } }
+        }
+        let pages = started.withLock { $0 }
+        defer { for page in pages { page.gate.daemon.stop() } }
+        #expect(pages.count == 2)
+        for page in pages {
+            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
+        }
+        // Every step once, up to the latest.
+        let steps = try server.rows("SELECT count(*), count(DISTINCT version), max(version) FROM schema_version")
+        let count = try #require(steps.first?.first)
+        #expect(steps == [[count, count, count]] && Int(count) ?? 0 >= 5, "\(steps)")
+        #expect(try server.rows("SELECT count(*) FROM gateways") == [["2"]])
     }
 }
