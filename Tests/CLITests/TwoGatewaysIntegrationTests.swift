@@ -17,21 +17,31 @@ import Testing
         """
     }
 
+    /// A PostgreSQL server of the test's own (the test is cancelled without the package).
+    static func server() throws -> PostgresServer {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        return try PostgresServer()
+    }
+
+    /// Waits for each gateway to say it is connected to the shared store.
+    static func connected(_ pages: [Page]) {
+        for page in pages {
+            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
+        }
+    }
+
     static func blocked(_ answer: DigAnswer) -> Bool {
         answer.extendedErrors.contains("15 (Blocked): (paused)")
     }
 
     @Test func aPauseOnOneGatewayBlocksOnTheOtherWithinASecond() throws {
-        try #require(PostgresServer.isInstalled, "postgresql")
-        let server = try PostgresServer()
+        let server = try Self.server()
         let settings = try Self.sharedSettings(server)
         let first = try Page(settings: settings)
         defer { first.gate.daemon.stop() }
         let second = try Page(settings: settings)
         defer { second.gate.daemon.stop() }
-        for page in [first, second] {
-            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
-        }
+        Self.connected([first, second])
         #expect(try !Self.blocked(second.dig("example.com")))
 
         let session = try first.login()
@@ -77,16 +87,13 @@ import Testing
     /// meanwhile holds where it was set and waits, `status` and `doctor` say so, and once
     /// the server is back the pause reaches the other gateway, written once.
     @Test func aPauseMadeWhileTheDatabaseIsAwayWaitsAndArrivesOnce() throws {
-        try #require(PostgresServer.isInstalled, "postgresql")
-        let server = try PostgresServer()
+        let server = try Self.server()
         let settings = try Self.sharedSettings(server)
         let first = try Page(settings: settings)
         defer { first.gate.daemon.stop() }
         let second = try Page(settings: settings)
         defer { second.gate.daemon.stop() }
-        for page in [first, second] {
-            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
-        }
+        Self.connected([first, second])
         let session = try first.login()
 
         server.stop()
@@ -144,9 +151,7 @@ import Testing
         let second = try Page(
             policy: policy, upstream: dns.spec, settings: settings, arguments: local, environment: clock.environment)
         defer { second.gate.daemon.stop() }
-        for page in [first, second] {
-            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
-        }
+        Self.connected([first, second])
         let sessions = [try first.login(), try second.login()]
         func used(_ index: Int) -> Int? {
             let page = index == 0 ? first : second
@@ -187,8 +192,7 @@ import Testing
     /// gateway's page; the child's page on the first shows the answer, and the site is
     /// open through both.
     @Test func aRequestAnsweredOnOneGatewayIsAnsweredOnBoth() throws {
-        try #require(PostgresServer.isInstalled, "postgresql")
-        let server = try PostgresServer()
+        let server = try Self.server()
         let dns = try DnsmasqUpstream(["--address=/example.test/127.0.0.1", "--address=/reddit.com/127.0.0.1"])
         let childPort = FreePort.tcpAndUDP()
         let policy = PolicyDocuments.json(blocked: ["reddit.com"])
@@ -200,9 +204,7 @@ import Testing
         defer { first.gate.daemon.stop() }
         let second = try Page(policy: policy, upstream: dns.spec, settings: settings, arguments: local)
         defer { second.gate.daemon.stop() }
-        for page in [first, second] {
-            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
-        }
+        Self.connected([first, second])
         let child = "127.0.0.2"
         let home = "http://gate.home.arpa:\(childPort)"
         func childPage(_ path: String, _ options: [String] = []) throws -> CurlResult {
@@ -253,8 +255,7 @@ import Testing
 
     /// A new device asks both gateways: both find the event, one sends it.
     @Test func aNotificationBothGatewaysFindIsSentOnce() throws {
-        try #require(PostgresServer.isInstalled, "postgresql")
-        let server = try PostgresServer()
+        let server = try Self.server()
         let receiver = try NotificationsIntegrationTests.Receiver()
         let settings =
             try Self.sharedSettings(server) + """
@@ -285,8 +286,7 @@ import Testing
     /// A gateway killed with SIGKILL and started again reads every change it missed, and
     /// writes the one it made just before it died.
     @Test func aGatewayKilledAndRestartedPicksUpEveryChangeItMissed() throws {
-        try #require(PostgresServer.isInstalled, "postgresql")
-        let server = try PostgresServer()
+        let server = try Self.server()
         let settings = try Self.sharedSettings(server)
         let first = try Page(settings: settings)
         defer { first.gate.daemon.stop() }
@@ -296,9 +296,7 @@ import Testing
             second.gate.daemon.stop()
             restarted?.daemon.stop()
         }
-        for page in [first, second] {
-            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
-        }
+        Self.connected([first, second])
         // Named on the second, which dies at once.
         let secondSession = try second.login()
         let tablet = "aa:bb:cc:dd:ee:08"
@@ -342,8 +340,7 @@ import Testing
 
     /// Two gateways started at once against an empty database make its schema once.
     @Test func twoGatewaysStartedAtOnceMigrateOnce() throws {
-        try #require(PostgresServer.isInstalled, "postgresql")
-        let server = try PostgresServer()
+        let server = try Self.server()
         let settings = try Self.sharedSettings(server)
         let started = Lock<[Page]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
@@ -352,9 +349,7 @@ import Testing
         let pages = started.withLock { $0 }
         defer { for page in pages { page.gate.daemon.stop() } }
         #expect(pages.count == 2)
-        for page in pages {
-            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
-        }
+        Self.connected(pages)
         // Every step once, up to the latest.
         let steps = try server.rows("SELECT count(*), count(DISTINCT version), max(version) FROM schema_version")
         let count = try #require(steps.first?.first)

@@ -98,7 +98,7 @@ package final class SharedSync: Sendable {
     private func loop() {
         var shared: SharedStore?
         var backoff: Int64 = 1
-        var lastError: String?
+        var away = Away()
         while !stopped.withLock({ $0 }) {
             if shared == nil {
                 do {
@@ -110,21 +110,11 @@ package final class SharedSync: Sendable {
                     merge(try opened.facts(sinceDay: today()))
                     shared = opened
                     backoff = 1
-                    lastError = nil
+                    away = Away()
                     try? store.setSharedConnection(connected: true, since: clock.wall().unixSeconds, error: nil)
                     log.info("shared_store", [("state", "connected"), ("at", Self.place(url)), ("gateway", gateway)])
                 } catch {
-                    if lastError != error.description {
-                        lastError = error.description
-                        try? store.setSharedConnection(
-                            connected: false, since: clock.wall().unixSeconds, error: error.description)
-                        log.warn(
-                            "shared_store",
-                            [
-                                ("state", "unreachable"), ("at", Self.place(url)), ("error", error.description),
-                                ("note", "enforcing from the last shared state; changes here wait"),
-                            ])
-                    }
+                    wentAway("unreachable", error, &away)
                     wait(seconds: backoff, socket: nil)
                     backoff = min(backoff * 2, Self.backoffMax)
                     continue
@@ -147,18 +137,32 @@ package final class SharedSync: Sendable {
             } catch {
                 connection.close()
                 shared = nil
-                lastError = error.description
-                try? store.setSharedConnection(
-                    connected: false, since: clock.wall().unixSeconds, error: error.description)
-                log.warn(
-                    "shared_store",
-                    [
-                        ("state", "lost"), ("at", Self.place(url)), ("error", error.description),
-                        ("note", "enforcing from the last shared state; changes here wait"),
-                    ])
+                wentAway("lost", error, &away)
             }
         }
         shared?.close()
+    }
+
+    /// Since when the shared store has been away, and the error last said.
+    private struct Away {
+        var since: Int64?
+        var error: String?
+    }
+
+    /// The connection failed (`state`: `lost` or `unreachable`): recorded for `status` with
+    /// the time it first went, and logged when the error is new.
+    private func wentAway(_ state: String, _ error: SharedStoreError, _ away: inout Away) {
+        let since = away.since ?? clock.wall().unixSeconds
+        away.since = since
+        guard away.error != error.description else { return }
+        away.error = error.description
+        try? store.setSharedConnection(connected: false, since: since, error: error.description)
+        log.warn(
+            "shared_store",
+            [
+                ("state", state), ("at", Self.place(url)), ("error", error.description),
+                ("note", "enforcing from the last shared state; changes here wait"),
+            ])
     }
 
     /// Today's minutes not yet written, as facts, and how to give them back should the
