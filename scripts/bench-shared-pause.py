@@ -4,7 +4,8 @@ all on loopback (run inside a network namespace of its own). 50 times: a pause i
 the first gateway's API, and the second is asked for a name every millisecond until it
 answers blocked (NXDOMAIN); the time from sending the pause to that answer is recorded;
 then a resume, and the second is asked until it answers again. Prints the median, the
-90th percentile and the maximum, in milliseconds."""
+90th percentile and the maximum, in milliseconds. With LOAD=1, dnsperf keeps both
+gateways' DNS busy (4 clients each, 100 queries in flight) for the whole measurement."""
 import http.client, json, os, shutil, socket, ssl, statistics, struct, subprocess, sys, tempfile, time
 
 BIN = os.environ.get("PHOSRA_GATE", "phosra-gate")
@@ -111,10 +112,20 @@ try:
         return query(sock, second, qid)
 
     wait_for(lambda: ask() == 0, 10, "the second gateway answering")
-    times = []
+    if os.environ.get("LOAD") == "1":
+        names = os.path.join(work, "queries")
+        with open(names, "w") as out:
+            for i in range(1000):
+                out.write("name%d.example.org A\n" % i)
+        for dns, _, _ in gates:
+            start(["dnsperf", "-s", "127.0.0.1", "-p", str(dns), "-d", names, "-l", "600", "-c", "4", "-q", "100"],
+                  os.path.join(work, "dnsperf-%d.log" % dns))
+        time.sleep(2)
+    times, posts = [], []
     for _ in range(ROUNDS):
         started = time.perf_counter()
         api(gates[0][1], "/api/profiles/default/pause", {"minutes": 15}, cookie, csrf)
+        posts.append((time.perf_counter() - started) * 1000)
         while ask() != 3:
             if time.perf_counter() - started > 10:
                 raise SystemExit("bench-shared-pause: the pause did not reach the second gateway in 10 s")
@@ -123,8 +134,11 @@ try:
         api(gates[0][1], "/api/profiles/default/resume", {}, cookie, csrf)
         wait_for(lambda: ask() == 0, 10, "the resume reaching the second gateway")
     times.sort()
-    print("RESULT pause_to_block_ms n=%d median=%.1f p90=%.1f max=%.1f min=%.1f" % (
-        len(times), statistics.median(times), times[int(len(times) * 0.9) - 1], times[-1], times[0]))
+    posts.sort()
+    print("RESULT pause_to_block_ms load=%s n=%d median=%.1f p90=%.1f max=%.1f min=%.1f" % (
+        os.environ.get("LOAD", "0"), len(times), statistics.median(times), times[int(len(times) * 0.9) - 1], times[-1], times[0]))
+    print("RESULT pause_api_answer_ms load=%s n=%d median=%.1f max=%.1f" % (
+        os.environ.get("LOAD", "0"), len(posts), statistics.median(posts), posts[-1]))
 finally:
     for p in reversed(procs):
         p.terminate()

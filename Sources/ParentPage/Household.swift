@@ -15,8 +15,12 @@ public protocol Household: AnyObject, Sendable {
     /// A child's request was stored; `words` says what it asks ("More time on TikTok"):
     /// the parent is told (docs/requests-and-notifications.md#notifications).
     func requestAsked(_ request: RequestRow, words: String)
+    /// The parent answered a request (after any override the answer made): the gateways
+    /// that share this one's state hear of it (docs/two-gateways.md).
+    func requestAnswered(_ request: RequestRow)
 }
 
 extension Household {
     public func requestAsked(_ request: RequestRow, words: String) {}
+    public func requestAnswered(_ request: RequestRow) {}
 }

@@ -75,7 +75,8 @@ extension WebApp {
 
     private func home(csrf: String) throws -> String {
         let zone = household.currentEngine().zone
-        var body = try requestsSection(csrf: csrf, zone: zone)
+        var body = try sharedStoreNotice(zone: zone)
+        body += try requestsSection(csrf: csrf, zone: zone)
         body += "<div class=\"cards\">"
         for entry in try cards() {
             let card = entry.card
@@ -124,6 +125,17 @@ extension WebApp {
         }
         body += "</div>"
         return Pages.document(title: "Children", body: body, csrf: csrf)
+    }
+
+    /// With two gateways on a shared store that this one cannot reach
+    /// (docs/two-gateways.md): since when, and what that means for the parent.
+    private func sharedStoreNotice(zone: ZoneRules) throws -> String {
+        guard let state = try store.sharedState(), !state.connected, state.since > 0 else { return "" }
+        let since = Times.local(state.since, now: now, zone: zone)
+        return
+            "<p class=\"card error\" id=\"shared-store\">The other gateways' shared store has been unreachable since "
+            + "\(Escape.html(since)): this gateway enforces what it last had, and what you change here reaches the "
+            + "others when the store is back.</p>"
     }
 
     private func overridesList(_ overrides: [Override], csrf: String, zone: ZoneRules) -> String {

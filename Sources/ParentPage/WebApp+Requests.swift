@@ -56,6 +56,7 @@ extension WebApp {
                 id: id, answer: grant == nil ? "deny" : "allow", minutes: minutes, overrideID: override?.id, now: now,
                 by: "page \(client)")
         else { throw Refusal(404, "no request \(id) waiting") }
+        household.requestAnswered(answered)
         log.info(
             "request_answered",
             [("id", "\(id)"), ("profile", request.profile), ("answer", answered.answer ?? "?"), ("client", client)])

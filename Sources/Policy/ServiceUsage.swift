@@ -170,6 +170,13 @@ public final class ServiceUsage: Sendable {
         }
     }
 
+    /// The shared store is another database: every minute is to be written again.
+    public func forgetShared() {
+        entries.withLock { table in
+            for key in table.keys { table[key]?.shared = MinuteSet() }
+        }
+    }
+
     /// Minutes the shared store did not take: written again next time.
     public func unshared(_ changes: [(key: Key, minutes: MinuteSet)]) {
         entries.withLock { table in

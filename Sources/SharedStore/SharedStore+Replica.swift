@@ -1,9 +1,10 @@
 import Store
 
-/// The parent's overrides and devices copied both ways between this gateway's SQLite store
-/// and the shared store (docs/two-gateways.md#what-is-shared). SQLite stays what every
-/// part of the gateway reads; this copies what changed here up (`push`) and what changed
-/// anywhere down (`pull`), and says whether anything here changed.
+/// The parent's overrides and devices, the children's requests and app minutes copied both
+/// ways between this gateway's SQLite store and the shared store
+/// (docs/two-gateways.md#what-is-shared). SQLite stays what every part of the gateway
+/// reads; this copies what changed here up (`push`) and what changed anywhere down
+/// (`pull`), and says whether anything here changed.
 extension SharedStore {
     /// The lock every writer of changes takes for its transaction, so the `changes`
     /// numbers are committed in the order they are taken ("phgc" in ASCII).
@@ -24,9 +25,26 @@ extension SharedStore {
         try connection.notifications().contains { $0 != gateway }
     }
 
-    /// Writes every override and device changed here and not yet shared, in one
-    /// transaction; returns how many. A device another gateway changed later keeps that
-    /// change, which is then taken here; an override already removed there stays so.
+    /// Whether this database has numbered fewer changes than `store` has read: then it is
+    /// not the one `store` read (a new database, or one restored from a backup), and
+    /// `store` forgets what it shared, so everything is written again and read again.
+    /// Returns whether it did.
+    public func adopt(_ store: Store) throws(SharedStoreError) -> Bool {
+        let rows = try connection.execute("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM changes")
+        let last = rows.first?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0
+        do {
+            guard let mark = try store.sharedState()?.pulled, mark > last else { return false }
+            try store.forgetShared()
+        } catch {
+            throw .local("\(error)")
+        }
+        return true
+    }
+
+    /// Writes every override, device and request changed here and not yet shared, and
+    /// `minutes`, in one transaction; returns how many. A device another gateway changed
+    /// later keeps that change, which is then taken here; an override already removed
+    /// there stays so, and a request answered there keeps that answer.
     @discardableResult
     public func push(from store: Store, minutes: [MinuteFact] = []) throws(SharedStoreError) -> Int {
         let overrides: [OverrideRow]
@@ -130,8 +148,8 @@ extension SharedStore {
         public var minutes: [MinuteFact]
     }
 
-    /// Reads every change past this store's mark, in one snapshot, and merges overrides
-    /// and devices here.
+    /// Reads every change past this store's mark, in one snapshot, and merges overrides,
+    /// devices and requests here; the minutes are the caller's to count.
     @discardableResult
     public func pull(into store: Store) throws(SharedStoreError) -> Pulled {
         let mark: Int64

@@ -185,6 +185,18 @@ extension Store {
         }
     }
 
+    /// Forgets what the shared store had: every override, device and request is to be
+    /// written again and every change read again (the shared store is another database:
+    /// a new one, or one restored from a backup).
+    public func forgetShared() throws(StoreError) {
+        try write { database throws(StoreError) in
+            try database.run("UPDATE overrides SET shared = 0")
+            try database.run("UPDATE devices SET shared = 0")
+            try database.run("UPDATE requests SET shared = 0")
+            try database.run("UPDATE shared_state SET pulled = 0")
+        }
+    }
+
     /// The read mark and the connection's state; nil before the shared store was first used.
     public func sharedState() throws(StoreError) -> SharedStateRow? {
         try withDatabase { database throws(StoreError) in

@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// Two real daemons sharing one real PostgreSQL server (docs/two-gateways.md): a pause
-/// set through one gateway's API blocks the child's next query on the other within a
-/// second; a device named on one page shows on the other; a resume on the second ends the
+/// set through one gateway's API blocks the child's next query on the other at once; a
+/// device named on one page shows on the other; a resume on the second ends the
 /// pause on both; and `status` says where the shared store stands.
 @Suite(.serialized, .blocking) struct TwoGatewaysIntegrationTests {
     typealias Page = ParentPageIntegrationTests.Page
@@ -34,7 +34,7 @@ import Testing
         answer.extendedErrors.contains("15 (Blocked): (paused)")
     }
 
-    @Test func aPauseOnOneGatewayBlocksOnTheOtherWithinASecond() throws {
+    @Test func aPauseOnOneGatewayBlocksOnTheOther() throws {
         let server = try Self.server()
         let settings = try Self.sharedSettings(server)
         let first = try Page(settings: settings)
@@ -55,7 +55,9 @@ import Testing
         }
         let took = ContinuousClock.now - setAt
         #expect(Self.blocked(answer), "\(answer)\n\(second.gate.log)")
-        #expect(took < .seconds(1), "the pause reached the second gateway after \(took)")
+        // Well before the 10 s read behind the notifications; the figure under load
+        // (milliseconds) is the benchmark's (docs/two-gateways.md#figures).
+        #expect(took < .seconds(3), "the pause reached the second gateway after \(took)")
 
         // A device named on the first page is named on the second.
         let mac = "aa:bb:cc:dd:ee:07"
@@ -109,6 +111,9 @@ import Testing
         }
         #expect(waiting, "\(status)")
         #expect(status.contains("(enforcing the last shared state)"), "\(status)")
+        let home = try first.curl("/", ["-b", session.jar])
+        #expect(home.body.contains("id=\"shared-store\""), "\(home.body)")
+        #expect(home.body.contains("shared store has been unreachable since"), "\(home.body)")
         let doctor = try GateCommand.run(["doctor", "--json", "--config", first.config])
         let checks = try #require(TestJSON.parse(doctor.stdout)["checks"]?.array)
         let check = checks.first { $0["check"]?.string == "shared_store" }
@@ -128,7 +133,7 @@ import Testing
 
     /// One phone asking both gateways for TikTok: the minutes asked of both count once,
     /// minutes asked of either count on both, and a budget spent through one is spent on
-    /// the other within a second.
+    /// the other at once.
     @Test func aMinuteAskedOfBothGatewaysCountsOnceAndABudgetIsSpentOnBoth() throws {
         try #require(PostgresServer.isInstalled, "postgresql")
         try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
@@ -181,7 +186,7 @@ import Testing
         let spentAt = ContinuousClock.now
         #expect(waitUntil(timeout: .seconds(5)) { used(0) == 5 }, "\(String(describing: used(0)))")
         let took = ContinuousClock.now - spentAt
-        #expect(took < .seconds(1), "the fifth minute reached the first gateway after \(took)")
+        #expect(took < .seconds(3), "the fifth minute reached the first gateway after \(took)")
         #expect(used(1) == 5)
         clock.set(start + 5 * 60)
         for page in [first, second] { #expect(try ask(page).extendedErrors == [limit], "\(page.gate.log)") }
@@ -245,7 +250,8 @@ import Testing
             page = (try? childPage("/").body) ?? ""
             return page.contains("Yes, for 15 minutes.")
         }
-        #expect(shown, "\(page)")
+        let rows = (try? server.rows("SELECT uid, answer, seq FROM requests")) ?? []
+        #expect(shown, "\(page)\n\(first.gate.log)\n\(rows)")
         #expect(page.contains("&lt;b&gt;homework&lt;/b&gt;") && !page.contains("<b>homework"), "\(page)")
         for gateway in [first, second] {
             let answer = try gateway.gate.dig("www.reddit.com", "A", ["-b", child])

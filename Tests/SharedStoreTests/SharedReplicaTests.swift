@@ -177,4 +177,29 @@ import Testing
         #expect(try storeB.request(id: copy.id)?.answer == "deny")
         #expect(try storeA.unsharedCount() == 0 && storeB.unsharedCount() == 0)
     }
+
+    /// A gateway that meets another database (a new one, or one restored from a backup)
+    /// writes everything again there rather than wait for changes numbered past its mark.
+    @Test func aNewDatabaseGetsEverythingAgain() throws {
+        let (storeA, a) = try gateway("pi-1")
+        _ = try storeA.addOverride(
+            OverrideRow(profile: "mia", kind: "pause", startsAt: 1_000, endsAt: nil, setBy: "page"))
+        try storeA.saveDevice(mac: "aa:bb:cc:dd:ee:03", name: "Console", profile: nil, now: 1_000, by: "page")
+        #expect(try a.adopt(storeA) == false)
+        try a.push(from: storeA)
+        _ = try a.pull(into: storeA)
+        #expect(try a.adopt(storeA) == false)
+
+        let other = try PostgresServer()
+        let fresh = try SharedStore.open(
+            url: other.url, passwordFile: try other.passwordFile(), gateway: "pi-1", now: 2_000)
+        #expect(try fresh.adopt(storeA))
+        #expect(try storeA.unsharedCount() == 2)
+        #expect(try fresh.push(from: storeA) == 2)
+        #expect(try fresh.connection.execute("SELECT count(*) FROM overrides") == [["1"]])
+        #expect(try fresh.connection.execute("SELECT name FROM devices") == [["Console"]])
+        _ = try fresh.pull(into: storeA)
+        #expect(try fresh.adopt(storeA) == false)
+        #expect(try storeA.liveOverrides(now: 2_001).count == 1)
+    }
 }

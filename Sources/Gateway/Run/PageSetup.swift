@@ -146,6 +146,10 @@ package final class PageSetup: Household, @unchecked Sendable {
         asked?(request, words)
     }
 
+    package func requestAnswered(_ request: RequestRow) {
+        changed?()
+    }
+
     // MARK: Starting
 
     /// Starts the page when a password is set and it is not running yet (control thread;

@@ -219,7 +219,11 @@ package enum Serve {
         _ settings: Settings, options: RunOptions, store: Store, activity: ActivityBook,
         today: @escaping @Sendable () -> Int, page: PageSetup, log: Logger, clock: any Clock
     ) throws(GatewayError) -> SharedSync? {
-        guard let url = settings[Key.sharedStore] else { return nil }
+        guard let url = settings[Key.sharedStore] else {
+            // A store shared before says nothing about it now (the page's notice, `status`).
+            try? store.setSharedConnection(connected: false, since: 0, error: nil)
+            return nil
+        }
         let passwordFile = settings[Key.sharedStorePasswordFile]
         do {
             let gateway = try SharedSync.gatewayID(

@@ -50,7 +50,9 @@ package final class SharedSync: Sendable {
     }
 
     func start() throws(SystemError) {
-        let spawned = try SystemThread.spawn(name: "pg-shared", priority: .background) { [self] in loop() }
+        // Not SCHED_IDLE like the sync: a pause set on another gateway must hold here within
+        // a second even while the loops keep both cores busy, and each round is brief.
+        let spawned = try SystemThread.spawn(name: "pg-shared", priority: .normal) { [self] in loop() }
         thread.withLock { $0 = spawned }
     }
 
@@ -105,6 +107,15 @@ package final class SharedSync: Sendable {
                     let opened = try SharedStore.open(
                         url: url, passwordFile: passwordFile, gateway: gateway, now: clock.wall().unixSeconds)
                     try opened.listen()
+                    if try opened.adopt(store) {
+                        for usage in activity.allUsages.values { usage.forgetShared() }
+                        log.warn(
+                            "shared_store",
+                            [
+                                ("state", "new_database"), ("at", Self.place(url)),
+                                ("note", "it has fewer changes than this gateway read: everything is written again"),
+                            ])
+                    }
                     // Every minute of the day, whoever counted it: a gateway that was away
                     // (or killed) counts what the others counted meanwhile.
                     merge(try opened.facts(sinceDay: today()))
@@ -130,8 +141,10 @@ package final class SharedSync: Sendable {
                 let pulled = try connection.pull(into: store)
                 merge(pulled.minutes)
                 if pulled.changed { changed() }
-                // Notifications read with the answers above, this gateway's own among them.
-                _ = try connection.othersChanged()
+                // A notification libpq read with the answers above came during this round,
+                // perhaps after the snapshot was taken: then read again at once rather
+                // than wait on a socket that has nothing more to say.
+                guard try !connection.othersChanged() else { continue }
                 wait(seconds: Self.readInterval, socket: connection.socket)
                 _ = try connection.othersChanged()
             } catch {
