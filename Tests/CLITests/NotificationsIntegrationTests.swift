@@ -112,7 +112,14 @@ import Testing
         let requestID = try #require(question["data"]?["request"]?.string)
         #expect(question["click"]?.string == "https://gate.lan:\(page.webPort)/#request-\(requestID)")
 
-        // The receiver goes away: the next events wait, and status and doctor say so.
+        // The receiver goes away: the next events wait, and status and doctor say so. First
+        // the question must be marked sent: the receiver has it before the notifier has
+        // its answer, and one still on its way would be a third waiting event.
+        let delivered = waitUntil(timeout: .seconds(10)) {
+            let status = try? GateCommand.run(["status", "--json", "--config", page.config])
+            return (try? TestJSON.parse(status?.stdout ?? "")["notifications"]?["waiting"]?.int) == 0
+        }
+        #expect(delivered)
         receiver.server.stop()
         #expect(try ask(["kind=time", "note=second"], from: "127.0.0.3").status == 303)
         _ = try dig("www.example.test", from: "127.0.0.3")

@@ -362,4 +362,110 @@ import Testing
         #expect(steps == [[count, count, count]] && Int(count) ?? 0 >= 5, "\(steps)")
         #expect(try server.rows("SELECT count(*) FROM gateways") == [["2"]])
     }
+
+    /// PostgreSQL stopped for a minute while a phone keeps asking both gateways: no query
+    /// fails, each gateway goes on with what it has, and once the server is back every
+    /// override, device name, request and app minute made meanwhile is in the database
+    /// once, and both gateways count the same minutes.
+    @Test func aMinuteWithoutTheDatabaseUnderLoadLosesNothing() throws {
+        let server = try Self.server()
+        let dns = try DnsmasqUpstream(["--address=/tiktok.com/127.0.0.1", "--address=/example.test/127.0.0.1"])
+        let childPort = FreePort.tcpAndUDP()
+        let policy = PolicyDocuments.json(
+            screenTime: #""per_app_limits": [{"bundle_id": "com.zhiliaoapp.musically", "daily_minutes": 600}]"#)
+        let settings =
+            try Self.sharedSettings(server) + "\nlists = " + GateRun.checkout.appendingPathComponent("blocklists").path
+        let local = ["--allow-local-destinations"]
+        let first = try Page(
+            policy: policy, upstream: dns.spec, settings: settings + "\nchild_listen = 127.0.0.1:\(childPort)",
+            arguments: local)
+        defer { first.gate.daemon.stop() }
+        let second = try Page(policy: policy, upstream: dns.spec, settings: settings, arguments: local)
+        defer { second.gate.daemon.stop() }
+        Self.connected([first, second])
+        let sessions = [try first.login(), try second.login()]
+
+        // The phone: a name and TikTok through both gateways, over and over, until told.
+        let stop = Lock(false)
+        let failures = Lock<[String]>([])
+        let asked = Lock(0)
+        let load = Thread {
+            var round = 0
+            while !stop.withLock({ $0 }) {
+                round += 1
+                for page in [first, second] {
+                    let name = round % 2 == 0 ? "www.example.test" : "www.tiktok.com"
+                    let answer = (try? page.gate.dig(name, "A", ["-b", "127.0.0.2", "+tries=1", "+time=2"]))
+                    asked.withLock { $0 += 1 }
+                    if answer?.answerData != ["127.0.0.1"] {
+                        failures.withLock { $0.append("\(name): \(answer?.output ?? "no answer")") }
+                    }
+                }
+            }
+        }
+        load.start()
+        defer { stop.withLock { $0 = true } }
+        Thread.sleep(forTimeInterval: 2)
+
+        server.stop()
+        let stoppedAt = ContinuousClock.now
+        // Made while the database is away: +15 min on the first, a device named on the
+        // second, a question on the first's child page.
+        #expect(
+            try first.post("/api/profiles/default/extend", #"{"minutes": 15}"#, session: sessions[0]).status == 200)
+        #expect(
+            try second.post("/api/devices/aa:bb:cc:dd:ee:0a", #"{"name": "Laptop"}"#, session: sessions[1]).status
+                == 200)
+        let question = try Curl.run(
+            [
+                "--interface", "127.0.0.3", "--resolve", "gate.home.arpa:\(childPort):127.0.0.1", "--data-urlencode",
+                "kind=time", "--data-urlencode", "note=offline", "http://gate.home.arpa:\(childPort)/ask",
+            ])
+        #expect(question.status == 303, "\(question)")
+        Thread.sleep(forTimeInterval: max(0, 60 - (ContinuousClock.now - stoppedAt) / .seconds(1)))
+        let statusDuring = try GateCommand.run(["status", "--config", first.config]).stdout
+        #expect(statusDuring.contains("unreachable since"), "\(statusDuring)")
+        try server.start()
+
+        // Both write what waited.
+        let settled = waitUntil(timeout: .seconds(45)) {
+            [first, second].allSatisfy { page in
+                ((try? GateCommand.run(["status", "--config", page.config]).stdout) ?? "").contains(
+                    "connected since")
+                    && ((try? GateCommand.run(["status", "--config", page.config]).stdout) ?? "")
+                        .contains("; 0 changes waiting")
+            }
+        }
+        #expect(settled, "\(first.gate.log)\n\(second.gate.log)")
+        stop.withLock { $0 = true }
+        while load.isExecuting { Thread.sleep(forTimeInterval: 0.05) }
+        // The last minute the phone began is written at once; a moment for it to land.
+        Thread.sleep(forTimeInterval: 1)
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(5))")
+        #expect(asked.withLock { $0 } > 100, "the phone asked \(asked.withLock { $0 }) times")
+
+        #expect(try server.rows("SELECT count(*) FROM overrides WHERE kind = 'extension'") == [["1"]])
+        #expect(try server.rows("SELECT name FROM devices WHERE mac = 'aa:bb:cc:dd:ee:0a'") == [["Laptop"]])
+        #expect(try server.rows("SELECT count(*) FROM requests WHERE note = 'offline'") == [["1"]])
+        // Every minute either counted, once, and the same count on both.
+        let minutes = try server.rows(
+            "SELECT count(*), count(DISTINCT minute) FROM usage_minutes WHERE service = 'tiktok'")
+        let count = try #require(minutes.first?.first.flatMap { Int($0) })
+        #expect(minutes == [["\(count)", "\(count)"]] && count >= 1)
+        func used(_ index: Int) -> Int? {
+            let page = index == 0 ? first : second
+            guard let body = try? page.curl("/api/profiles", ["-b", sessions[index].jar]).body,
+                let card = try? TestJSON.parse(body)["profiles"]?.array?.first
+            else { return nil }
+            return card["budgets"]?.array?.first { $0["app"]?.string == "tiktok" }?["used_minutes"]?.int
+        }
+        #expect(
+            waitUntil(timeout: .seconds(5)) { used(0) == count && used(1) == count },
+            "\(count) \(String(describing: used(0))) \(String(describing: used(1)))")
+        // The extension and the device reached the other gateway.
+        let devices = try second.curl("/api/devices", ["-b", sessions[1].jar]).body
+        #expect(devices.contains("Laptop"))
+        let requests = try second.curl("/api/requests", ["-b", sessions[1].jar]).body
+        #expect(requests.contains("offline"), "\(requests)")
+    }
 }

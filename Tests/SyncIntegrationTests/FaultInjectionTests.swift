@@ -70,7 +70,8 @@ extension SyncFaultSuite {
 
             // Space returns: every block is reported, once.
             try FileManager.default.removeItem(atPath: filler)
-            let drained = h.eventually(30) {
+            // The sync's backoff after the failed writes, on a machine the whole suite keeps busy.
+            let drained = h.eventually(60) {
                 h.deliveredCounts() == blocks.expected && h.profileStatus()?["hits_queued"]?.int == 0
             }
             #expect(drained, "delivered \(h.deliveredCounts()), expected \(blocks.expected)\n\(gate.log)")
@@ -99,7 +100,8 @@ extension SyncFaultSuite {
             // never saw the reply and sends the batch again, with the same batch_id.
             let second = try h.run(port: first.port)
             defer { second.daemon.stop() }
-            let drained = h.eventually(30) {
+            // The sync's backoff after the failed writes, on a machine the whole suite keeps busy.
+            let drained = h.eventually(60) {
                 h.deliveredCounts() == blocks.expected && h.profileStatus()?["hits_queued"]?.int == 0
             }
             #expect(drained, "delivered \(h.deliveredCounts()), expected \(blocks.expected)\n\(second.log)")
@@ -204,7 +206,8 @@ extension SyncFaultSuite {
             #expect(h.api.pendingFaults(on: .report).isEmpty && h.api.pendingFaults(on: .policy).isEmpty)
             #expect(h.waitApplied(gate, version: 43, timeout: 15), "\(gate.log)")
             #expect(h.policyRequests.count >= 3, "a 500, the cut JSON, then the whole policy")
-            let drained = h.eventually(30) {
+            // The sync's backoff after the failed writes, on a machine the whole suite keeps busy.
+            let drained = h.eventually(60) {
                 h.deliveredCounts() == blocks.expected && h.profileStatus()?["hits_queued"]?.int == 0
             }
             #expect(drained, "delivered \(h.deliveredCounts()), expected \(blocks.expected)\n\(gate.log)")
