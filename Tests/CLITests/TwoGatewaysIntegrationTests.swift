@@ -23,6 +23,35 @@ import Testing
         return try PostgresServer()
     }
 
+    /// Two gateways on `settings` (the first with `firstSettings` as well), each connected
+    /// to the shared store; the caller stops both.
+    static func gateways(
+        policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), upstream: String = "127.0.0.1:9",
+        settings: String, firstSettings: String = "", arguments: [String] = [], environment: [String: String] = [:]
+    ) throws -> (first: Page, second: Page) {
+        let first = try Page(
+            policy: policy, upstream: upstream, settings: settings + "\n" + firstSettings, arguments: arguments,
+            environment: environment)
+        let second: Page
+        do {
+            second = try Page(
+                policy: policy, upstream: upstream, settings: settings, arguments: arguments, environment: environment)
+        } catch {
+            first.gate.daemon.stop()
+            throw error
+        }
+        connected([first, second])
+        return (first, second)
+    }
+
+    /// The TikTok minutes `page`'s API says the default profile used today.
+    static func tiktokMinutes(_ page: Page, jar: String) -> Int? {
+        guard let body = try? page.curl("/api/profiles", ["-b", jar]).body,
+            let card = try? TestJSON.parse(body)["profiles"]?.array?.first
+        else { return nil }
+        return card["budgets"]?.array?.first { $0["app"]?.string == "tiktok" }?["used_minutes"]?.int
+    }
+
     /// Waits for each gateway to say it is connected to the shared store.
     static func connected(_ pages: [Page]) {
         for page in pages {
@@ -37,11 +66,11 @@ import Testing
     @Test func aPauseOnOneGatewayBlocksOnTheOther() throws {
         let server = try Self.server()
         let settings = try Self.sharedSettings(server)
-        let first = try Page(settings: settings)
-        defer { first.gate.daemon.stop() }
-        let second = try Page(settings: settings)
-        defer { second.gate.daemon.stop() }
-        Self.connected([first, second])
+        let (first, second) = try Self.gateways(settings: settings)
+        defer {
+            first.gate.daemon.stop()
+            second.gate.daemon.stop()
+        }
         #expect(try !Self.blocked(second.dig("example.com")))
 
         let session = try first.login()
@@ -49,9 +78,9 @@ import Testing
         #expect(paused.status == 200, "\(paused)")
         let setAt = ContinuousClock.now
         var answer = try second.dig("example.com")
-        while !Self.blocked(answer), ContinuousClock.now - setAt < .seconds(5) {
-            Thread.sleep(forTimeInterval: 0.02)
+        _ = try waitUntil(timeout: .seconds(5), interval: 20_000_000) {
             answer = try second.dig("example.com")
+            return Self.blocked(answer)
         }
         let took = ContinuousClock.now - setAt
         #expect(Self.blocked(answer), "\(answer)\n\(second.gate.log)")
@@ -91,11 +120,11 @@ import Testing
     @Test func aPauseMadeWhileTheDatabaseIsAwayWaitsAndArrivesOnce() throws {
         let server = try Self.server()
         let settings = try Self.sharedSettings(server)
-        let first = try Page(settings: settings)
-        defer { first.gate.daemon.stop() }
-        let second = try Page(settings: settings)
-        defer { second.gate.daemon.stop() }
-        Self.connected([first, second])
+        let (first, second) = try Self.gateways(settings: settings)
+        defer {
+            first.gate.daemon.stop()
+            second.gate.daemon.stop()
+        }
         let session = try first.login()
 
         server.stop()
@@ -150,21 +179,14 @@ import Testing
             + GateRun.checkout.appendingPathComponent("blocklists").path
         // The upstream answers with loopback addresses, which the gateway keeps from devices unless told.
         let local = ["--allow-local-destinations"]
-        let first = try Page(
+        let (first, second) = try Self.gateways(
             policy: policy, upstream: dns.spec, settings: settings, arguments: local, environment: clock.environment)
-        defer { first.gate.daemon.stop() }
-        let second = try Page(
-            policy: policy, upstream: dns.spec, settings: settings, arguments: local, environment: clock.environment)
-        defer { second.gate.daemon.stop() }
-        Self.connected([first, second])
-        let sessions = [try first.login(), try second.login()]
-        func used(_ index: Int) -> Int? {
-            let page = index == 0 ? first : second
-            guard let body = try? page.curl("/api/profiles", ["-b", sessions[index].jar]).body,
-                let card = try? TestJSON.parse(body)["profiles"]?.array?.first
-            else { return nil }
-            return card["budgets"]?.array?.first { $0["app"]?.string == "tiktok" }?["used_minutes"]?.int
+        defer {
+            first.gate.daemon.stop()
+            second.gate.daemon.stop()
         }
+        let sessions = [try first.login(), try second.login()]
+        func used(_ index: Int) -> Int? { Self.tiktokMinutes(index == 0 ? first : second, jar: sessions[index].jar) }
         func ask(_ page: Page) throws -> DigAnswer { try page.gate.dig("www.tiktok.com", "A", ["-b", "127.0.0.2"]) }
         let limit = "15 (Blocked): (limit:tiktok)"
 
@@ -203,13 +225,14 @@ import Testing
         let policy = PolicyDocuments.json(blocked: ["reddit.com"])
         let settings = try Self.sharedSettings(server)
         let local = ["--allow-local-destinations"]
-        let first = try Page(
-            policy: policy, upstream: dns.spec, settings: settings + "\nchild_listen = 127.0.0.1:\(childPort)",
+        let (first, second) = try Self.gateways(
+            policy: policy, upstream: dns.spec, settings: settings,
+            firstSettings: "child_listen = 127.0.0.1:\(childPort)",
             arguments: local)
-        defer { first.gate.daemon.stop() }
-        let second = try Page(policy: policy, upstream: dns.spec, settings: settings, arguments: local)
-        defer { second.gate.daemon.stop() }
-        Self.connected([first, second])
+        defer {
+            first.gate.daemon.stop()
+            second.gate.daemon.stop()
+        }
         let child = "127.0.0.2"
         let home = "http://gate.home.arpa:\(childPort)"
         func childPage(_ path: String, _ options: [String] = []) throws -> CurlResult {
@@ -270,21 +293,20 @@ import Testing
                 notify_format = json
                 notify_events = new_device
                 """
-        let first = try Page(settings: settings)
-        defer { first.gate.daemon.stop() }
-        let second = try Page(settings: settings)
-        defer { second.gate.daemon.stop() }
-        for page in [first, second] {
-            #expect(page.gate.daemon.waitFor("event=shared_store state=connected", timeout: 10), "\(page.gate.log)")
-            _ = try page.gate.dig("www.example.test", "A", ["-b", "127.0.0.2"])
+        let (first, second) = try Self.gateways(settings: settings)
+        defer {
+            first.gate.daemon.stop()
+            second.gate.daemon.stop()
         }
+        for page in [first, second] { _ = try page.gate.dig("www.example.test", "A", ["-b", "127.0.0.2"]) }
         // Each gateway's flush (every 5 s) finds the device; the second to claim it sends nothing.
         let elsewhere = waitUntil(timeout: .seconds(15)) {
             (first.gate.log + second.gate.log).contains(
                 "event=notify_sent_elsewhere event=new_device id=device:127.0.0.2")
         }
         #expect(elsewhere, "\(first.gate.log)\n\(second.gate.log)")
-        Thread.sleep(forTimeInterval: 1)
+        // The gateway that claimed it sends it; the other has declined already.
+        #expect(waitUntil(timeout: .seconds(5)) { receiver.ids.contains("device:127.0.0.2") }, "\(receiver.ids)")
         #expect(receiver.ids.filter { $0 == "device:127.0.0.2" }.count == 1, "\(receiver.ids)")
         #expect(try server.rows("SELECT count(*) FROM notices_sent WHERE id = 'device:127.0.0.2'") == [["1"]])
     }
@@ -294,15 +316,13 @@ import Testing
     @Test func aGatewayKilledAndRestartedPicksUpEveryChangeItMissed() throws {
         let server = try Self.server()
         let settings = try Self.sharedSettings(server)
-        let first = try Page(settings: settings)
-        defer { first.gate.daemon.stop() }
-        let second = try Page(settings: settings)
+        let (first, second) = try Self.gateways(settings: settings)
         var restarted: GateRun?
         defer {
+            first.gate.daemon.stop()
             second.gate.daemon.stop()
             restarted?.daemon.stop()
         }
-        Self.connected([first, second])
         // Named on the second, which dies at once.
         let secondSession = try second.login()
         let tablet = "aa:bb:cc:dd:ee:08"
@@ -376,13 +396,14 @@ import Testing
         let settings =
             try Self.sharedSettings(server) + "\nlists = " + GateRun.checkout.appendingPathComponent("blocklists").path
         let local = ["--allow-local-destinations"]
-        let first = try Page(
-            policy: policy, upstream: dns.spec, settings: settings + "\nchild_listen = 127.0.0.1:\(childPort)",
+        let (first, second) = try Self.gateways(
+            policy: policy, upstream: dns.spec, settings: settings,
+            firstSettings: "child_listen = 127.0.0.1:\(childPort)",
             arguments: local)
-        defer { first.gate.daemon.stop() }
-        let second = try Page(policy: policy, upstream: dns.spec, settings: settings, arguments: local)
-        defer { second.gate.daemon.stop() }
-        Self.connected([first, second])
+        defer {
+            first.gate.daemon.stop()
+            second.gate.daemon.stop()
+        }
         let sessions = [try first.login(), try second.login()]
 
         // The phone: a name and TikTok through both gateways, over and over, until told.
@@ -405,7 +426,7 @@ import Testing
         }
         load.start()
         defer { stop.withLock { $0 = true } }
-        Thread.sleep(forTimeInterval: 2)
+        #expect(waitUntil { asked.withLock { $0 } >= 10 }, "the phone is asking")
 
         server.stop()
         let stoppedAt = ContinuousClock.now
@@ -422,7 +443,8 @@ import Testing
                 "kind=time", "--data-urlencode", "note=offline", "http://gate.home.arpa:\(childPort)/ask",
             ])
         #expect(question.status == 303, "\(question)")
-        Thread.sleep(forTimeInterval: max(0, 60 - (ContinuousClock.now - stoppedAt) / .seconds(1)))
+        // The minute the scenario is about, not a wait for something.
+        pause(UInt64(max(0, 60 - (ContinuousClock.now - stoppedAt) / .seconds(1)) * 1e9))
         let statusDuring = try GateCommand.run(["status", "--config", first.config]).stdout
         #expect(statusDuring.contains("unreachable since"), "\(statusDuring)")
         try server.start()
@@ -430,38 +452,33 @@ import Testing
         // Both write what waited.
         let settled = waitUntil(timeout: .seconds(45)) {
             [first, second].allSatisfy { page in
-                ((try? GateCommand.run(["status", "--config", page.config]).stdout) ?? "").contains(
-                    "connected since")
-                    && ((try? GateCommand.run(["status", "--config", page.config]).stdout) ?? "")
-                        .contains("; 0 changes waiting")
+                let status = (try? GateCommand.run(["status", "--config", page.config]).stdout) ?? ""
+                return status.contains("connected since") && status.contains("; 0 changes waiting")
             }
         }
         #expect(settled, "\(first.gate.log)\n\(second.gate.log)")
         stop.withLock { $0 = true }
-        while load.isExecuting { Thread.sleep(forTimeInterval: 0.05) }
-        // The last minute the phone began is written at once; a moment for it to land.
-        Thread.sleep(forTimeInterval: 1)
+        #expect(waitUntil(interval: 50_000_000) { !load.isExecuting }, "the phone stopped asking")
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(5))")
         #expect(asked.withLock { $0 } > 100, "the phone asked \(asked.withLock { $0 }) times")
 
         #expect(try server.rows("SELECT count(*) FROM overrides WHERE kind = 'extension'") == [["1"]])
         #expect(try server.rows("SELECT name FROM devices WHERE mac = 'aa:bb:cc:dd:ee:0a'") == [["Laptop"]])
         #expect(try server.rows("SELECT count(*) FROM requests WHERE note = 'offline'") == [["1"]])
-        // Every minute either counted, once, and the same count on both.
-        let minutes = try server.rows(
-            "SELECT count(*), count(DISTINCT minute) FROM usage_minutes WHERE service = 'tiktok'")
+        // Every minute either counted, once, and the same count on both. The last minute the
+        // phone began is written the moment it is counted: wait for the three to agree.
+        func used(_ index: Int) -> Int? { Self.tiktokMinutes(index == 0 ? first : second, jar: sessions[index].jar) }
+        var minutes: [[String]] = []
+        let agreed = waitUntil(timeout: .seconds(5)) {
+            minutes =
+                (try? server.rows(
+                    "SELECT count(*), count(DISTINCT minute) FROM usage_minutes WHERE service = 'tiktok'")) ?? []
+            guard let count = minutes.first?.first.flatMap({ Int($0) }) else { return false }
+            return used(0) == count && used(1) == count
+        }
         let count = try #require(minutes.first?.first.flatMap { Int($0) })
         #expect(minutes == [["\(count)", "\(count)"]] && count >= 1)
-        func used(_ index: Int) -> Int? {
-            let page = index == 0 ? first : second
-            guard let body = try? page.curl("/api/profiles", ["-b", sessions[index].jar]).body,
-                let card = try? TestJSON.parse(body)["profiles"]?.array?.first
-            else { return nil }
-            return card["budgets"]?.array?.first { $0["app"]?.string == "tiktok" }?["used_minutes"]?.int
-        }
-        #expect(
-            waitUntil(timeout: .seconds(5)) { used(0) == count && used(1) == count },
-            "\(count) \(String(describing: used(0))) \(String(describing: used(1)))")
+        #expect(agreed, "\(count) \(String(describing: used(0))) \(String(describing: used(1)))")
         // The extension and the device reached the other gateway.
         let devices = try second.curl("/api/devices", ["-b", sessions[1].jar]).body
         #expect(devices.contains("Laptop"))

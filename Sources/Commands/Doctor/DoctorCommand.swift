@@ -35,7 +35,6 @@ enum DoctorCommand: Command {
             console.err("phosra-gate doctor: unexpected \"\(arguments.operands[0])\"\n\(usage)")
             return 1
         }
-        let testClock = getenv(Gateway.testClockVariable).map { String(cString: $0) }.map { !$0.isEmpty } ?? false
         let checks = Self.checks(
             configPath: arguments.flag("--config"), flags: arguments.settings, clock: clock, testClock: testClock)
         if arguments.isSet("--json") {
@@ -50,6 +49,11 @@ enum DoctorCommand: Command {
     /// it filter, can it resolve, is its time right, can it sync, is the LAN held, does the
     /// parent's page have a certificate that loads, are its lists fresh, is another router
     /// handing out DNS servers.
+    /// Whether the test clock variable is set: the kernel's clock is then not the one in use.
+    static var testClock: Bool {
+        getenv(Gateway.testClockVariable).map { String(cString: $0) }.map { !$0.isEmpty } ?? false
+    }
+
     static func checks(configPath: String?, flags: Settings, clock: any Clock, testClock: Bool) -> [DoctorCheck] {
         let fromCheckout = configPath == nil && !Files.exists(ConfigFile.defaultPath)
         let settings: Settings
@@ -125,7 +129,6 @@ enum DoctorCommand: Command {
     /// watchdog restarts a wedged one), the API (the sync says), the lists' age (watched
     /// already) and the firewall (read from `firewall watch`'s file by the daemon).
     static func daemonChecks(_ settings: Settings, _ options: RunOptions, clock: any Clock) -> [FailingCheck] {
-        let testClock = getenv(Gateway.testClockVariable).map { String(cString: $0) }.map { !$0.isEmpty } ?? false
         var found: [(DoctorCheck, subject: String)] = zip(upstreams(options, clock: clock), options.upstreams).map {
             ($0, "\($1)")
         }

@@ -89,8 +89,13 @@ package enum Serve {
             }
             // Only a gateway that routes the LAN has a firewall whose refusals to read.
             let egress = settings[Key.lanInterfaces].isEmpty ? nil : try egressWatcher()
+            let sharedStore = try sharedStore(settings, options: options, store: store)
             var claimedElsewhere: (@Sendable (String, Int64) -> String?)?
-            if let claims = try noticeClaims(settings, options: options, clock: clock) {
+            // With a shared store: who sends an event several gateways may find.
+            if let sharedStore, settings[Key.notifyURL] != nil {
+                let claims = NoticeClaims(
+                    url: sharedStore.url, passwordFile: sharedStore.passwordFile, gateway: sharedStore.gateway,
+                    clock: clock)
                 claimedElsewhere = { id, now in
                     guard case .taken(let holder) = claims.claim(id, now: now) else { return nil }
                     return holder
@@ -121,11 +126,13 @@ package enum Serve {
             let page = PageSetup(
                 settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory, log: log,
                 clock: clock)
-            let shared = try sharedSync(
-                settings, options: options, store: store, activity: activity,
-                today: { [weak daemon, zone = daemon.builder.zone] in
-                    (daemon?.builder.zone ?? zone).localDateTime(at: clock.wall().unixSeconds).daysSince1970
-                }, page: page, log: log, clock: clock)
+            let shared = try sharedStore.map { sharedStore throws(GatewayError) in
+                try sharedSync(
+                    sharedStore, store: store, activity: activity,
+                    today: { [weak daemon, zone = daemon.builder.zone] in
+                        (daemon?.builder.zone ?? zone).localDateTime(at: clock.wall().unixSeconds).daysSince1970
+                    }, page: page, log: log, clock: clock)
+            }
             if let shared { activity.newMinute.set { shared.wake() } }
             page.changed = {
                 sync.reportSoon()
@@ -196,31 +203,13 @@ package enum Serve {
             })
     }
 
-    /// With `shared_store`: who sends an event several gateways may find.
-    private static func noticeClaims(
-        _ settings: Settings, options: RunOptions, clock: any Clock
-    ) throws(GatewayError) -> NoticeClaims? {
-        guard let url = settings[Key.sharedStore], settings[Key.notifyURL] != nil else { return nil }
-        let passwordFile = settings[Key.sharedStorePasswordFile]
-        do {
-            return NoticeClaims(
-                url: url, passwordFile: passwordFile.isEmpty ? nil : passwordFile,
-                gateway: try SharedSync.gatewayID(
-                    stateDirectory: options.stateDirectory, hostName: PageSetup.hostName()),
-                clock: clock)
-        } catch {
-            throw GatewayError.usage("shared_store: \(error)")
-        }
-    }
-
-    /// The link to `shared_store`, when set (docs/two-gateways.md); what it brings is
-    /// enforced as the page's changes are.
-    private static func sharedSync(
-        _ settings: Settings, options: RunOptions, store: Store, activity: ActivityBook,
-        today: @escaping @Sendable () -> Int, page: PageSetup, log: Logger, clock: any Clock
-    ) throws(GatewayError) -> SharedSync? {
+    /// `shared_store` as the two users of it need it: the URL, the password file and
+    /// this gateway's id (read or made once); nil when this gateway shares nothing, and
+    /// then a store shared before says nothing about it now (the page's notice, `status`).
+    private static func sharedStore(
+        _ settings: Settings, options: RunOptions, store: Store
+    ) throws(GatewayError) -> (url: String, passwordFile: String?, gateway: String)? {
         guard let url = settings[Key.sharedStore] else {
-            // A store shared before says nothing about it now (the page's notice, `status`).
             try? store.setSharedConnection(connected: false, since: 0, error: nil)
             return nil
         }
@@ -228,12 +217,25 @@ package enum Serve {
         do {
             let gateway = try SharedSync.gatewayID(
                 stateDirectory: options.stateDirectory, hostName: PageSetup.hostName())
+            return (url, passwordFile.isEmpty ? nil : passwordFile, gateway)
+        } catch {
+            throw GatewayError.usage("shared_store: \(error)")
+        }
+    }
+
+    /// The link to `shared_store` (docs/two-gateways.md); what it brings is enforced as the
+    /// page's changes are.
+    private static func sharedSync(
+        _ shared: (url: String, passwordFile: String?, gateway: String), store: Store, activity: ActivityBook,
+        today: @escaping @Sendable () -> Int, page: PageSetup, log: Logger, clock: any Clock
+    ) throws(GatewayError) -> SharedSync {
+        do {
             return try SharedSync(
-                url: url, passwordFile: passwordFile.isEmpty ? nil : passwordFile, gateway: gateway, store: store,
+                url: shared.url, passwordFile: shared.passwordFile, gateway: shared.gateway, store: store,
                 activity: activity, today: today, log: log, clock: clock,
                 changed: { [weak page] in page?.reloadParent() })
         } catch {
-            throw GatewayError.usage("shared_store: \(error)")
+            throw GatewayError.usage("cannot start the shared store's thread: \(error)")
         }
     }
 
