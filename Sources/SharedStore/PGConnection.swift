@@ -27,6 +27,9 @@ public final class PGConnection {
             PQfinish(connection)
             throw .connect(message)
         }
+        // libpq prints the server's notices (NOTICE: relation … already exists) on stderr,
+        // which is the daemon's log: they are expected and said nothing the log needs.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
     }
 

@@ -28,10 +28,12 @@ public struct CurlResult: Sendable, CustomStringConvertible {
 public enum Curl {
     public static let path = "/usr/bin/curl"
 
-    /// `curl -s -S -i --max-time T ARGS… -w '\n%{http_code} %{http_connect}'`.
-    public static func run(_ arguments: [String], timeout: Int = 8) throws -> CurlResult {
+    /// `curl -s -S -i --max-time T ARGS… -w '\n%{http_code} %{http_connect}'`, after
+    /// `prefix` when given (`ip netns exec NAMESPACE`: curl on a device the test made).
+    public static func run(_ arguments: [String], timeout: Int = 8, prefix: [String] = []) throws -> CurlResult {
         let options = ["-s", "-S", "-i", "--max-time", "\(timeout)", "-w", "\n@@%{http_code} %{http_connect}"]
-        let result = try Program.run(path, options + arguments)
+        let words = prefix + [path] + options + arguments
+        let result = try Program.run(words[0], Array(words.dropFirst()))
         let text = result.stdout
         var output = text
         var status = 0

@@ -163,14 +163,16 @@ private func readable(_ socket: Socket, milliseconds: Int32) -> Bool {
 }
 
 extension NetworkNamespaces {
-    /// dnsmasq in the gateway's namespace on 127.0.0.1:`port`, answering only `records`
+    /// dnsmasq in the gateway's namespace on `address`:`port`, answering only `records`
     /// (`--host-record` values, `name,address`); its log in `logFile`. Kill it when done.
-    public func upstreamDnsmasq(port: UInt16 = 5399, records: [String], logFile: String) throws -> SpawnedServer {
+    public func upstreamDnsmasq(
+        address: String = "127.0.0.1", port: UInt16 = 5399, records: [String], logFile: String
+    ) throws -> SpawnedServer {
         let command = try exec(
             in: gateway,
             [
                 "/usr/sbin/dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts", "--no-poll",
-                "--conf-file=/dev/null", "--pid-file=", "--bind-interfaces", "--listen-address=127.0.0.1",
+                "--conf-file=/dev/null", "--pid-file=", "--bind-interfaces", "--listen-address=\(address)",
                 "--port=\(port)", "--log-facility=-",
             ] + records.map { "--host-record=" + $0 })
         return try SpawnedServer(command.path, command.arguments, logFile: logFile, readyWhenLogContains: "started")

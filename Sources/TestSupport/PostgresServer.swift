@@ -4,7 +4,8 @@ import Foundation
 /// with `initdb` in a scratch directory, run by `pg_ctl` as the `postgres` user on a
 /// loopback port (and a socket in its own directory), with password authentication for
 /// `phosra`. `stop()` and `start()` take it away and bring it back on the same port and
-/// data; the cluster goes with the value.
+/// data; the cluster goes with the value. Given a network namespace it runs there, on
+/// `address`, as the database machine of a LAN the test made.
 public final class PostgresServer: @unchecked Sendable {
     // Sendable: the test thread alone calls stop and start.
     public let port: UInt16
@@ -12,8 +13,12 @@ public final class PostgresServer: @unchecked Sendable {
     public let password = "pg-test-s3cret"
     /// The data directory.
     public let data: String
+    /// The address it listens on (and loopback, inside its namespace).
+    public let address: String
     private let scratch: ScratchDirectory
     private let bin: String
+    /// `ip netns exec NAMESPACE`, or nothing on the host.
+    private let inNamespace: [String]
 
     /// Whether the server's programs are installed.
     public static var isInstalled: Bool { binDirectory() != nil }
@@ -25,12 +30,20 @@ public final class PostgresServer: @unchecked Sendable {
             .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
     }
 
-    /// `postgresql://phosra@127.0.0.1:PORT/postgres`, without the password.
-    public var url: String { "postgresql://\(user)@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    /// `postgresql://phosra@ADDRESS:PORT/postgres`, without the password.
+    public var url: String { "postgresql://\(user)@\(address):\(port)/postgres?sslmode=disable" }
 
-    public init() throws {
+    /// A cluster on the host's loopback, or in `namespace` (of `net`) on `address`.
+    public init(in namespace: (net: NetworkNamespaces, name: String)? = nil, address: String = "127.0.0.1") throws {
         guard let bin = Self.binDirectory() else { throw PostgresError("PostgreSQL is not installed (postgresql)") }
         self.bin = bin
+        self.address = address
+        if let namespace {
+            let ip = try namespace.net.exec(in: namespace.name, [])
+            inNamespace = [ip.path] + ip.arguments
+        } else {
+            inNamespace = []
+        }
         scratch = try ScratchDirectory("pg-postgres")
         // The server runs as `postgres`: it must reach and own its directory.
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
@@ -46,6 +59,13 @@ public final class PostgresServer: @unchecked Sendable {
             "\(bin)/initdb",
             ["-D", data, "-U", user, "--pwfile", passwordFile, "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"])
         guard made.status == 0 else { throw PostgresError("initdb: \(made.stderr)") }
+        if address != "127.0.0.1" {
+            // initdb lets in loopback only; the LAN's gateways come from its subnet.
+            let rules = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/pg_hba.conf"))
+            try rules.seekToEnd()
+            try rules.write(contentsOf: Data("host all all samenet scram-sha-256\n".utf8))
+            try rules.close()
+        }
         port = FreePort.tcpAndUDP()
         try start()
     }
@@ -54,8 +74,9 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Starts the server on its port and waits until it takes connections.
     public func start() throws {
+        let listen = Set(["127.0.0.1", address]).sorted().joined(separator: ",")
         let options =
-            "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(data) -c fsync=off "
+            "-p \(port) -c listen_addresses=\(listen) -c unix_socket_directories=\(data) -c fsync=off "
             + "-c max_files_per_process=10000"
         // Through system(3), which waits for exactly its child: the server `pg_ctl` leaves
         // running must hold no pipe of the test's, and Foundation's Process did not see
@@ -65,7 +86,7 @@ public final class PostgresServer: @unchecked Sendable {
         // raised, and the user is changed by setpriv, which (unlike runuser's PAM session)
         // keeps the raised one.
         let command =
-            "ulimit -n $(ulimit -Hn); setpriv --reuid=postgres --regid=postgres --init-groups \(bin)/pg_ctl -D \(data) -w -t 30 "
+            "ulimit -n $(ulimit -Hn); \(inNamespace.joined(separator: " ")) setpriv --reuid=postgres --regid=postgres --init-groups \(bin)/pg_ctl -D \(data) -w -t 30 "
             + "-l \(data)/server.log -o '\(options)' start </dev/null >/dev/null 2>&1"
         let status = system(command)
         guard status == 0 else {
@@ -86,13 +107,14 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Runs `sql` with `psql` as `phosra` and returns its rows, each as its columns' text.
     public func rows(_ sql: String) throws -> [[String]] {
-        let result = try Program.run(
-            "/usr/bin/env",
-            [
-                "PGPASSWORD=\(password)", "\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d",
+        let words =
+            inNamespace + [
+                "/usr/bin/env", "PGPASSWORD=\(password)", "\(bin)/psql", "-h", address, "-p", "\(port)", "-U", user,
+                "-d",
                 "postgres",
                 "-AtX", "-v", "ON_ERROR_STOP=1", "-c", sql,
-            ])
+            ]
+        let result = try Program.run(words[0], Array(words.dropFirst()))
         guard result.status == 0 else { throw PostgresError("psql: \(result.stderr)") }
         return result.stdout.split(separator: "\n").map {
             $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)

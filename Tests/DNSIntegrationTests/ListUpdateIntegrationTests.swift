@@ -6,8 +6,6 @@ import Testing
 /// swapped into the running daemon without a restart and without one lost or failed
 /// query, and the names it adds are blocked from then on.
 @Suite(.serialized, .blocking) struct ListUpdateIntegrationTests {
-    static let dnsperf = "/usr/bin/dnsperf"
-
     /// A service catalogue downloaded by `blocklists update` reaches the running daemon: an
     /// app the policy blocks, unknown before, is blocked as a service after.
     @Test func aNewServiceCatalogueIsSwappedIn() throws {
@@ -72,15 +70,7 @@ import Testing
         let queries = try scratch.write(
             "queries",
             "allowed.example A\nn123.later.example A\nwww.curated-adult.example A\nn49999.later.example A\n")
-        let load = Process()
-        load.executableURL = URL(fileURLWithPath: Self.dnsperf)
-        load.arguments = [
-            "-s", "127.0.0.1", "-p", "\(gate.port)", "-d", queries, "-l", "6", "-Q", "400", "-c", "4", "-t", "2",
-        ]
-        let output = Pipe()
-        load.standardOutput = output
-        load.standardError = output
-        try load.run()
+        let load = try DNSPerfLoad(port: gate.port, queries: queries, seconds: 6, qps: 400)
         // The update starts once the load is well under way (the upstream has seen it).
         let before = upstream.queries.count
         #expect(waitUntil(interval: 10_000_000) { upstream.queries.count >= before + 200 }, "dnsperf is sending")
@@ -93,9 +83,8 @@ import Testing
         #expect(update.stdout.contains("adult/later.txt: updated, 50000 names (new)"))
         #expect(gate.daemon.waitFor("event=lists_updated", timeout: 5), "\(gate.log)")
 
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        load.waitUntilExit()
-        let stats = DNSPerfReport(report)
+        let stats = load.finish()
+        let report = stats.description
         #expect(stats.completed > 1000, "\(report)")
         #expect(stats.lost == 0, "\(report)")
         #expect(Set(stats.codes.keys).isSubset(of: ["NOERROR", "NXDOMAIN"]), "\(report)")
@@ -130,28 +119,6 @@ import Testing
         #expect(try gate.dig("www.by-hand.example").status == "NXDOMAIN")
         gate.daemon.signal(SIGTERM)
         #expect(gate.daemon.waitForExit() == 0)
-    }
-}
-
-/// The totals of a dnsperf run.
-struct DNSPerfReport {
-    var completed = 0
-    var lost = 0
-    var codes: [String: Int] = [:]
-
-    init(_ text: String) {
-        for line in text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            let words = line.split(separator: " ").map(String.init)
-            if line.hasPrefix("Queries completed:"), words.count > 2 { completed = Int(words[2]) ?? 0 }
-            if line.hasPrefix("Queries lost:"), words.count > 2 { lost = Int(words[2]) ?? -1 }
-            if line.hasPrefix("Response codes:") {
-                let pairs = line.dropFirst("Response codes:".count).split(separator: ",")
-                for pair in pairs {
-                    let parts = pair.split(separator: " ")
-                    if parts.count >= 2 { codes[String(parts[0])] = Int(parts[1]) ?? 0 }
-                }
-            }
-        }
     }
 }
 
