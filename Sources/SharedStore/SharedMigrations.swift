@@ -111,6 +111,45 @@ enum SharedMigrations {
                     claimed_at BIGINT NOT NULL
                 );
                 """),
+        Step(
+            version: 6,
+            sql: """
+                -- Each gateway's hit history and hourly counts, so every page shows the
+                -- child's whole day: a row is one gateway's whole count (written again as it
+                -- grows; count 0 when it is gone there), read by the others by its number.
+                CREATE TABLE hit_history (
+                    gateway    TEXT NOT NULL,
+                    profile    TEXT NOT NULL,
+                    domain     TEXT NOT NULL,
+                    reason     TEXT NOT NULL,
+                    client     TEXT NOT NULL,
+                    source     TEXT NOT NULL,
+                    bucket     BIGINT NOT NULL,
+                    matched    TEXT,
+                    category   TEXT,
+                    count      BIGINT NOT NULL,
+                    first_seen BIGINT NOT NULL,
+                    last_seen  BIGINT NOT NULL,
+                    names      BIGINT NOT NULL,
+                    seq        BIGINT NOT NULL,
+                    PRIMARY KEY (gateway, profile, domain, reason, client, source, bucket)
+                );
+                CREATE INDEX hit_history_seq ON hit_history(seq);
+                CREATE INDEX hit_history_last_seen ON hit_history(last_seen);
+                -- kind: `queries` (name empty), `reason`, `category` or `engine`.
+                CREATE TABLE activity (
+                    gateway    TEXT NOT NULL,
+                    profile    TEXT NOT NULL,
+                    hour_start BIGINT NOT NULL,
+                    kind       TEXT NOT NULL,
+                    name       TEXT NOT NULL,
+                    count      BIGINT NOT NULL,
+                    seq        BIGINT NOT NULL,
+                    PRIMARY KEY (gateway, profile, hour_start, kind, name)
+                );
+                CREATE INDEX activity_seq ON activity(seq);
+                CREATE INDEX activity_hour_start ON activity(hour_start);
+                """),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

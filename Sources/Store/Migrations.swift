@@ -399,6 +399,67 @@ enum Migrations {
                 CREATE INDEX requests_unshared ON requests(id) WHERE shared = 0;
                 PRAGMA user_version = 13;
                 """),
+        Migration(
+            version: 14,
+            sql: """
+                -- The hit history and the hourly counts in the shared store
+                -- (docs/two-gateways.md#what-is-shared), so each gateway's page shows the
+                -- child's whole day. `shared_count`: the count the shared store has of a
+                -- history row (NULL: none yet); `shared_changes`: the last of an hour's
+                -- `changes` written there.
+                ALTER TABLE hit_history ADD COLUMN shared_count INTEGER;
+                CREATE INDEX hit_history_unshared ON hit_history(last_seen) WHERE shared_count IS NOT count;
+                ALTER TABLE activity_hours ADD COLUMN changes INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE activity_hours ADD COLUMN shared_changes INTEGER NOT NULL DEFAULT 0;
+                -- History rows the shared store has that are gone here (folded under the
+                -- history bound): written there as gone, so no page counts them twice.
+                CREATE TABLE hit_history_gone (
+                    profile   TEXT NOT NULL,
+                    domain    TEXT NOT NULL,
+                    reason    TEXT NOT NULL,
+                    client    TEXT NOT NULL,
+                    source    TEXT NOT NULL,
+                    bucket    INTEGER NOT NULL,
+                    last_seen INTEGER NOT NULL,
+                    PRIMARY KEY (profile, domain, reason, client, source, bucket)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER hit_history_gone AFTER DELETE ON hit_history WHEN old.shared_count IS NOT NULL
+                BEGIN
+                    INSERT OR REPLACE INTO hit_history_gone (profile, domain, reason, client, source, bucket, last_seen)
+                    VALUES (old.profile, old.domain, old.reason, old.client, old.source, old.bucket, old.last_seen);
+                END;
+                -- The other gateways' history and hourly counts as the shared store has them,
+                -- by gateway: the page adds them to this gateway's own.
+                CREATE TABLE shared_hit_history (
+                    gateway    TEXT NOT NULL,
+                    profile    TEXT NOT NULL,
+                    domain     TEXT NOT NULL,
+                    reason     TEXT NOT NULL,
+                    client     TEXT NOT NULL,
+                    source     TEXT NOT NULL,
+                    bucket     INTEGER NOT NULL,
+                    matched    TEXT,
+                    category   TEXT,
+                    count      INTEGER NOT NULL,
+                    first_seen INTEGER NOT NULL,
+                    last_seen  INTEGER NOT NULL,
+                    names      INTEGER NOT NULL,
+                    PRIMARY KEY (gateway, profile, domain, reason, client, source, bucket)
+                );
+                CREATE INDEX shared_hit_history_profile_last_seen ON shared_hit_history(profile, last_seen);
+                -- kind: `queries` (name empty), `reason`, `category` or `engine`, as in activity_counts.
+                CREATE TABLE shared_activity (
+                    gateway    TEXT NOT NULL,
+                    profile    TEXT NOT NULL,
+                    hour_start INTEGER NOT NULL,
+                    kind       TEXT NOT NULL,
+                    name       TEXT NOT NULL,
+                    count      INTEGER NOT NULL,
+                    PRIMARY KEY (profile, hour_start, kind, name, gateway)
+                ) WITHOUT ROWID;
+                ALTER TABLE shared_state ADD COLUMN history_pulled INTEGER NOT NULL DEFAULT 0;
+                PRAGMA user_version = 14;
+                """),
     ]
 
     /// The schema version this build writes and reads.

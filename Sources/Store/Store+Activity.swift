@@ -35,7 +35,8 @@ extension Store {
             try database.run(
                 """
                 INSERT INTO activity_hours (profile, hour_start, queries) VALUES (?, ?, ?)
-                ON CONFLICT (profile, hour_start) DO UPDATE SET queries = queries + excluded.queries
+                ON CONFLICT (profile, hour_start) DO UPDATE SET queries = queries + excluded.queries,
+                    changes = changes + 1
                 """, profile, hourStart, queries)
             for (kind, counts) in [
                 ("reason", blocksByReason), ("category", blocksByCategory), ("engine", rewritesByEngine),
@@ -97,7 +98,9 @@ extension Store {
         try write { database throws(StoreError) in
             // activity_counts rows go with their hour (ON DELETE CASCADE).
             try database.run("DELETE FROM activity_hours WHERE hour_start < ?", before)
-            return database.changes
+            let changes = database.changes
+            try database.run("DELETE FROM shared_activity WHERE hour_start < ?", before)
+            return changes
         }
     }
 }

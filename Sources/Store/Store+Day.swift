@@ -36,20 +36,42 @@ extension Store {
     /// The block history's query: read from the end of `hit_history_profile_last_seen`.
     static let historyQuery = """
         SELECT domain, reason, category, client, count, first_seen, last_seen FROM hit_history
-        WHERE profile = ?1 AND last_seen < ?2 AND (?3 IS NULL OR client = ?3)
-            AND (?4 IS NULL OR reason = ?4 OR reason LIKE ?4 || ':%')
-            AND (?5 IS NULL OR domain = ?5 OR domain LIKE '%.' || ?5)
+        WHERE profile = ?1 AND last_seen < ?2 AND \(historyFilter)
         ORDER BY last_seen DESC, domain LIMIT ?6
+        """
+
+    /// The same with the other gateways' rows (docs/two-gateways.md): a row each gateway
+    /// counted is one row, its counts added.
+    static let sharedHistoryQuery = """
+        SELECT domain, reason, max(category), client, sum(count), min(first_seen), max(last_seen) FROM (
+            SELECT domain, reason, category, client, source, bucket, count, first_seen, last_seen FROM hit_history
+            WHERE profile = ?1 AND \(historyFilter)
+            UNION ALL
+            SELECT domain, reason, category, client, source, bucket, count, first_seen, last_seen
+            FROM shared_hit_history WHERE profile = ?1 AND \(historyFilter))
+        GROUP BY domain, reason, client, source, bucket HAVING max(last_seen) < ?2
+        ORDER BY max(last_seen) DESC, domain LIMIT ?6
+        """
+
+    static let historyFilter = """
+        (?3 IS NULL OR client = ?3) AND (?4 IS NULL OR reason = ?4 OR reason LIKE ?4 || ':%')
+            AND (?5 IS NULL OR domain = ?5 OR domain LIKE '%.' || ?5)
         """
 
     /// Blocks of `profile` last seen before `before`, newest first, at most `limit`;
     /// `client` and `reason` (its kind: `category` matches `category:adult`) filter.
+    /// Another gateway's blocks are in it once the shared store brought them.
     public func history(
         profile: String, before: Int64, limit: Int, client: String? = nil, reason: String? = nil,
         domain: String? = nil
     ) throws(StoreError) -> [HistoryRow] {
         try withDatabase { database throws(StoreError) in
-            try database.rows(Self.historyQuery, profile, before, client, reason, domain, limit) { row in
+            let shared = try database.integer(
+                "SELECT EXISTS (SELECT 1 FROM shared_hit_history WHERE profile = ?)", profile)
+            return try database.rows(
+                shared == 1 ? Self.sharedHistoryQuery : Self.historyQuery, profile, before, client, reason, domain,
+                limit
+            ) { row in
                 HistoryRow(
                     domain: row.text(0), reason: row.text(1), category: row.optionalText(2), client: row.text(3),
                     count: row.int(4), firstSeen: row.int64(5), lastSeen: row.int64(6))
@@ -75,23 +97,29 @@ public struct DayHour: Sendable, Equatable {
 extension Store {
     /// The hours of `profile` from `from` (inclusive) to `to` (exclusive) that have
     /// counts, oldest first, from the hourly activity (a few rows a day, whatever the
-    /// number of hits).
+    /// number of hits), this gateway's and the others' the shared store brought.
     public func hours(profile: String, from: Int64, to: Int64) throws(StoreError) -> [DayHour] {
         try withDatabase { database throws(StoreError) in
             try database.rows(
                 """
-                SELECT h.hour_start, h.queries, coalesce(sum(c.count), 0) FROM activity_hours h
-                LEFT JOIN activity_counts c ON c.profile = h.profile AND c.hour_start = h.hour_start
-                    AND c.kind = 'reason'
-                WHERE h.profile = ?1 AND h.hour_start >= ?2 AND h.hour_start < ?3
-                GROUP BY h.hour_start ORDER BY h.hour_start
+                SELECT hour_start, sum(queries), sum(blocks) FROM (
+                    SELECT hour_start, queries, 0 AS blocks FROM activity_hours
+                    WHERE profile = ?1 AND hour_start >= ?2 AND hour_start < ?3
+                    UNION ALL
+                    SELECT hour_start, 0, count FROM activity_counts
+                    WHERE profile = ?1 AND kind = 'reason' AND hour_start >= ?2 AND hour_start < ?3
+                    UNION ALL
+                    SELECT hour_start, iif(kind = 'queries', count, 0), iif(kind = 'reason', count, 0)
+                    FROM shared_activity
+                    WHERE profile = ?1 AND hour_start >= ?2 AND hour_start < ?3 AND kind IN ('queries', 'reason'))
+                GROUP BY hour_start ORDER BY hour_start
                 """, profile, from, to
             ) { row in DayHour(hourStart: row.int64(0), queries: row.int(1), blocks: row.int(2)) }
         }
     }
 
     /// Blocks of `profile` in the hours from `from` on, summed by reason kind and by
-    /// category, largest first.
+    /// category, largest first (with the other gateways' the shared store brought).
     public func blockTotals(
         profile: String, from: Int64
     ) throws(StoreError) -> (
@@ -100,8 +128,12 @@ extension Store {
         try withDatabase { database throws(StoreError) in
             let rows = try database.rows(
                 """
-                SELECT kind, name, sum(count) AS total FROM activity_counts
-                WHERE profile = ? AND hour_start >= ? AND kind IN ('reason', 'category')
+                SELECT kind, name, sum(count) AS total FROM (
+                    SELECT kind, name, count FROM activity_counts
+                    WHERE profile = ?1 AND hour_start >= ?2 AND kind IN ('reason', 'category')
+                    UNION ALL
+                    SELECT kind, name, count FROM shared_activity
+                    WHERE profile = ?1 AND hour_start >= ?2 AND kind IN ('reason', 'category'))
                 GROUP BY kind, name ORDER BY total DESC, name
                 """, profile, from
             ) { row in (kind: row.text(0), name: row.text(1), count: row.int(2)) }

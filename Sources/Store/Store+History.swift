@@ -109,7 +109,11 @@ extension Store {
     public func pruneHistory(before: Int64) throws(StoreError) -> Int {
         try write { database throws(StoreError) in
             try database.run("DELETE FROM hit_history WHERE last_seen < ?", before)
-            return database.changes
+            let changes = database.changes
+            // Gone by age on every gateway alike: nothing to tell the shared store.
+            try database.run("DELETE FROM hit_history_gone WHERE last_seen < ?", before)
+            try database.run("DELETE FROM shared_hit_history WHERE last_seen < ?", before)
+            return changes
         }
     }
 

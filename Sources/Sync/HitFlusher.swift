@@ -37,6 +37,8 @@ public struct HitFlusher: Sendable {
         public var attempts: [HitRow] = []
         /// The budgets in force with today's minutes (the daily limit as `*online`).
         public var budgets: [BudgetStatusRow] = []
+        /// Whether it stored hits or counts (the history and the day's counts grew).
+        public var stored = false
         public var now: Int64 = 0
     }
 
@@ -143,6 +145,7 @@ public struct HitFlusher: Sendable {
             }
         }
         var sightings: [ClientSighting] = []
+        var stored = !rows.isEmpty
         for (profile, counters) in activity {
             let counts = counters.drain()
             sightings += Self.sightings(counts.clients, profile: profile, now: now)
@@ -151,9 +154,11 @@ public struct HitFlusher: Sendable {
             try store.addActivity(
                 profile: profile, hourStart: hour, queries: counts.queries, blocksByReason: blocks.reasons,
                 blocksByCategory: blocks.categories, rewritesByEngine: counts.rewritesByEngine)
+            stored = true
         }
         var facts = Facts()
         facts.now = now
+        facts.stored = stored
         facts.newDevices = try store.recordSightings(sightings)
         facts.budgets = try saveUsage(usage, now: now)
         if let observer {

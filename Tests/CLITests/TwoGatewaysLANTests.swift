@@ -167,11 +167,11 @@ import Testing
         var logs: String { gateways.map(\.log).joined(separator: "\n----\n") }
     }
 
-    /// The four things a family with two gateways counts on, on one LAN: TikTok asked of
-    /// both over three minutes spends three minutes, and the budget runs out on both at
-    /// once; a pause set on A's page blocks the phone's next query to B within a second; a
-    /// device named on A's page is named on B's; a question asked on A and answered on B's
-    /// page is answered on both.
+    /// What a family with two gateways counts on, on one LAN: TikTok asked of both over
+    /// three minutes spends three minutes, and the budget runs out on both at once; a pause
+    /// set on A's page blocks the phone's next query to B within a second; a device named on
+    /// A's page is named on B's; a question asked on A and answered on B's page is answered
+    /// on both; and either page shows the child's whole day.
     @Test func aPhoneUsingBothGatewaysIsOneChildToBoth() throws {
         try #require(PostgresServer.isInstalled, "postgresql")
         try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
@@ -276,5 +276,28 @@ import Testing
         #expect(yes, "\(childPage)\n\(lan.logs)")
         #expect(childPage.contains("&lt;b&gt;homework&lt;/b&gt;") && !childPage.contains("<b>homework"))
         for gateway in 0..<2 { #expect(try lan.dig(gateway, "www.reddit.com").answerData == [LAN.reddit]) }
+
+        // The child's day is whole on both pages: the block asked of each gateway is one row
+        // counted twice, and today's counts are the same on both.
+        func day(_ gateway: Int) -> (hits: [TestJSON], today: TestJSON?) {
+            let jar = sessions[gateway].jar
+            let hits =
+                (try? lan.page(gateway, "/api/profiles/default/hits?name=reddit.com", ["-b", jar]).body)
+                .flatMap { try? TestJSON.parse($0)["hits"]?.array } ?? []
+            let cards =
+                (try? lan.page(gateway, "/api/profiles", ["-b", jar]).body)
+                .flatMap { try? TestJSON.parse($0)["profiles"]?.array } ?? []
+            return (hits, cards.first?["today"])
+        }
+        var days = [day(0), day(1)]
+        let whole = waitUntil(timeout: .seconds(20)) {
+            days = [day(0), day(1)]
+            return days.allSatisfy { $0.hits.map { $0["count"]?.int } == [2] }
+                && days[0].today?["queries"]?.int == days[1].today?["queries"]?.int
+                && days[0].today?["blocks"]?.int == days[1].today?["blocks"]?.int
+        }
+        #expect(whole, "\(days)\n\(lan.logs)")
+        #expect(days[0].hits.first?["name"]?.string == "www.reddit.com")
+        #expect((days[0].today?["blocks"]?.int ?? 0) >= 6, "\(days)")
     }
 }

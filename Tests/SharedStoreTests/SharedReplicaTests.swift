@@ -202,4 +202,57 @@ import Testing
         #expect(try fresh.adopt(storeA) == false)
         #expect(try storeA.liveOverrides(now: 2_001).count == 1)
     }
+
+    /// Each gateway's history and hourly counts reach the other's page: whole counts, so a
+    /// row written again as it grows replaces what was read; the same name, bucket and
+    /// client on both is one row; a day larger than a batch arrives over several rounds,
+    /// nothing doubled.
+    @Test func eachGatewaysDayIsOnTheOthersPage() throws {
+        let (storeA, a) = try gateway("pi-1")
+        let (storeB, b) = try gateway("pi-2")
+        func blocked(_ domain: String, count: Int, at: Int64) -> HitRow {
+            HitRow(
+                profile: "mia", domain: domain, matched: domain, reason: "blocked_domain:\(domain)", category: nil,
+                client: "10.0.0.20", source: "dns", count: count, firstSeen: at, lastSeen: at, policyVersion: 1)
+        }
+        try storeA.recordHistory([blocked("reddit.com", count: 2, at: 1_000)])
+        try storeA.addActivity(profile: "mia", hourStart: 0, queries: 10, blocksByReason: ["blocked_domain": 2])
+        try storeB.recordHistory([blocked("reddit.com", count: 1, at: 1_010)])
+        try storeB.addActivity(profile: "mia", hourStart: 0, queries: 4, blocksByReason: ["blocked_domain": 1])
+        #expect(try a.pushHistory(from: storeA) == (2, false))
+        #expect(try b.pushHistory(from: storeB) == (2, false))
+        #expect(try a.pushHistory(from: storeA) == (0, false))
+        #expect(try a.pullHistory(into: storeA).read == 3)
+        #expect(try b.pullHistory(into: storeB).read == 3)
+        for store in [storeA, storeB] {
+            let rows = try store.history(profile: "mia", before: .max, limit: 10)
+            #expect(rows.map { "\($0.domain) \($0.count)" } == ["reddit.com 3"])
+            #expect(try store.dayCounts(profile: "mia", since: 0) == (queries: 14, blocks: 3))
+        }
+
+        // Counted again on the first: written again whole, read on the second in place of the old.
+        try storeA.recordHistory([blocked("reddit.com", count: 5, at: 1_020)])
+        try a.pushHistory(from: storeA)
+        _ = try b.pullHistory(into: storeB)
+        #expect(try storeB.history(profile: "mia", before: .max, limit: 10).map(\.count) == [8])
+        #expect(try b.pullHistory(into: storeB) == (0, false))
+
+        // More rows than a batch: several rounds each way, every row once.
+        let many = SharedStore.historyBatch + 500
+        try storeA.recordHistory((0..<many).map { blocked("site\($0).example", count: 1, at: 2_000 + Int64($0)) })
+        var rounds = 0
+        while try a.pushHistory(from: storeA).more { rounds += 1 }
+        #expect(rounds == 1)
+        rounds = 0
+        while try b.pullHistory(into: storeB).more { rounds += 1 }
+        #expect(rounds == 1)
+        let rows = try storeB.history(profile: "mia", before: .max, limit: many + 10)
+        #expect(rows.count == many + 1 && rows.reduce(0) { $0 + $1.count } == many + 8)
+        #expect(try a.connection.execute("SELECT count(*) FROM hit_history") == [["\(many + 2)"]])
+
+        // Pruned by age in the shared store as in each gateway's own.
+        try a.pruneHistory(before: 1_500)
+        #expect(try a.connection.execute("SELECT count(*) FROM hit_history") == [["\(many)"]])
+        #expect(try a.connection.execute("SELECT count(*) FROM activity") == [["0"]])
+    }
 }

@@ -115,7 +115,8 @@ package enum Serve {
             let sync = try setup.service(
                 daemon: daemon, settings: settings, options: options, store: store,
                 aggregator: aggregator, activity: activity,
-                flushObserver: flushObserver(notify: notify?.observer, summaries: summaries), log: log, clock: clock)
+                flushObserver: flushObserver(notify: notify?.observer, summaries: summaries, stored: activity.stored),
+                log: log, clock: clock)
             daemon.syncRequested = {
                 sync.wake()
                 notify?.notifier.retryNow()
@@ -131,9 +132,13 @@ package enum Serve {
                     sharedStore, store: store, activity: activity,
                     today: { [weak daemon, zone = daemon.builder.zone] in
                         (daemon?.builder.zone ?? zone).localDateTime(at: clock.wall().unixSeconds).daysSince1970
-                    }, page: page, log: log, clock: clock)
+                    }, retention: max(60, settings[Key.hitRetention].wholeMilliseconds / 1000), page: page, log: log,
+                    clock: clock)
             }
-            if let shared { activity.newMinute.set { shared.wake() } }
+            if let shared {
+                activity.newMinute.set { shared.wake() }
+                activity.stored.set { shared.wake() }
+            }
             page.changed = {
                 sync.reportSoon()
                 shared?.wake()
@@ -192,7 +197,10 @@ package enum Serve {
     }
 
     /// What each hit flush feeds: the notifications' watch (when on) and the summaries.
-    static func flushObserver(notify: HitFlusher.Observer?, summaries: SummaryJob) -> HitFlusher.Observer {
+    /// `stored`: told when a flush stored hits or counts (the shared store writes them).
+    static func flushObserver(
+        notify: HitFlusher.Observer?, summaries: SummaryJob, stored: ActivityBook.Hook
+    ) -> HitFlusher.Observer {
         var attempts: @Sendable (String) -> Bool = { _ in false }
         if let notify { attempts = notify.attempts }
         return HitFlusher.Observer(
@@ -200,6 +208,7 @@ package enum Serve {
             observe: { facts in
                 notify?.observe(facts)
                 summaries.run(now: facts.now)
+                if facts.stored { stored() }
             })
     }
 
@@ -227,12 +236,12 @@ package enum Serve {
     /// page's changes are.
     private static func sharedSync(
         _ shared: (url: String, passwordFile: String?, gateway: String), store: Store, activity: ActivityBook,
-        today: @escaping @Sendable () -> Int, page: PageSetup, log: Logger, clock: any Clock
+        today: @escaping @Sendable () -> Int, retention: Int64, page: PageSetup, log: Logger, clock: any Clock
     ) throws(GatewayError) -> SharedSync {
         do {
             return try SharedSync(
                 url: shared.url, passwordFile: shared.passwordFile, gateway: shared.gateway, store: store,
-                activity: activity, today: today, log: log, clock: clock,
+                activity: activity, today: today, retention: retention, log: log, clock: clock,
                 changed: { [weak page] in page?.reloadParent() })
         } catch {
             throw GatewayError.usage("cannot start the shared store's thread: \(error)")

@@ -25,6 +25,8 @@ package final class SharedSync: Sendable {
     private let activity: ActivityBook
     /// The local day now (days since 1970 in the gateway's time zone).
     private let today: @Sendable () -> Int
+    /// How long the hit history is kept (`hit_retention`, seconds): the shared store's too.
+    private let retention: Int64
     private let log: Logger
     private let clock: any Clock
     /// The local store took changes from the shared one.
@@ -35,7 +37,8 @@ package final class SharedSync: Sendable {
 
     init(
         url: String, passwordFile: String?, gateway: String, store: Store, activity: ActivityBook,
-        today: @escaping @Sendable () -> Int, log: Logger, clock: any Clock, changed: @escaping @Sendable () -> Void
+        today: @escaping @Sendable () -> Int, retention: Int64, log: Logger, clock: any Clock,
+        changed: @escaping @Sendable () -> Void
     ) throws(SystemError) {
         self.url = url
         self.passwordFile = passwordFile
@@ -43,6 +46,7 @@ package final class SharedSync: Sendable {
         self.store = store
         self.activity = activity
         self.today = today
+        self.retention = retention
         self.log = log
         self.clock = clock
         self.changed = changed
@@ -101,6 +105,7 @@ package final class SharedSync: Sendable {
         var shared: SharedStore?
         var backoff: Int64 = 1
         var away = Away()
+        var nextPrune: Int64 = 0
         while !stopped.withLock({ $0 }) {
             if shared == nil {
                 do {
@@ -141,6 +146,16 @@ package final class SharedSync: Sendable {
                 let pulled = try connection.pull(into: store)
                 merge(pulled.minutes)
                 if pulled.changed { changed() }
+                // The day's history after the parent's changes: a batch a round, the
+                // next round at once while more wait.
+                let written = try connection.pushHistory(from: store)
+                let read = try connection.pullHistory(into: store)
+                let now = clock.wall().unixSeconds
+                if now >= nextPrune {
+                    try connection.pruneHistory(before: now - retention)
+                    nextPrune = now + 600
+                }
+                guard !written.more, !read.more else { continue }
                 // A notification libpq read with the answers above came during this round,
                 // perhaps after the snapshot was taken: then read again at once rather
                 // than wait on a socket that has nothing more to say.

@@ -75,6 +75,9 @@ package final class ActivityBook: Sendable {
     /// Told when any profile counts a minute for the first time (the shared store's
     /// thread, which writes it at once); nothing when nothing is shared.
     let newMinute = Hook()
+    /// Told when a flush stored hits or hourly counts (the shared store's thread, which
+    /// writes them for the other gateways' pages); nothing when nothing is shared.
+    let stored = Hook()
 
     final class Hook: Sendable {
         private let body = Lock<(@Sendable () -> Void)?>(nil)
