@@ -18,9 +18,12 @@ public protocol Household: AnyObject, Sendable {
     /// The parent answered a request (after any override the answer made): the gateways
     /// that share this one's state hear of it (docs/two-gateways.md).
     func requestAnswered(_ request: RequestRow)
+    /// The parent logged in or out: the gateways that share this one's state hear of it.
+    func sessionsChanged()
 }
 
 extension Household {
     public func requestAsked(_ request: RequestRow, words: String) {}
     public func requestAnswered(_ request: RequestRow) {}
+    public func sessionsChanged() {}
 }

@@ -45,7 +45,8 @@ struct Sessions {
         return Session(tokenHash: hash, csrfToken: row.csrfToken)
     }
 
-    func close(_ session: Session) throws { try store.removeWebSession(tokenHash: session.tokenHash) }
+    /// The parent logged out: ended here and, with a shared store, on every gateway.
+    func close(_ session: Session, now: Int64) throws { try store.endWebSession(tokenHash: session.tokenHash, at: now) }
 
     /// `Set-Cookie` for a new session, and for ending one.
     static func cookie(_ token: String) -> String {

@@ -104,7 +104,8 @@ public final class WebApp {
         }
         if segments == ["api", "logout"] || segments == ["logout"] {
             guard changes else { return refuse(405, "use POST", api: isAPI) }
-            try? sessions.close(session)
+            try? sessions.close(session, now: now)
+            household.sessionsChanged()
             log.info("web_logout", [("client", "\(request.client)")])
             var response = isAPI ? WebResponse.json(200, "{}") : .redirect("/login")
             response.headers.append(("Set-Cookie", Sessions.expiredCookie))
@@ -171,6 +172,7 @@ public final class WebApp {
             try store.pruneWebSessions(
                 idleBefore: now - Sessions.idleSeconds, createdBefore: now - Sessions.maxAgeSeconds)
             log.info("web_login", who)
+            household.sessionsChanged()
             var response =
                 api ? WebResponse.json(200, "{\"csrf_token\": \(Escape.json(opened.csrf))}") : .redirect("/")
             response.headers.append(("Set-Cookie", Sessions.cookie(opened.token)))

@@ -150,6 +150,33 @@ enum SharedMigrations {
                 CREATE INDEX activity_seq ON activity(seq);
                 CREATE INDEX activity_hour_start ON activity(hour_start);
                 """),
+        Step(
+            version: 7,
+            sql: """
+                -- Sessions of the parent's page, by the SHA-256 of the cookie's token (hex),
+                -- never the token: opened on one gateway, they open the others' pages;
+                -- `ended_at` once the parent logged out on any.
+                CREATE TABLE web_sessions (
+                    token_hash   TEXT PRIMARY KEY,
+                    password_tag TEXT NOT NULL,
+                    csrf_token   TEXT NOT NULL,
+                    address      TEXT NOT NULL,
+                    created_at   BIGINT NOT NULL,
+                    last_used_at BIGINT NOT NULL,
+                    ended_at     BIGINT,
+                    gateway      TEXT NOT NULL,
+                    seq          BIGINT NOT NULL
+                );
+                CREATE INDEX web_sessions_seq ON web_sessions(seq);
+                -- The page's password as its scrypt hash: set on any gateway, the latest wins.
+                CREATE TABLE web_password (
+                    id         SMALLINT PRIMARY KEY CHECK (id = 1),
+                    hash       TEXT NOT NULL,
+                    changed_at BIGINT NOT NULL,
+                    gateway    TEXT NOT NULL,
+                    seq        BIGINT NOT NULL
+                );
+                """),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

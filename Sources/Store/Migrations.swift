@@ -460,6 +460,23 @@ enum Migrations {
                 ALTER TABLE shared_state ADD COLUMN history_pulled INTEGER NOT NULL DEFAULT 0;
                 PRAGMA user_version = 14;
                 """),
+        Migration(
+            version: 15,
+            sql: """
+                -- The page's sessions and password in the shared store (docs/two-gateways.md):
+                -- `shared` = 0 while a session opened or used here is still to be written
+                -- there; a session ended here at logout waits in `web_sessions_ended` to be
+                -- ended on every gateway; `web_password` is the password's hash as last
+                -- agreed with the shared store.
+                ALTER TABLE web_sessions ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE web_sessions_ended (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    ended_at   INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                ALTER TABLE shared_state ADD COLUMN web_password TEXT;
+                ALTER TABLE shared_state ADD COLUMN page_pulled INTEGER NOT NULL DEFAULT 0;
+                PRAGMA user_version = 15;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -185,15 +185,18 @@ extension Store {
         }
     }
 
-    /// Forgets what the shared store had: every override, device, request, history row
-    /// and hour is to be written again and every change read again (the shared store is another database:
+    /// Forgets what the shared store had: every override, device, request, history row,
+    /// hour, page session and the password is to be written again and every change read again (the shared store is another database:
     /// a new one, or one restored from a backup).
     public func forgetShared() throws(StoreError) {
         try write { database throws(StoreError) in
             try database.run("UPDATE overrides SET shared = 0")
             try database.run("UPDATE devices SET shared = 0")
             try database.run("UPDATE requests SET shared = 0")
-            try database.run("UPDATE shared_state SET pulled = 0, history_pulled = 0")
+            try database.run(
+                "UPDATE shared_state SET pulled = 0, history_pulled = 0, page_pulled = 0, web_password = NULL")
+            try database.run("UPDATE web_sessions SET shared = 0")
+            try database.run("DELETE FROM web_sessions_ended")
             try database.run("UPDATE hit_history SET shared_count = NULL")
             try database.run("UPDATE activity_hours SET shared_changes = 0")
             try database.run("DELETE FROM hit_history_gone")

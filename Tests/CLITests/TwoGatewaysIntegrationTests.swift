@@ -25,7 +25,8 @@ import Testing
     }
 
     /// Two gateways on `settings` (the first with `firstSettings` as well), each connected
-    /// to the shared store; the caller stops both.
+    /// to the shared store, the page's password set on the first (the second takes it from
+    /// the shared store); the caller stops both.
     static func gateways(
         policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), upstream: String = "127.0.0.1:9",
         settings: String, firstSettings: String = "", arguments: [String] = [], environment: [String: String] = [:]
@@ -36,12 +37,14 @@ import Testing
         let second: Page
         do {
             second = try Page(
-                policy: policy, upstream: upstream, settings: settings, arguments: arguments, environment: environment)
+                policy: policy, setPassword: false, upstream: upstream, settings: settings, arguments: arguments,
+                environment: environment)
         } catch {
             first.gate.daemon.stop()
             throw error
         }
         connected([first, second])
+        #expect(second.gate.daemon.waitFor("service=web", timeout: 10), "\(second.gate.log)")
         return (first, second)
     }
 
@@ -344,7 +347,10 @@ import Testing
         }
         #expect(settled, "\(first.gate.log)\n\(second.gate.log)")
         stop.withLock { $0 = true }
-        #expect(waitUntil(interval: 50_000_000) { !load.isExecuting }, "the phone stopped asking")
+        // A round of the phone is two dig processes of at most 2 s each; spawning them can
+        // take long while the suite keeps both cores busy.
+        #expect(
+            waitUntil(timeout: .seconds(30), interval: 50_000_000) { !load.isExecuting }, "the phone stopped asking")
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(5))")
         #expect(asked.withLock { $0 } > 100, "the phone asked \(asked.withLock { $0 }) times")
         for load in loads {

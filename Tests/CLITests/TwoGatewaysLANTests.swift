@@ -19,6 +19,8 @@ import Testing
         static let tiktok = "203.0.113.80"
         static let reddit = "203.0.113.81"
         static let example = "203.0.113.82"
+        /// The page's name, which the parent's laptop may resolve to either gateway.
+        static let pageName = "gate.home.arpa"
 
         let net: NetworkNamespaces
         let scratch: ScratchDirectory
@@ -66,10 +68,14 @@ import Testing
                         policy = \(policyPath)
                         shared_store = \(server.url)
                         shared_store_password_file = \(passwordFile)
+                        web_names = \(Self.pageName)
                         """)
-                    let set = try GateCommand.run(
-                        ["web-password", "--config", config], stdin: ParentPageIntegrationTests.password + "\n")
-                    #expect(set.status == 0, "\(set.stderr)")
+                    // The parent sets the page's password on A only: B takes it from the shared store.
+                    if index == 0 {
+                        let set = try GateCommand.run(
+                            ["web-password", "--config", config], stdin: ParentPageIntegrationTests.password + "\n")
+                        #expect(set.status == 0, "\(set.stderr)")
+                    }
                     // The clock's variables are set by env(1), not given to `ip`, and the
                     // daemon is exec'd by a second env that already runs with libfaketime
                     // (as GateRun does: straight from a parent without it, a Swift binary
@@ -123,13 +129,24 @@ import Testing
                 prefix: [prefix.path] + prefix.arguments)
         }
 
-        /// The parent logs in on gateway `index`'s page from the laptop.
-        func login(_ index: Int) throws -> (jar: String, csrf: String) {
-            let jar = scratch.path("jar-\(index)")
-            let password = ParentPageIntegrationTests.password
-            let result = try page(
-                index, "/api/login",
-                ["-c", jar, "-H", "Content-Type: application/json", "-d", #"{"password": "\#(password)"}"#])
+        /// The laptop asks for `path` on the page by its name, which resolves to gateway `index`.
+        func named(_ index: Int, _ path: String, _ options: [String] = []) throws -> CurlResult {
+            let prefix = try net.exec(in: laptopNamespace, [])
+            return try Curl.run(
+                ["-k", "--resolve", "\(Self.pageName):8443:\(Self.gatewayAddresses[index])"] + options
+                    + ["https://\(Self.pageName):8443\(path)"],
+                prefix: [prefix.path] + prefix.arguments)
+        }
+
+        /// The parent logs in on gateway `index`'s page from the laptop (by the page's name
+        /// when `named`), with `password`; the cookie jar (`jar`) and the CSRF token.
+        func login(
+            _ index: Int, named: Bool = false, jar: String? = nil,
+            password: String = ParentPageIntegrationTests.password
+        ) throws -> (jar: String, csrf: String) {
+            let jar = jar ?? scratch.path("jar-\(index)")
+            let options = ["-c", jar, "-H", "Content-Type: application/json", "-d", #"{"password": "\#(password)"}"#]
+            let result = try named ? self.named(index, "/api/login", options) : page(index, "/api/login", options)
             #expect(result.status == 200, "\(result)")
             return (jar, try #require(TestJSON.parse(result.body)["csrf_token"]?.string))
         }
@@ -299,5 +316,49 @@ import Testing
         #expect(whole, "\(days)\n\(lan.logs)")
         #expect(days[0].hits.first?["name"]?.string == "www.reddit.com")
         #expect((days[0].today?["blocks"]?.int ?? 0) >= 6, "\(days)")
+    }
+
+    /// The parent's page is one page on two gateways: the password set on A's is B's too; a
+    /// login through the page's name, which resolves to A, holds when it resolves to B; a
+    /// logout on B ends it on A; a new password set on B is A's too, and the sessions of
+    /// the old one end on both.
+    @Test func theParentLogsInOnceForBothGateways() throws {
+        try #require(PostgresServer.isInstalled, "postgresql")
+        let lan = try LAN(policy: PolicyDocuments.json(blocked: ["reddit.com"]), clock: nil)
+        defer { lan.stop() }
+        func passwordFile(_ index: Int) -> String? {
+            try? String(contentsOfFile: lan.scratch.path("state-\(index)/web-password"), encoding: .utf8)
+        }
+        #expect(passwordFile(1) != nil && passwordFile(1) == passwordFile(0), "B serves with A's password")
+        #expect(lan.gateways[1].log.contains("event=web_password state=set_from_shared_store"))
+
+        let jar = lan.scratch.path("jar-named")
+        let session = try lan.login(0, named: true, jar: jar)
+        func status(_ index: Int) -> Int { (try? lan.named(index, "/api/profiles", ["-b", jar]).status) ?? 0 }
+        #expect(status(0) == 200)
+        #expect(waitUntil(timeout: .seconds(5)) { status(1) == 200 }, "the session opened on A opens B: \(status(1))")
+
+        // Logged out through B: A no longer knows the session.
+        let out = try lan.named(
+            1, "/api/logout",
+            ["-b", jar, "-H", "X-CSRF-Token: \(session.csrf)", "-H", "Content-Type: application/json", "-d", "{}"])
+        #expect(out.status == 200, "\(out)")
+        #expect(waitUntil(timeout: .seconds(5)) { status(0) == 401 }, "the logout on B ends A's: \(status(0))")
+
+        // A new password set on B: A's page takes it, and the session opened with the old one ends on both.
+        _ = try lan.login(0, named: true, jar: jar)
+        #expect(waitUntil(timeout: .seconds(5)) { status(1) == 200 })
+        let newPassword = "another battery staple"
+        let set = try GateCommand.run(["web-password", "--config", lan.configs[1]], stdin: newPassword + "\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(
+            waitUntil(timeout: .seconds(20)) { passwordFile(0) == passwordFile(1) },
+            "the password set on B reaches A\n\(lan.logs)")
+        #expect(status(0) == 401 && status(1) == 401, "sessions of the old password end")
+        _ = try lan.login(0, password: newPassword)
+        let old = try lan.page(
+            0, "/api/login",
+            ["-H", "Content-Type: application/json", "-d", #"{"password": "\#(ParentPageIntegrationTests.password)"}"#])
+        #expect(old.status == 401, "\(old)")
     }
 }

@@ -255,4 +255,53 @@ import Testing
         #expect(try a.connection.execute("SELECT count(*) FROM hit_history") == [["\(many)"]])
         #expect(try a.connection.execute("SELECT count(*) FROM activity") == [["0"]])
     }
+
+    /// A session opened on one gateway's page opens the other's, its use on either keeps it
+    /// alive on both, a logout on either ends it on both; the page's password set on one is
+    /// the other's, the later of two winning.
+    @Test func thePagesSessionsAndPasswordAreOneAcrossGateways() throws {
+        let (storeA, a) = try gateway("pi-1")
+        let (storeB, b) = try gateway("pi-2")
+        let session = WebSessionRow(
+            tokenHash: Array(repeating: 0xab, count: 32), passwordTag: "t1", csrfToken: "c1", address: "10.0.0.30",
+            createdAt: 1_000, lastUsedAt: 1_000)
+        try storeA.addWebSession(session)
+        let first = SharedStore.PagePassword(hash: "$scrypt$one", changedAt: 1_000)
+        #expect(try a.pushPage(from: storeA, password: first) == nil)
+        #expect(try a.pushPage(from: storeA, password: nil) == nil)
+        #expect(try b.pullPage(into: storeB) == first)
+        #expect(try storeB.webSession(tokenHash: session.tokenHash) == session)
+        #expect(try storeB.sharedPageState().password == "$scrypt$one")
+        #expect(try b.pullPage(into: storeB) == nil)
+
+        // Used on the second gateway: the first sees the use.
+        try storeB.touchWebSession(tokenHash: session.tokenHash, at: 1_500)
+        try b.pushPage(from: storeB, password: nil)
+        _ = try a.pullPage(into: storeA)
+        #expect(try storeA.webSession(tokenHash: session.tokenHash)?.lastUsedAt == 1_500)
+
+        // A password set earlier on the second loses to the first's; a later one wins.
+        let older = SharedStore.PagePassword(hash: "$scrypt$old", changedAt: 900)
+        #expect(try b.pushPage(from: storeB, password: older) == first)
+        #expect(try storeB.sharedPageState().password == "$scrypt$one")
+        let later = SharedStore.PagePassword(hash: "$scrypt$two", changedAt: 2_000)
+        #expect(try b.pushPage(from: storeB, password: later) == nil)
+        #expect(try a.pullPage(into: storeA) == later)
+
+        // Logged out on the first: ended on the second.
+        try storeA.endWebSession(tokenHash: session.tokenHash, at: 2_100)
+        try a.pushPage(from: storeA, password: nil)
+        _ = try b.pullPage(into: storeB)
+        #expect(try storeB.webSession(tokenHash: session.tokenHash) == nil)
+        #expect(try storeA.endedWebSessions().isEmpty && storeB.endedWebSessions().isEmpty)
+        let rows = try a.connection.execute("SELECT token_hash, ended_at FROM web_sessions")
+        #expect(rows == [[String(repeating: "ab", count: 32), "2100"]], "the hash, never a token")
+    }
+
+    @Test func hexRoundTrips() {
+        let bytes: [UInt8] = [0, 1, 0x7f, 0x80, 0xfe, 0xff]
+        #expect(SharedStore.hex(bytes) == "00017f80feff")
+        #expect(SharedStore.bytes("00017f80feff") == bytes)
+        #expect(SharedStore.bytes("0g") == nil && SharedStore.bytes("abc") == nil)
+    }
 }

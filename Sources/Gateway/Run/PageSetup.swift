@@ -37,6 +37,8 @@ package final class PageSetup: Household, @unchecked Sendable {
     private var server: WebServer?
     /// Called after each change (the sync thread reports it at once).
     var changed: (@Sendable () -> Void)?
+    /// Called after a login or logout (the shared store's thread writes it at once).
+    var sessions: (@Sendable () -> Void)?
     /// Called when a child asked, with the question in words (the notification).
     var asked: (@Sendable (RequestRow, String) -> Void)?
     /// The addresses the page listens on, once started.
@@ -148,6 +150,10 @@ package final class PageSetup: Household, @unchecked Sendable {
 
     package func requestAnswered(_ request: RequestRow) {
         changed?()
+    }
+
+    package func sessionsChanged() {
+        sessions?()
     }
 
     // MARK: Starting

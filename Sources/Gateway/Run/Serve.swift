@@ -132,12 +132,13 @@ package enum Serve {
                     sharedStore, store: store, activity: activity,
                     today: { [weak daemon, zone = daemon.builder.zone] in
                         (daemon?.builder.zone ?? zone).localDateTime(at: clock.wall().unixSeconds).daysSince1970
-                    }, retention: max(60, settings[Key.hitRetention].wholeMilliseconds / 1000), page: page, log: log,
-                    clock: clock)
+                    }, retention: max(60, settings[Key.hitRetention].wholeMilliseconds / 1000),
+                    stateDirectory: options.stateDirectory, page: page, log: log, clock: clock)
             }
             if let shared {
                 activity.newMinute.set { shared.wake() }
                 activity.stored.set { shared.wake() }
+                page.sessions = { shared.wake() }
             }
             page.changed = {
                 sync.reportSoon()
@@ -236,12 +237,14 @@ package enum Serve {
     /// page's changes are.
     private static func sharedSync(
         _ shared: (url: String, passwordFile: String?, gateway: String), store: Store, activity: ActivityBook,
-        today: @escaping @Sendable () -> Int, retention: Int64, page: PageSetup, log: Logger, clock: any Clock
+        today: @escaping @Sendable () -> Int, retention: Int64, stateDirectory: String, page: PageSetup, log: Logger,
+        clock: any Clock
     ) throws(GatewayError) -> SharedSync {
         do {
             return try SharedSync(
                 url: shared.url, passwordFile: shared.passwordFile, gateway: shared.gateway, store: store,
-                activity: activity, today: today, retention: retention, log: log, clock: clock,
+                activity: activity, today: today, retention: retention, stateDirectory: stateDirectory, log: log,
+                clock: clock,
                 changed: { [weak page] in page?.reloadParent() })
         } catch {
             throw GatewayError.usage("cannot start the shared store's thread: \(error)")

@@ -1,5 +1,6 @@
 import Glibc
 import Locks
+import ParentPage
 import Policy
 import SharedStore
 import Store
@@ -27,6 +28,8 @@ package final class SharedSync: Sendable {
     private let today: @Sendable () -> Int
     /// How long the hit history is kept (`hit_retention`, seconds): the shared store's too.
     private let retention: Int64
+    /// The state directory, whose `web-password` is the page's password on every gateway.
+    private let stateDirectory: String
     private let log: Logger
     private let clock: any Clock
     /// The local store took changes from the shared one.
@@ -37,8 +40,8 @@ package final class SharedSync: Sendable {
 
     init(
         url: String, passwordFile: String?, gateway: String, store: Store, activity: ActivityBook,
-        today: @escaping @Sendable () -> Int, retention: Int64, log: Logger, clock: any Clock,
-        changed: @escaping @Sendable () -> Void
+        today: @escaping @Sendable () -> Int, retention: Int64, stateDirectory: String, log: Logger,
+        clock: any Clock, changed: @escaping @Sendable () -> Void
     ) throws(SystemError) {
         self.url = url
         self.passwordFile = passwordFile
@@ -47,6 +50,7 @@ package final class SharedSync: Sendable {
         self.activity = activity
         self.today = today
         self.retention = retention
+        self.stateDirectory = stateDirectory
         self.log = log
         self.clock = clock
         self.changed = changed
@@ -146,6 +150,10 @@ package final class SharedSync: Sendable {
                 let pulled = try connection.pull(into: store)
                 merge(pulled.minutes)
                 if pulled.changed { changed() }
+                if let kept = try connection.pushPage(from: store, password: passwordSetHere()) {
+                    takePassword(kept)
+                }
+                if let password = try connection.pullPage(into: store) { takePassword(password) }
                 // The day's history after the parent's changes: a batch a round, the
                 // next round at once while more wait.
                 let written = try connection.pushHistory(from: store)
@@ -225,6 +233,31 @@ package final class SharedSync: Sendable {
         for (profile, keys) in sets {
             let usage = activity.usage(for: profile)
             for (key, minutes) in keys { usage.mergeShared(key, minutes) }
+        }
+    }
+
+    /// The page's password as its file here says, when it is not the one last agreed
+    /// with the shared store: the parent ran `phosra-gate web-password` on this gateway.
+    private func passwordSetHere() -> SharedStore.PagePassword? {
+        let path = stateDirectory + "/" + WebPassword.fileName
+        guard let status = try? Files.status(path), let bytes = try? Files.read(path, limit: 4096),
+            let hash = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init),
+            !hash.isEmpty, hash != (try? store.sharedPageState().password) ?? nil
+        else { return nil }
+        return SharedStore.PagePassword(hash: hash, changedAt: status.modifiedNanoseconds / 1_000_000_000)
+    }
+
+    /// Makes `password` this gateway's page password (set on another gateway, later than
+    /// here): the page reads the file again, and sessions of the old one end.
+    private func takePassword(_ password: SharedStore.PagePassword) {
+        let path = stateDirectory + "/" + WebPassword.fileName
+        let current = (try? Files.read(path, limit: 4096)).map { String(decoding: $0, as: UTF8.self) }
+        guard current?.split(whereSeparator: \.isNewline).first.map(String.init) != password.hash else { return }
+        do {
+            try WebPassword.write(hash: password.hash, stateDirectory: stateDirectory)
+            log.info("web_password", [("state", "set_from_shared_store"), ("changed_at", "\(password.changedAt)")])
+        } catch {
+            log.error("web_password", [("error", "\(error)"), ("path", path)])
         }
     }
 
