@@ -3,19 +3,25 @@ import DomainMatch
 import SystemIO
 
 /// What the network says of a device beyond what the gateway saw of it: the host name it
-/// gave the DHCP server (`dhcp_leases`), and the vendor behind its MAC address (the IEEE
-/// registry of Debian's `ieee-data`). Read when the Devices page or `/api/devices` asks,
+/// gave the DHCP server (`dhcp_leases`), else its name by reverse DNS, and the vendor
+/// behind its MAC address (the IEEE registry of Debian's `ieee-data`). Read when the Devices page or `/api/devices` asks,
 /// never before: a gateway whose parent never opens the page reads neither file.
 ///
 /// Threading: the page's loop thread only; the reads block it briefly, as the store does.
 public final class DeviceFacts {
     let leases: LeaseFile?
     let vendors: VendorCache
+    /// A device's name by reverse DNS when known (asked elsewhere, never waited for here).
+    let reverseName: (@Sendable (IPAddress) -> String?)?
 
-    /// `leasePath` nil or empty: no lease names.
-    public init(leasePath: String?, vendorDirectory: String = "/usr/share/ieee-data") {
+    /// `leasePath` nil or empty: no lease names. `reverseName` nil: no names by reverse DNS.
+    public init(
+        leasePath: String?, vendorDirectory: String = "/usr/share/ieee-data",
+        reverseName: (@Sendable (IPAddress) -> String?)? = nil
+    ) {
         leases = leasePath.flatMap { $0.isEmpty ? nil : LeaseFile(path: $0) }
         vendors = VendorCache(VendorLookup(directory: vendorDirectory))
+        self.reverseName = reverseName
     }
 
     /// The leases now. A file that cannot be read or understood gives none and one

@@ -27,6 +27,8 @@ extension WebApp {
         var seen = false
         /// The host name it gave the DHCP server.
         var leaseName: String?
+        /// Its address's name by reverse DNS, for a device the leases do not name.
+        var dnsName: String?
         var vendor: String?
         /// Its MAC address is locally administered (a phone's private address): no vendor.
         var privateAddress = false
@@ -34,8 +36,9 @@ extension WebApp {
         var profileNow = ""
         var why = ""
 
-        /// What the page calls it: the parent's name first, then the DHCP host name.
-        var label: String { name ?? leaseName ?? client }
+        /// What the page calls it: the parent's name first, then the DHCP host name, then
+        /// its name by reverse DNS.
+        var label: String { name ?? leaseName ?? dnsName ?? client }
     }
 
     func devices() throws -> [Device] {
@@ -87,6 +90,9 @@ extension WebApp {
             let address = device.addresses.first.flatMap(IPAddress.init) ?? IPAddress(device.client)
             // A device known by address only (no neighbour entry) is named by its lease's address.
             device.leaseName = mac.flatMap { namesByMAC[$0] } ?? address.flatMap { namesByAddress[$0] }
+            if device.leaseName == nil, let address, let reverseName = deviceFacts.reverseName {
+                device.dnsName = reverseName(address)
+            }
             if let mac {
                 device.vendor = vendors[mac]
                 device.privateAddress = mac.isLocallyAdministered
@@ -142,6 +148,9 @@ extension WebApp {
             if let leaseName = device.leaseName, device.name != nil, leaseName != device.name {
                 body += "<br><span class=\"muted\">DHCP name: \(Escape.html(leaseName))</span>"
             }
+            if let dnsName = device.dnsName, device.name != nil, dnsName != device.name {
+                body += "<br><span class=\"muted\">DNS name: \(Escape.html(dnsName))</span>"
+            }
             body += "<br><span class=\"muted\">\(Escape.html(device.client))"
             if !device.addresses.isEmpty { body += " · " + Escape.html(device.addresses.joined(separator: ", ")) }
             if let vendor = device.vendor {
@@ -165,7 +174,7 @@ extension WebApp {
                     "<form method=\"post\" action=\"/devices/\(Escape.html(Escape.url(mac)))\">"
                     + "<input type=\"hidden\" name=\"csrf_token\" value=\"\(Escape.html(csrf))\">"
                     + "<input type=\"hidden\" name=\"back\" value=\"/devices\">"
-                    + "<input type=\"text\" name=\"name\" maxlength=\"64\" value=\"\(Escape.html(device.name ?? ""))\" placeholder=\"\(Escape.html(device.leaseName ?? "name"))\">"
+                    + "<input type=\"text\" name=\"name\" maxlength=\"64\" value=\"\(Escape.html(device.name ?? ""))\" placeholder=\"\(Escape.html(device.leaseName ?? device.dnsName ?? "name"))\">"
                     + "<select name=\"profile\">\(options)</select> <button>Save</button></form>"
             } else {
                 body +=
@@ -181,6 +190,7 @@ extension WebApp {
         "{\"mac\": \(optional(device.mac)), \"client\": \(Escape.json(device.client)), "
             + "\"addresses\": [\(device.addresses.map(Escape.json).joined(separator: ", "))], "
             + "\"name\": \(optional(device.name)), \"lease_name\": \(optional(device.leaseName)), "
+            + "\"dns_name\": \(optional(device.dnsName)), "
             + "\"vendor\": \(optional(device.vendor)), \"profile\": \(optional(device.assigned)), "
             + "\"profile_now\": \(Escape.json(device.profileNow)), \"why\": \(Escape.json(device.why)), "
             + "\"seen_by\": [\(device.profiles.map(Escape.json).joined(separator: ", "))], "

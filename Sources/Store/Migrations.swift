@@ -477,6 +477,20 @@ enum Migrations {
                 ALTER TABLE shared_state ADD COLUMN page_pulled INTEGER NOT NULL DEFAULT 0;
                 PRAGMA user_version = 15;
                 """),
+        Migration(
+            version: 16,
+            sql: """
+                -- Device assignments sent to the API as `parent_override` reports
+                -- (docs/sync.md#parent-overrides): `report_to`, the profile to tell of the
+                -- device's assignment or name; `report_from`, the profile to tell it left;
+                -- `reported_profile`, the profile last told. Assignments made before this
+                -- version are taken as told.
+                ALTER TABLE devices ADD COLUMN report_to TEXT;
+                ALTER TABLE devices ADD COLUMN report_from TEXT;
+                ALTER TABLE devices ADD COLUMN reported_profile TEXT;
+                UPDATE devices SET reported_profile = profile;
+                PRAGMA user_version = 16;
+                """),
     ]
 
     /// The schema version this build writes and reads.

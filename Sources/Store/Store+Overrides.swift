@@ -160,12 +160,22 @@ extension Store {
         try write { database throws(StoreError) in
             try database.run(
                 """
-                INSERT INTO devices (mac, name, profile, changed_at, changed_by) VALUES (?, nullif(?, ''), nullif(?, ''), ?, ?)
+                INSERT INTO devices (mac, name, profile, changed_at, changed_by, report_to)
+                VALUES (?1, nullif(?2, ''), nullif(?3, ''), ?4, ?5, nullif(?3, ''))
                 ON CONFLICT (mac) DO UPDATE SET
                     name = CASE WHEN ?2 IS NULL THEN name ELSE nullif(?2, '') END,
                     profile = CASE WHEN ?3 IS NULL THEN profile ELSE nullif(?3, '') END,
                     changed_at = excluded.changed_at, changed_by = excluded.changed_by, shared = 0
                 """, mac, name, profile, now, by)
+            // What the API is to be told: the profile it is with now (of its assignment or
+            // new name), and the one it left when that one was told of it.
+            try database.run(
+                """
+                UPDATE devices SET report_to = profile,
+                    report_from = CASE WHEN reported_profile IS profile THEN NULL
+                        WHEN reported_profile IS NOT NULL THEN reported_profile ELSE report_from END
+                WHERE mac = ?
+                """, mac)
         }
     }
 
@@ -174,6 +184,51 @@ extension Store {
         try withDatabase { database throws(StoreError) in
             try database.rows(
                 "SELECT mac, name, profile, changed_at, changed_by FROM devices ORDER BY mac", make: Self.device)
+        }
+    }
+}
+
+/// A device assignment to be told to the API (docs/sync.md#parent-overrides): the device as
+/// it is, for the profile it is with now, or for the profile it left (`left`).
+public struct DeviceReport: Sendable, Equatable {
+    public var device: DeviceRow
+    /// The profile the report goes to.
+    public var profile: String
+    /// The device left `profile` (assigned elsewhere, or back to the configuration).
+    public var left: Bool
+}
+
+extension Store {
+    /// The device changes the API is still to be told of under `profile`.
+    public func unreportedDevices(profile: String) throws(StoreError) -> [DeviceReport] {
+        try withDatabase { database throws(StoreError) in
+            try database.rows(
+                """
+                SELECT mac, name, profile, changed_at, changed_by, report_from = ?1 FROM devices
+                WHERE report_to = ?1 OR report_from = ?1 ORDER BY changed_at, mac
+                """, profile
+            ) { row in DeviceReport(device: Self.device(row), profile: profile, left: row.int(5) == 1) }
+        }
+    }
+
+    /// The API has `report` (or refused it for good): not sent again, unless the device
+    /// changed meanwhile.
+    public func markDeviceReported(_ report: DeviceReport) throws(StoreError) {
+        try write { database throws(StoreError) in
+            if report.left {
+                try database.run(
+                    """
+                    UPDATE devices SET report_from = NULL,
+                        reported_profile = CASE WHEN reported_profile = ?2 THEN NULL ELSE reported_profile END
+                    WHERE mac = ?1 AND report_from = ?2
+                    """, report.device.mac, report.profile)
+            } else {
+                try database.run(
+                    """
+                    UPDATE devices SET report_to = NULL, reported_profile = ?2
+                    WHERE mac = ?1 AND report_to = ?2 AND changed_at = ?3 AND name IS ?4
+                    """, report.device.mac, report.profile, report.device.changedAt, report.device.name)
+            }
         }
     }
 }

@@ -140,9 +140,11 @@ extension Store {
                 }
                 try database.run(
                     """
-                    INSERT INTO devices (mac, name, profile, changed_at, changed_by, shared) VALUES (?, ?, ?, ?, ?, 1)
+                    INSERT INTO devices (mac, name, profile, changed_at, changed_by, shared, reported_profile)
+                    VALUES (?1, ?2, ?3, ?4, ?5, 1, ?3)
                     ON CONFLICT (mac) DO UPDATE SET name = excluded.name, profile = excluded.profile,
-                        changed_at = excluded.changed_at, changed_by = excluded.changed_by, shared = 1
+                        changed_at = excluded.changed_at, changed_by = excluded.changed_by, shared = 1,
+                        report_to = NULL, report_from = NULL, reported_profile = excluded.profile
                     """, row.mac, row.name, row.profile, row.changedAt, row.changedBy)
                 changed = true
             }

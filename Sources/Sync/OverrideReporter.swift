@@ -1,8 +1,9 @@
 import Store
 
 /// Sends each override a parent set or removed on the page as a `parent_override` report
-/// (docs/parent-page.md#overrides), under the key of the profile it is for, so the API keeps
-/// the trail the gateway's page shows. The store is the queue: a row is marked reported only
+/// (docs/parent-page.md#overrides), under the key of the profile it is for, and each device
+/// the parent assigned or named under the key of the profile it is with (and of the one it
+/// left), so the API keeps the trail the gateway's page shows. The store is the queue: a row is marked reported only
 /// after a 202, so a dead API or a restart leaves it for a later round. One report per
 /// change, on the profile's request budget: a parent makes a few a day.
 public enum OverrideReporter {
@@ -24,6 +25,22 @@ public enum OverrideReporter {
                 // keeps the trail locally.
                 try? store.markOverridesReported([row])
                 log("override_report_rejected", [("profile", sync.profile), ("id", "\(row.id)"), ("error", why)])
+            case .stop:
+                return delivered
+            }
+        }
+        guard let devices = try? store.unreportedDevices(profile: sync.profile) else { return delivered }
+        for report in devices {
+            guard sync.spendForReport(now) else { break }
+            switch sync.deliver(ReportPayloads.deviceAssignment(report, at: now.wallSeconds), now: now) {
+            case .accepted:
+                try? store.markDeviceReported(report)
+                delivered += 1
+            case .rejected(let why):
+                try? store.markDeviceReported(report)
+                log(
+                    "override_report_rejected",
+                    [("profile", sync.profile), ("device", report.device.mac), ("error", why)])
             case .stop:
                 return delivered
             }
@@ -86,5 +103,32 @@ extension ReportPayloads {
                     app: row.kind == "app_bonus" ? row.target : nil, minutes: row.minutes,
                     removed: row.removedAt != nil, removedAt: row.removedAt.map(timestamp),
                     removedBy: row.removedBy)))
+    }
+
+    /// The payload of a `parent_override` report of kind `device`: a device as the parent
+    /// assigned and named it, told to the profile it is with now, or (`removed`) to the one
+    /// it left.
+    struct DeviceAssignment: Encodable {
+        let kind = "device"
+        let mac: String
+        let name: String?
+        let profile: String
+        let start: String
+        let setBy: String
+        let removed: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case kind, mac, name, profile, start, removed
+            case setBy = "set_by"
+        }
+    }
+
+    public static func deviceAssignment(_ report: DeviceReport, at now: Int64) -> [UInt8] {
+        encode(
+            Envelope(
+                reportType: "parent_override", reportedAt: timestamp(now),
+                payload: DeviceAssignment(
+                    mac: report.device.mac, name: report.device.name, profile: report.profile,
+                    start: timestamp(report.device.changedAt), setBy: report.device.changedBy, removed: report.left)))
     }
 }

@@ -1,3 +1,4 @@
+import DNSWire
 import Foundation
 import TestSupport
 import Testing
@@ -390,6 +391,52 @@ import Testing
         #expect(html.contains("Mias-Laptop"), "\(html)")
         #expect(html.contains("<span class=\"new\">new</span>"))
         #expect(!page.gate.log.contains("dhcp_leases_unreadable"), "\(page.gate.log)")
+    }
+
+    /// A device in no lease file is named by reverse DNS through the upstream, once the
+    /// page has asked (it never waits for the answer); a hostile name is shown escaped.
+    @Test func theDevicesPageNamesADeviceByReverseDNS() throws {
+        // The upstream: a PTR answer for 127.0.0.5 and a hostile one for 127.0.0.6; NXDOMAIN else.
+        let hostile: [UInt8] = Array("<img src=x onerror=alert(1)>\"'".utf8)
+        let upstream = try FakeUDPUpstream { query in
+            guard let message = try? DNSMessage.parse(query), let question = message.questions.first else { return [] }
+            var header = DNSHeader(id: message.header.id, questionCount: 1)
+            header.isResponse = true
+            header.recursionDesired = true
+            header.recursionAvailable = true
+            let target: DNSName?
+            switch question.name.presentation {
+            case "5.0.0.127.in-addr.arpa": target = try? DNSName("den-laptop.lan")
+            case "6.0.0.127.in-addr.arpa":
+                target = try? DNSName(wire: [UInt8(hostile.count)] + hostile + [3] + Array("lan".utf8) + [0])
+            default: target = nil
+            }
+            if target == nil { header.rcode = .nxDomain }
+            var writer = DNSMessageWriter(header: header)
+            writer.addQuestion(question)
+            if let target, question.type == .ptr {
+                writer.addRecord(ResourceRecord(name: question.name, ttl: 60, rdata: .ptr(target)), to: .answer)
+            }
+            return [.send(writer.finish())]
+        }
+        let page = try Page(upstream: upstream.spec)
+        defer { page.gate.daemon.stop() }
+        for client in ["127.0.0.5", "127.0.0.6"] { _ = try page.gate.dig("example.com", "A", ["-b", client]) }
+        let session = try page.login()
+        var devices: [TestJSON] = []
+        let named = waitUntil(timeout: .seconds(15), interval: 200_000_000) {
+            let body = (try? page.curl("/api/devices", ["-b", session.jar]).body) ?? ""
+            devices = (try? TestJSON.parse(body)["devices"]?.array) ?? []
+            return devices.filter { $0["dns_name"]?.string != nil }.count == 2
+        }
+        #expect(named, "\(devices.count) devices\n\(page.gate.log)")
+        let byClient = Dictionary(devices.map { ($0["client"]?.string ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(byClient["127.0.0.5"]?["dns_name"]?.string == "den-laptop.lan")
+        // In its presentation form, as names are everywhere: a space as \032.
+        #expect(byClient["127.0.0.6"]?["dns_name"]?.string == #"<img\032src=x\032onerror=alert(1)>\"'.lan"#)
+        let html = try page.curl("/devices", ["-b", session.jar]).body
+        #expect(html.contains("den-laptop.lan"), "\(html)")
+        #expect(html.contains("&lt;img") && !html.contains("<img"), "\(html)")
     }
 
     @Test func hostileRequestsGetAClearAnswerAndNothingMore() throws {

@@ -116,6 +116,39 @@ import Testing
         #expect(removal["removed_by"]?.string == "page 192.168.1.21")
     }
 
+    /// A device assigned or named on the page is a `parent_override` of kind `device`
+    /// under the profile it is with, once; moved to another profile or back to the
+    /// configuration, the profile it left is told (`removed`).
+    @Test func aDevicesAssignmentIsReportedToItsProfileAndItsLeavingToTheOld() throws {
+        let f = try Fixture()
+        defer { f.store.close() }
+        let mac = "aa:bb:cc:dd:ee:01"
+        try f.store.saveDevice(mac: mac, name: "Mia's <tablet>", profile: "kid", now: f.now, by: "page 192.168.1.20")
+        f.reportRound()
+        f.reportRound()
+        try #require(f.overrideReports.count == 1, "\(f.overrideReports)")
+        let assigned = f.overrideReports[0]
+        #expect(assigned["kind"]?.string == "device" && assigned["mac"]?.string == mac)
+        #expect(assigned["name"]?.string == "Mia's <tablet>" && assigned["profile"]?.string == "kid")
+        #expect(assigned["removed"]?.bool == false && assigned["set_by"]?.string == "page 192.168.1.20")
+
+        // Renamed: told again. Then given to a profile with no key here: the one it left is told.
+        try f.store.saveDevice(mac: mac, name: "Tablet", profile: nil, now: f.now, by: "page 192.168.1.20")
+        f.reportRound()
+        #expect(f.overrideReports.last?["name"]?.string == "Tablet" && f.overrideReports.count == 2)
+        try f.store.saveDevice(mac: mac, name: nil, profile: "teen", now: f.now, by: "page 192.168.1.21")
+        f.reportRound()
+        f.reportRound()
+        try #require(f.overrideReports.count == 3, "\(f.overrideReports)")
+        #expect(f.overrideReports[2]["removed"]?.bool == true && f.overrideReports[2]["profile"]?.string == "kid")
+        #expect(try f.store.unreportedDevices(profile: "kid").isEmpty)
+        #expect(try f.store.unreportedDevices(profile: "teen").map(\.left) == [false], "waits for a key of its own")
+        // A name alone, on a device of no profile: nothing to tell.
+        try f.store.saveDevice(mac: "aa:bb:cc:dd:ee:02", name: "Console", profile: nil, now: f.now, by: "page")
+        f.reportRound()
+        #expect(f.overrideReports.count == 3)
+    }
+
     @Test func aDeadAPIKeepsThemForTheNextRoundAndARestart() throws {
         let f = try Fixture()
         defer { f.store.close() }

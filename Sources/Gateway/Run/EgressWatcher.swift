@@ -24,13 +24,11 @@ import SystemIO
 final class EgressWatcher: Sendable {
     static let interval: Nanoseconds = 5_000_000_000
 
-    private let doorbell: Doorbell
-    private let stopped = Lock(false)
+    private let worker: Worker
     /// What the last read found wrong with the firewall, for the parent's `trouble`.
     private let seen = Lock<FailingCheck?>(nil)
-    private let thread = Lock<SystemThread?>(nil)
 
-    init() throws(SystemError) { doorbell = try Doorbell() }
+    init() throws(SystemError) { worker = try Worker() }
 
     /// Starts the thread. `file` is `egress_attempts`; `profiles` gives the profile table
     /// in force now; `hits` takes the hits.
@@ -38,31 +36,22 @@ final class EgressWatcher: Sendable {
         file: String, profiles: @escaping @Sendable () -> ProfileTable, hits: any HitRecorder, log: Logger,
         clock: any Clock
     ) throws(SystemError) {
-        let spawned = try SystemThread.spawn(name: "pg-egress", priority: .background) { [self] in
+        try worker.start(name: "pg-egress", priority: .background) { [self] in
             var reader = Reader(file: file, profiles: profiles, hits: hits, log: log, clock: clock)
-            while !stopped.withLock({ $0 }) {
+            while !worker.isStopping {
                 reader.readOnce()
                 let trouble = reader.trouble
                 seen.withLock { $0 = trouble }
-                _ = try? doorbell.wait(timeout: Self.interval, clock: clock)
-                doorbell.drain()
+                worker.wait(timeout: Self.interval, clock: clock)
             }
         }
-        thread.withLock { $0 = spawned }
     }
 
     /// The firewall as the last read found it, when that is trouble (`Reader.trouble`).
     func trouble() -> FailingCheck? { seen.withLock { $0 } }
 
     /// Stops the thread and waits for it (at most one file read).
-    func stop() {
-        stopped.withLock { $0 = true }
-        doorbell.ring()
-        thread.withLock { thread in
-            thread?.join()
-            thread = nil
-        }
-    }
+    func stop() { worker.stop() }
 
     /// One read of the file and its hits; what the thread keeps between reads.
     struct Reader {

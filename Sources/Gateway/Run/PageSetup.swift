@@ -33,6 +33,8 @@ package final class PageSetup: Household, @unchecked Sendable {
     private let clients: PageClients
     private let password: WebPassword
     private let leasePath: String
+    /// Names of devices by reverse DNS (nil: no server to ask).
+    let reverseNames: ReverseNames?
     private var group: EventLoopGroup?
     private var server: WebServer?
     /// Called after each change (the sync thread reports it at once).
@@ -48,8 +50,12 @@ package final class PageSetup: Household, @unchecked Sendable {
     static let certificateFile = "web-cert.pem"
     static let keyFile = "web-key.pem"
 
-    init(settings: Settings, daemon: Daemon, store: Store, stateDirectory: String, log: Logger, clock: any Clock) {
+    init(
+        settings: Settings, daemon: Daemon, store: Store, stateDirectory: String, reverseNames: ReverseNames? = nil,
+        log: Logger, clock: any Clock
+    ) {
         self.daemon = daemon
+        self.reverseNames = reverseNames
         self.store = store
         self.log = log
         self.clock = clock
@@ -176,6 +182,12 @@ package final class PageSetup: Household, @unchecked Sendable {
     /// page's thread as well: while the page serves, every device is learnt by its MAC.
     private let serving = Lock(false)
 
+    /// What the Devices page asks for a device's name by reverse DNS, when a server can be asked.
+    private func reverseName() -> (@Sendable (IPAddress) -> String?)? {
+        guard let names = reverseNames else { return nil }
+        return { names.name(for: $0) }
+    }
+
     private func start() throws(GatewayError) {
         let tls = try loadCertificate()
         let group: EventLoopGroup
@@ -190,7 +202,7 @@ package final class PageSetup: Household, @unchecked Sendable {
         let app = WebApp(
             store: store, household: self, password: password, hosts: allowedHosts(), clients: clients,
             deviceMAC: { neighbours.mac(for: $0, now: clock.now()) }, clock: clock, log: log,
-            deviceFacts: DeviceFacts(leasePath: leasePath))
+            deviceFacts: DeviceFacts(leasePath: leasePath, reverseName: reverseName()))
         var childHosts = allowedHosts()
         childHosts.insert(homeName)
         for listen in child where !listen.address.isUnspecified { childHosts.insert(listen.address.description) }

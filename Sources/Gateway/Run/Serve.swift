@@ -124,9 +124,11 @@ package enum Serve {
             let metricsServer = try metricsServer(
                 settings, daemon: daemon, counting: counting, windows: aggregator, activity: activity, store: store,
                 storeHealth: sync.storeHealth, profiles: plan.flushedProfiles, clock: clock)
+            let reverseNames = try? ReverseNames(
+                upstreams: options.upstreams, localForwards: settings[Key.localForward], clock: clock, log: log)
             let page = PageSetup(
-                settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory, log: log,
-                clock: clock)
+                settings: settings, daemon: daemon, store: store, stateDirectory: options.stateDirectory,
+                reverseNames: reverseNames, log: log, clock: clock)
             let shared = try sharedStore.map { sharedStore throws(GatewayError) in
                 try sharedSync(
                     sharedStore, store: store, activity: activity,
@@ -156,6 +158,7 @@ package enum Serve {
                 egress?.stop()
                 shared?.stop()
                 page.stop()
+                reverseNames?.stop()
                 metricsServer?.stop()
                 sync.stop()
                 // After the last flush, whose events are queued for the next start.

@@ -34,9 +34,7 @@ package final class SharedSync: Sendable {
     private let clock: any Clock
     /// The local store took changes from the shared one.
     private let changed: @Sendable () -> Void
-    private let doorbell: Doorbell
-    private let stopped = Lock(false)
-    private let thread = Lock<SystemThread?>(nil)
+    private let worker: Worker
 
     init(
         url: String, passwordFile: String?, gateway: String, store: Store, activity: ActivityBook,
@@ -54,27 +52,19 @@ package final class SharedSync: Sendable {
         self.log = log
         self.clock = clock
         self.changed = changed
-        doorbell = try Doorbell()
+        worker = try Worker()
     }
 
     func start() throws(SystemError) {
         // Not SCHED_IDLE like the sync: a pause set on another gateway must hold here within
         // a second even while the loops keep both cores busy, and each round is brief.
-        let spawned = try SystemThread.spawn(name: "pg-shared", priority: .normal) { [self] in loop() }
-        thread.withLock { $0 = spawned }
+        try worker.start(name: "pg-shared", priority: .normal) { [self] in loop() }
     }
 
     /// Something changed here: write it now rather than at the next read.
-    func wake() { doorbell.ring() }
+    func wake() { worker.ring() }
 
-    func stop() {
-        stopped.withLock { $0 = true }
-        doorbell.ring()
-        thread.withLock { thread in
-            thread?.join()
-            thread = nil
-        }
-    }
+    func stop() { worker.stop() }
 
     /// This gateway's id among those sharing the store: kept in the state directory
     /// (`gateway-id`), made once from the host's name and a random part.
@@ -110,7 +100,7 @@ package final class SharedSync: Sendable {
         var backoff: Int64 = 1
         var away = Away()
         var nextPrune: Int64 = 0
-        while !stopped.withLock({ $0 }) {
+        while !worker.isStopping {
             if shared == nil {
                 do {
                     let opened = try SharedStore.open(
@@ -262,7 +252,6 @@ package final class SharedSync: Sendable {
     }
 
     private func wait(seconds: Int64, socket: Int32?) {
-        _ = try? doorbell.wait(timeout: Nanoseconds(seconds) * 1_000_000_000, clock: clock, alongside: socket)
-        doorbell.drain()
+        worker.wait(timeout: Nanoseconds(seconds) * 1_000_000_000, clock: clock, alongside: socket)
     }
 }
