@@ -183,6 +183,10 @@ ssize_t cs_netlink_receive(int fd, void *buffer, size_t capacity, uint32_t *send
 
 int cs_setns_network(int fd) { return setns(fd, CLONE_NEWNET); }
 
+int cs_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
 const int CS_STA_UNSYNC = STA_UNSYNC;
 const int CS_TIME_ERROR = TIME_ERROR;
 

@@ -17,8 +17,6 @@ public final class FlushWatch: Sendable {
         var attempts: [String: [(at: Int64, count: Int, name: String, profile: String)]] = [:]
         /// Per device: when its last event was made.
         var lastEvent: [String: Int64] = [:]
-        /// Ids already posted while running: a spent budget is seen at every flush.
-        var posted: Set<String> = []
     }
     private let state = Lock(State())
 
@@ -42,7 +40,8 @@ public final class FlushWatch: Sendable {
         attemptReasons.contains(reason.split(separator: ":", maxSplits: 1).first ?? "")
     }
 
-    /// The events of one flush at `now` (unix seconds).
+    /// The events of one flush at `now` (unix seconds). A spent budget is found at every
+    /// flush under the same id: the notifier keeps each id once.
     public func notices(
         newDevices: [ClientSighting], attempts: [HitRow], budgets: [BudgetStatusRow], now: Int64
     ) -> [Notice] {
@@ -79,11 +78,7 @@ public final class FlushWatch: Sendable {
                         windowStart: now - now % window, now: now, page: page))
             }
             state.lastEvent = state.lastEvent.filter { $0.value > now - window }
-            let fresh = out.filter { !state.posted.contains($0.id) }
-            // The store's ids keep each event once anyway; this set only spares it a write.
-            if state.posted.count > 10_000 { state.posted.removeAll() }
-            state.posted.formUnion(fresh.map(\.id))
-            return fresh
+            return out
         }
     }
 }

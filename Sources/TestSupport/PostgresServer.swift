@@ -78,28 +78,30 @@ public final class PostgresServer: @unchecked Sendable {
         let options =
             "-p \(port) -c listen_addresses=\(listen) -c unix_socket_directories=\(data) -c fsync=off "
             + "-c max_files_per_process=10000"
-        // Through system(3), which waits for exactly its child: the server `pg_ctl` leaves
-        // running must hold no pipe of the test's, and Foundation's Process did not see
-        // runuser end once it had. The paths are the test's own (no spaces, no quotes).
-        // The server inherits the test process's open descriptors (the suite's sockets) and
-        // refuses to start when too few are left below its limits of files: both are
-        // raised, and the user is changed by setpriv, which (unlike runuser's PAM session)
-        // keeps the raised one.
+        // Through a shell spawned with no descriptor of the test process's but its output
+        // (SpawnedServer.run, which waits for exactly its child): the server `pg_ctl` leaves
+        // running must hold no pipe or socket of the suite's, or a reader of that pipe
+        // would wait for the server to end. The limit of files is raised, and the user
+        // changed by setpriv, which (unlike runuser's PAM session) keeps it. The paths are
+        // the test's own (no spaces, no quotes).
         let command =
             "ulimit -n $(ulimit -Hn); \(inNamespace.joined(separator: " ")) setpriv --reuid=postgres --regid=postgres --init-groups \(bin)/pg_ctl -D \(data) -w -t 30 "
-            + "-l \(data)/server.log -o '\(options)' start </dev/null >/dev/null 2>&1"
-        let status = system(command)
+            + "-l \(data)/server.log -o '\(options)' start"
+        let (status, output) = try SpawnedServer.run(["/bin/sh", "-c", command], logFile: scratch.path("pg_ctl.out"))
         guard status == 0 else {
             let log = (try? String(contentsOfFile: data + "/server.log", encoding: .utf8)) ?? ""
-            throw PostgresError("pg_ctl start failed (\(status)): \(log)")
+            throw PostgresError("pg_ctl start failed (\(status)): \(output)\n\(log)")
         }
     }
 
     /// Stops the server (`fast`: without waiting for clients to go).
     public func stop(fast: Bool = true) {
-        _ = system(
-            "/usr/sbin/runuser -u postgres -- \(bin)/pg_ctl -D \(data) -w -m \(fast ? "fast" : "smart") stop "
-                + "</dev/null >/dev/null 2>&1")
+        _ = try? SpawnedServer.run(
+            [
+                "/usr/sbin/runuser", "-u", "postgres", "--", "\(bin)/pg_ctl", "-D", data, "-w", "-m",
+                fast ? "fast" : "smart", "stop",
+            ],
+            logFile: scratch.path("pg_ctl.out"))
     }
 
     /// A file holding the password, for `shared_store_password_file`.

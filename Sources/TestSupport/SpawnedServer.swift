@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -64,7 +65,8 @@ public final class SpawnedServer: @unchecked Sendable {
     }
 
     /// posix_spawn in a process group of its own, with default signal dispositions and an
-    /// empty mask, stdin from /dev/null, stdout and stderr into `logFile`.
+    /// empty mask, stdin from /dev/null, stdout and stderr into `logFile`, no other
+    /// descriptor.
     private static func spawn(_ command: [String], logFile: String, deathSignal: Bool) throws -> pid_t {
         let setpriv = "/usr/bin/setpriv"
         let argv =
@@ -76,6 +78,10 @@ public final class SpawnedServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of the test process: a pipe another thread opened for its own child
+        // (Foundation's Process opens them inheritable) held open by a long-lived server
+        // would keep that child's reader waiting for the server to end.
+        cs_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

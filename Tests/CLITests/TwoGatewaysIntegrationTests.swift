@@ -289,6 +289,14 @@ import Testing
         }
         let sessions = [try first.login(), try second.login()]
 
+        // A steady load on both from one client, across the whole outage and the catch-up
+        // after it (dnsperf ends by itself after 75 s). Started before the phone: a
+        // process started while a dig runs can hold that dig's output pipe open (Foundation
+        // passes it on), and dnsperf would hold it for its whole run.
+        let queries = try first.scratch.write("queries", "www.example.test A\nwww.tiktok.com A\n")
+        let loads = try [first, second].map {
+            try DNSPerfLoad(port: $0.gate.port, queries: queries, seconds: 75, qps: 150)
+        }
         // The phone: a name and TikTok through both gateways, over and over, until told.
         let stop = Lock(false)
         let failures = Lock<[String]>([])
@@ -310,12 +318,6 @@ import Testing
         load.start()
         defer { stop.withLock { $0 = true } }
         #expect(waitUntil { asked.withLock { $0 } >= 10 }, "the phone is asking")
-        // And a steady load on both from another client, across the whole outage and the
-        // catch-up after it (dnsperf ends by itself after 75 s).
-        let queries = try first.scratch.write("queries", "www.example.test A\nwww.tiktok.com A\n")
-        let loads = try [first, second].map {
-            try DNSPerfLoad(port: $0.gate.port, queries: queries, seconds: 75, qps: 150)
-        }
 
         server.stop()
         let stoppedAt = ContinuousClock.now

@@ -20,6 +20,7 @@
 #include <linux/netlink.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
+#include <spawn.h>
 #include <malloc.h>  // malloc_trim: the matcher bench returns freed memory before measuring
 
 // MARK: - Constants the Swift import lacks or types awkwardly
@@ -205,6 +206,10 @@ ssize_t cs_netlink_receive(int fd, void *buffer, size_t capacity, uint32_t *send
 /// setns(fd, CLONE_NEWNET): moves the calling thread (only it) into the network namespace
 /// `fd` refers to (e.g. an open /run/netns/NAME). Needs CAP_SYS_ADMIN.
 int cs_setns_network(int fd);
+
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34, GNU-only): the spawned program
+/// starts with every descriptor from `from` on closed, whatever its creator had open.
+int cs_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 
 /// adjtimex(2) with modes 0, which only reads (no privilege needed): the clock state it
 /// returns (TIME_OK … TIME_ERROR, or -1 with errno set) and the status bits in `*status`.
