@@ -217,7 +217,7 @@ let package = Package(
                 "Locks", "Sync", "Policy", "DomainMatch", "Store", "EventLoop", "HTTPClient", "TestSupport",
             ]),
         .testTarget(name: "StoreTests", dependencies: ["Locks", "Store", "SystemIO", "TestSupport"]),
-        .testTarget(name: "SharedStoreTests", dependencies: ["SharedStore", "TestSupport", "Store"]),
+        .testTarget(name: "SharedStoreTests", dependencies: ["SharedStore", "TestSupport", "Store", "SystemIO"]),
         .testTarget(
             name: "NotifyTests",
             dependencies: ["Notify", "Store", "HTTPClient", "EventLoop", "SystemIO", "TestSupport", "Locks"]),

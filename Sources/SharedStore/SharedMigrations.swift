@@ -177,6 +177,26 @@ enum SharedMigrations {
                     seq        BIGINT NOT NULL
                 );
                 """),
+        Step(
+            version: 8,
+            sql: """
+                -- The devices each gateway saw: its whole row, so the Devices page of every
+                -- gateway lists a device either saw.
+                CREATE TABLE sightings (
+                    gateway    TEXT NOT NULL,
+                    profile    TEXT NOT NULL,
+                    client     TEXT NOT NULL,
+                    address    TEXT,
+                    mac        TEXT,
+                    first_seen BIGINT NOT NULL,
+                    last_seen  BIGINT NOT NULL,
+                    queries    BIGINT NOT NULL,
+                    seq        BIGINT NOT NULL,
+                    PRIMARY KEY (gateway, profile, client)
+                );
+                CREATE INDEX sightings_seq ON sightings(seq);
+                CREATE INDEX sightings_last_seen ON sightings(last_seen);
+                """),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -491,6 +491,26 @@ enum Migrations {
                 UPDATE devices SET reported_profile = profile;
                 PRAGMA user_version = 16;
                 """),
+        Migration(
+            version: 17,
+            sql: """
+                -- The devices each gateway saw, in the shared store (docs/two-gateways.md):
+                -- `shared_queries`, the count of queries the shared store has of a sighting
+                -- (NULL: none yet); the other gateways' sightings as read from there.
+                ALTER TABLE client_sightings ADD COLUMN shared_queries INTEGER;
+                CREATE TABLE shared_sightings (
+                    gateway    TEXT NOT NULL,
+                    profile    TEXT NOT NULL,
+                    client     TEXT NOT NULL,
+                    address    TEXT,
+                    mac        TEXT,
+                    first_seen INTEGER NOT NULL,
+                    last_seen  INTEGER NOT NULL,
+                    queries    INTEGER NOT NULL,
+                    PRIMARY KEY (profile, client, gateway)
+                ) WITHOUT ROWID;
+                PRAGMA user_version = 17;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -204,6 +204,8 @@ extension Store {
             try database.run("DELETE FROM hit_history_gone")
             try database.run("DELETE FROM shared_hit_history")
             try database.run("DELETE FROM shared_activity")
+            try database.run("UPDATE client_sightings SET shared_queries = NULL")
+            try database.run("DELETE FROM shared_sightings")
         }
     }
 

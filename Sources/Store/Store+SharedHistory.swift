@@ -180,13 +180,23 @@ extension Store {
         }
     }
 
-    /// Takes the other gateways' rows as the shared store has them (each replaces what was
-    /// read of it before; a gone row goes) and moves the read mark to `pulled`.
+    /// Takes the other gateways' rows (history, hours, devices seen) as the shared store has
+    /// them (each replaces what was read of it before; a gone row goes) and moves the read
+    /// mark to `pulled`.
     public func mergeSharedHistory(
         history: [(gateway: String, fact: HistoryFact)], activity: [(gateway: String, fact: ActivityFact)],
-        pulled: Int64
+        sightings: [(gateway: String, sighting: ClientSighting)] = [], pulled: Int64
     ) throws(StoreError) {
         try write { database throws(StoreError) in
+            for (gateway, sighting) in sightings {
+                try database.run(
+                    """
+                    INSERT OR REPLACE INTO shared_sightings (gateway, profile, client, address, mac, first_seen,
+                        last_seen, queries)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, gateway, sighting.profile, sighting.client, sighting.address, sighting.mac,
+                    sighting.firstSeen, sighting.lastSeen, sighting.queries)
+            }
             for (gateway, fact) in history {
                 if fact.count == 0 {
                     try database.run(

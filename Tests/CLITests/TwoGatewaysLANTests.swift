@@ -316,6 +316,18 @@ import Testing
         #expect(whole, "\(days)\n\(lan.logs)")
         #expect(days[0].hits.first?["name"]?.string == "www.reddit.com")
         #expect((days[0].today?["blocks"]?.int ?? 0) >= 6, "\(days)")
+
+        // The laptop asks A only: B's Devices page lists it too.
+        let laptopDig = try lan.net.exec(
+            in: lan.laptopNamespace, ["dig", "@\(LAN.gatewayAddresses[0])", "example.com", "A", "+tries=1", "+time=2"])
+        _ = try Program.run(laptopDig.path, laptopDig.arguments)
+        var listedOnB = ""
+        let laptop = waitUntil(timeout: .seconds(20)) {
+            listedOnB = (try? lan.page(1, "/api/devices", ["-b", sessions[1].jar]).body) ?? ""
+            let devices = (try? TestJSON.parse(listedOnB)["devices"]?.array) ?? []
+            return devices.contains { $0["addresses"]?.array?.contains { $0.string == LAN.laptop } == true }
+        }
+        #expect(laptop, "\(listedOnB)")
     }
 
     /// The parent's page is one page on two gateways: the password set on A's is B's too; a

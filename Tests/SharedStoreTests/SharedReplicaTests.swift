@@ -250,10 +250,26 @@ import Testing
         #expect(rows.count == many + 1 && rows.reduce(0) { $0 + $1.count } == many + 8)
         #expect(try a.connection.execute("SELECT count(*) FROM hit_history") == [["\(many + 2)"]])
 
+        // A device seen by the first only is on the second's list; seen by both, it is one.
+        func seen(queries: Int, at: Int64) -> ClientSighting {
+            ClientSighting(
+                profile: "mia", client: "10.0.0.20", address: "10.0.0.20", mac: nil, firstSeen: at, lastSeen: at,
+                queries: queries)
+        }
+        try storeA.recordSightings([seen(queries: 3, at: 1_000)])
+        try a.pushHistory(from: storeA)
+        _ = try b.pullHistory(into: storeB)
+        #expect(try storeB.sightings(since: 0).map(\.queries) == [3])
+        try storeB.recordSightings([seen(queries: 2, at: 1_100)])
+        try b.pushHistory(from: storeB)
+        _ = try a.pullHistory(into: storeA)
+        #expect(try storeA.sightings(since: 0).map(\.queries) == [5])
+
         // Pruned by age in the shared store as in each gateway's own.
         try a.pruneHistory(before: 1_500)
         #expect(try a.connection.execute("SELECT count(*) FROM hit_history") == [["\(many)"]])
         #expect(try a.connection.execute("SELECT count(*) FROM activity") == [["0"]])
+        #expect(try a.connection.execute("SELECT count(*) FROM sightings") == [["0"]])
     }
 
     /// A session opened on one gateway's page opens the other's, its use on either keeps it

@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 import TestSupport
 import Testing
 
@@ -79,6 +80,27 @@ import Testing
             try first.record([.init(profile: "x'); DROP TABLE usage_minutes; --", service: "s", day: 1, minute: 1)])
                 == 1)
         #expect(try first.minutes(profile: "mia", day: 20_794)["tiktok"] == 3)
+    }
+
+    /// An event two gateways find is claimed by the first: it sends, the other does not;
+    /// claimed again (a later flush), it stays the first's; with the server away, the
+    /// claim is unknown and the event is sent anyway.
+    @Test func theFirstGatewayToClaimAnEventSendsIt() throws {
+        let passwordFile = try server.passwordFile()
+        _ = try SharedStore.open(url: server.url, passwordFile: passwordFile, gateway: "pi-1", now: 1)
+        let first = NoticeClaims(url: server.url, passwordFile: passwordFile, gateway: "pi-1", clock: SystemClock())
+        let second = NoticeClaims(url: server.url, passwordFile: passwordFile, gateway: "pi-2", clock: SystemClock())
+        defer {
+            first.close()
+            second.close()
+        }
+        #expect(first.claim("device:10.0.0.20", now: 100) == .mine)
+        #expect(second.claim("device:10.0.0.20", now: 101) == .taken(by: "pi-1"))
+        #expect(first.claim("device:10.0.0.20", now: 102) == .mine)
+        #expect(second.claim("budget:mia:tiktok:20794", now: 103) == .mine)
+        server.stop()
+        if case .unknown = second.claim("device:10.0.0.21", now: 104) {} else { Issue.record("not unknown") }
+        try server.start()
     }
 
     @Test func aServerThatIsGoneIsAClearErrorAndBackIsUsableAgain() throws {

@@ -125,4 +125,43 @@ import Testing
         #expect(try store.history(profile: "alice", before: .max, limit: 10).map(\.count) == [1, 2])
         #expect(try store.unsharedHistory(limit: 10).count == 2)
     }
+
+    /// The devices seen: each waits to be written when counted again; another gateway's
+    /// sighting of the same device is one device, its queries added, seen from the
+    /// earliest to the latest, at the address it used last.
+    @Test func aDeviceSeenByBothGatewaysIsOneDevice() throws {
+        let store = try StoreFixture().store
+        func seen(_ client: String, address: String, first: Int64, last: Int64, queries: Int) -> ClientSighting {
+            ClientSighting(
+                profile: "alice", client: client, address: address, mac: nil, firstSeen: first, lastSeen: last,
+                queries: queries)
+        }
+        try store.recordSightings([seen("10.0.0.20", address: "10.0.0.20", first: 1_000, last: 1_100, queries: 4)])
+        let waiting = try store.unsharedSightings(limit: 10)
+        #expect(waiting.map(\.queries) == [4])
+        try store.markSightingsShared(waiting)
+        #expect(try store.unsharedSightings(limit: 10).isEmpty)
+        try store.recordSightings([seen("10.0.0.20", address: "10.0.0.20", first: 1_200, last: 1_200, queries: 1)])
+        #expect(try store.unsharedSightings(limit: 10).map(\.queries) == [5])
+
+        try store.mergeSharedHistory(
+            history: [], activity: [],
+            sightings: [
+                ("pi-2", seen("10.0.0.20", address: "10.0.0.21", first: 900, last: 1_300, queries: 3)),
+                ("pi-2", seen("10.0.0.30", address: "10.0.0.30", first: 1_000, last: 1_000, queries: 2)),
+            ], pulled: 5)
+        let devices = try store.sightings(since: 1_150)
+        #expect(devices.map(\.client) == ["10.0.0.20"], "the other device was last seen before")
+        #expect(devices.first?.queries == 8 && devices.first?.firstSeen == 900 && devices.first?.lastSeen == 1_300)
+        #expect(devices.first?.address == "10.0.0.21")
+        #expect(try store.sightings(since: 0).map(\.client) == ["10.0.0.20", "10.0.0.30"])
+        // A device another gateway saw first is not new here.
+        #expect(
+            try store.recordSightings([seen("10.0.0.30", address: "10.0.0.30", first: 1_400, last: 1_400, queries: 1)])
+                .isEmpty)
+        try store.pruneSightings(before: 1_250)
+        #expect(try store.sightings(since: 0).map(\.client) == ["10.0.0.30", "10.0.0.20"])
+        try store.pruneSightings(before: 1_500)
+        #expect(try store.sightings(since: 0).isEmpty)
+    }
 }
