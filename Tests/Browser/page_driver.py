@@ -15,7 +15,6 @@ Answers: {"ok": true, "value": ...} or {"ok": false, "error": "..."}.
 
 import json
 import sys
-import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -52,17 +51,14 @@ def browser(profile, extra):
 def first(driver, css, text=None):
     # A document replaced while it is read (a redirect's page arriving) makes the element
     # handles of the old one fail: read again from the new one, for a few seconds at most.
-    deadline = time.monotonic() + 5
-    while True:
-        try:
-            for element in driver.find_elements(By.CSS_SELECTOR, css):
-                if text is None or element.text.strip() == text:
-                    return element
-            break
-        except WebDriverException:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+    def matching(_):
+        for element in driver.find_elements(By.CSS_SELECTOR, css):
+            if text is None or element.text.strip() == text:
+                return element
+        return None
+    found = again(driver, matching)
+    if found is not None:
+        return found
     raise LookupError("nothing matches %s%s at %s: %s" % (
         css, "" if text is None else " with text %r" % text, driver.current_url, driver.page_source[:600]))
 
@@ -72,17 +68,12 @@ def submit(driver, find):
     of the page posts a form and is answered by a redirect, so the old document goes stale
     when the new one has arrived. A node of a document replaced before the click is found
     again (the click did not happen, so it is safe to repeat), for a few seconds at most."""
-    deadline = time.monotonic() + 5
-    while True:
-        try:
-            element = find()
-            old = driver.find_element(By.TAG_NAME, "html")
-            element.click()
-            break
-        except WebDriverException:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+    def click(_):
+        element = find()
+        page = driver.find_element(By.TAG_NAME, "html")
+        element.click()
+        return page
+    old = again(driver, click)
     def replaced(_):
         # Chromium says a node of a replaced document is stale, or, while the new one is
         # being attached, that it "does not belong to the document": either means gone.
@@ -100,18 +91,20 @@ def submit(driver, find):
     return driver.current_url
 
 
-def retrying(action):
+def retrying(driver, action):
     """Runs `action` (a lookup and what is done with the node) again when the document was
     replaced in between (a redirect's page arriving, the page's own refresh): each of these
     is safe to repeat; for a few seconds at most."""
-    deadline = time.monotonic() + 5
-    while True:
-        try:
-            return action()
-        except WebDriverException:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+    return again(driver, lambda _: action())
+
+
+def again(driver, attempt, seconds=5):
+    """`attempt(driver)`'s result, tried again every 0.1 s while it raises a
+    WebDriverException (a node of a replaced document), for `seconds` at most: the
+    driver's own wait, whatever the result (None and False included)."""
+    box = WebDriverWait(driver, seconds, poll_frequency=0.1, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: (attempt(d),))
+    return box[0]
 
 
 def step(driver, request):
@@ -124,7 +117,7 @@ def step(driver, request):
             element = first(driver, request["css"])
             element.clear()
             element.send_keys(request["text"])
-        retrying(fill)
+        retrying(driver, fill)
         return None
     if op == "click":
         return submit(driver, lambda: first(driver, request["css"], request.get("text")))
@@ -138,10 +131,10 @@ def step(driver, request):
             raise LookupError("no %s in a %s holding %r" % (request["text"], request["within"], request["contains"]))
         return submit(driver, find)
     if op == "select":
-        retrying(lambda: Select(first(driver, request["css"])).select_by_value(request["value"]))
+        retrying(driver, lambda: Select(first(driver, request["css"])).select_by_value(request["value"]))
         return None
     if op == "text":
-        return retrying(lambda: first(driver, request["css"]).text)
+        return retrying(driver, lambda: first(driver, request["css"]).text)
     if op == "source":
         return driver.page_source
     if op == "url":

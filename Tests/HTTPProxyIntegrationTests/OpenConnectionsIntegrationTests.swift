@@ -57,7 +57,9 @@ import Testing
             let request = kind == "plain HTTP" ? plainRequest(origin.port) : connectRequest(origin.port)
             let reader = try download(request)
             let stalled = try download(request, receiveBuffer: 16_384)
-            Thread.sleep(forTimeInterval: 1)  // the gateway's buffers for the stalled device fill
+            // The stalled device's socket fills; the gateway's buffers for it fill behind it
+            // while the new policy is noticed.
+            #expect(waitUntil { stalled.queuedBytes() >= 16_384 }, "\(kind): the stalled device's socket filled")
             try fixture.replacePolicy(ProxyFixture.policy(blocked: ["open.test"], version: 4))
             let replaced = SystemClock().now()
             let read = readToEnd(reader, since: replaced)

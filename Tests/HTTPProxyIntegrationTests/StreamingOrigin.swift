@@ -53,7 +53,7 @@ final class StreamingOrigin: @unchecked Sendable {
             guard sent > 0 else { break }
             // About 30 MB/s: fills a stalled device's buffers in a fraction of a second
             // without taking a core from the gateway under test.
-            usleep(2_000)
+            pause(2_000_000)
         }
         lock.lock()
         ended += 1

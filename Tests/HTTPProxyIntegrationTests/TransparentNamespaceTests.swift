@@ -245,7 +245,9 @@ import Testing
             }
             let reader = try download(receiveBuffer: nil)
             let stalled = try download(receiveBuffer: 16_384)
-            Thread.sleep(forTimeInterval: 1)
+            // The stalled device's socket fills; the gateway's buffers for it fill behind it
+            // while the new policy is noticed.
+            #expect(waitUntil { stalled.queuedBytes() >= 16_384 }, "the stalled device's socket filled")
             let next = try lan.scratch.write(
                 "policy.json.new",
                 PolicyDocuments.json(blocked: ["reddit.com", "games.example", "dot.test"], version: 4))

@@ -196,7 +196,7 @@ final class NameLoad: @unchecked Sendable {
             while buffer.withUnsafeMutableBytes({ recv(socket, $0.baseAddress, $0.count, 0) }) > 0 {}
             next += tick
             let wait = next - monotonicSeconds()
-            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            if wait > 0 { pause(UInt64(wait * 1e9)) }
         }
     }
 
