@@ -86,7 +86,7 @@ public struct DaySummary: Sendable, Equatable, Codable {
         apps.sort { ($1.minutes, $0.name) < ($0.minutes, $1.name) }
         let counts = try store.dayCounts(profile: profile, since: dayStart)
         let totals = try store.blockTotals(profile: profile, from: dayStart)
-        let names = try store.recentHits(since: dayStart, profile: profile)
+        let names = try store.recentHits(since: dayStart, profile: profile, everyGateway: true)
             .map { Count(name: $0.domain, count: $0.count) }
             .sorted { ($1.count, $0.name) < ($0.count, $1.name) }
         let asked = try store.requests(profile: profile, from: dayStart, to: now + 1).map {

@@ -32,12 +32,22 @@ extension SharedStore {
                     "profile", "domain", "reason", "client", "source", "bucket", "matched", "category", "count",
                     "first_seen", "last_seen", "names",
                 ], key: ["profile", "domain", "reason", "client", "source", "bucket"],
-                rows: facts.map {
+                rows: facts.filter { $0.count > 0 }.map {
                     [
                         $0.profile, $0.domain, $0.reason, $0.client, $0.source, "\($0.bucket)", $0.matched, $0.category,
                         "\($0.count)", "\($0.firstSeen)", "\($0.lastSeen)", "\($0.names)",
                     ]
                 })
+            // Gone here: the row this gateway wrote, if it wrote one, counts nothing now.
+            for fact in facts where fact.count == 0 {
+                try connection.execute(
+                    """
+                    UPDATE hit_history SET count = 0, seq = nextval('changes')
+                    WHERE gateway = $1 AND profile = $2 AND domain = $3 AND reason = $4 AND client = $5 AND source = $6
+                        AND bucket = $7 AND count <> 0
+                    """,
+                    [gateway, fact.profile, fact.domain, fact.reason, fact.client, fact.source, "\(fact.bucket)"])
+            }
             try upsert(
                 table: "activity", columns: ["profile", "hour_start", "kind", "name", "count"],
                 key: ["profile", "hour_start", "kind", "name"],

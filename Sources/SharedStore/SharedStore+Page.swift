@@ -120,6 +120,14 @@ extension SharedStore {
         return password?.0
     }
 
+    /// Forgets sessions ended a day ago or unused for 30 days (no session lives longer),
+    /// as each gateway forgets its own.
+    public func prunePage(now: Int64) throws(SharedStoreError) {
+        try connection.execute(
+            "DELETE FROM web_sessions WHERE ended_at < $1 OR last_used_at < $2",
+            ["\(now - 86_400)", "\(now - 30 * 86_400)"])
+    }
+
     private func passwordRow(
         _ condition: String, _ parameters: [String?]
     ) throws(SharedStoreError) -> [(PagePassword, Int64)] {

@@ -33,7 +33,13 @@ extension SharedStore {
         let rows = try connection.execute("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM changes")
         let last = rows.first?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0
         do {
-            guard let mark = try store.sharedState()?.pulled, mark > last else { return false }
+            // Each stream's mark counts: a gateway with no override, device or request
+            // yet has read history or sessions all the same.
+            let marks = [
+                try store.sharedState()?.pulled ?? 0, try store.sharedHistoryMark(),
+                try store.sharedPageState().pulled,
+            ]
+            guard let mark = marks.max(), mark > last else { return false }
             try store.forgetShared()
         } catch {
             throw .local("\(error)")

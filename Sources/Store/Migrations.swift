@@ -511,6 +511,27 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 PRAGMA user_version = 17;
                 """),
+        Migration(
+            version: 18,
+            sql: """
+                -- Every history row gone here is written to the shared store as gone, shared
+                -- yet or not (a row being written when a fold took it would stay there
+                -- counted); a row back under the same key (a fold's `*` row made again) is
+                -- written whole, and is no longer gone.
+                DROP TRIGGER hit_history_gone;
+                CREATE TRIGGER hit_history_gone AFTER DELETE ON hit_history
+                BEGIN
+                    INSERT OR REPLACE INTO hit_history_gone (profile, domain, reason, client, source, bucket, last_seen)
+                    VALUES (old.profile, old.domain, old.reason, old.client, old.source, old.bucket, old.last_seen);
+                END;
+                CREATE TRIGGER hit_history_back AFTER INSERT ON hit_history
+                BEGIN
+                    DELETE FROM hit_history_gone WHERE profile = new.profile AND domain = new.domain
+                        AND reason = new.reason AND client = new.client AND source = new.source
+                        AND bucket = new.bucket;
+                END;
+                PRAGMA user_version = 18;
+                """),
     ]
 
     /// The schema version this build writes and reads.

@@ -68,8 +68,11 @@ extension Store {
     }
 
     /// Blocks seen at or after `since` (of one profile, or all), grouped by (profile,
-    /// domain), the most recently seen first.
-    public func recentHits(since: Int64, profile: String? = nil) throws(StoreError) -> [HistoryGroup] {
+    /// domain), the most recently seen first: this gateway's, and with `everyGateway` the
+    /// other gateways' the shared store brought as well (docs/two-gateways.md).
+    public func recentHits(
+        since: Int64, profile: String? = nil, everyGateway: Bool = false
+    ) throws(StoreError) -> [HistoryGroup] {
         struct Part {
             let profile: String, domain: String, reason: String, category: String?, client: String
             let count: Int, firstSeen: Int64, lastSeen: Int64, names: Int
@@ -79,10 +82,15 @@ extension Store {
                 """
                 SELECT profile, domain, reason, category, client, sum(count), min(first_seen), max(last_seen),
                     sum(names)
-                FROM hit_history
+                FROM (
+                    SELECT profile, domain, reason, category, client, count, first_seen, last_seen, names
+                    FROM hit_history
+                    UNION ALL
+                    SELECT profile, domain, reason, category, client, count, first_seen, last_seen, names
+                    FROM shared_hit_history WHERE ?3)
                 WHERE last_seen >= ?1 AND (?2 IS NULL OR profile = ?2)
                 GROUP BY profile, domain, reason, category, client
-                """, since, profile
+                """, since, profile, everyGateway
             ) { row in
                 Part(
                     profile: row.text(0), domain: row.text(1), reason: row.text(2), category: row.optionalText(3),

@@ -139,8 +139,9 @@ extension Store {
         }
     }
 
-    /// Takes sessions from the shared store: each open one kept (its latest use wins), each
-    /// ended one gone; then the read mark moves to `pulled`.
+    /// Takes sessions from the shared store: each open one kept (its latest use wins)
+    /// unless the parent logged out of it here meanwhile, each ended one gone; then the
+    /// read mark moves to `pulled`.
     public func mergeSharedWebSessions(
         open: [WebSessionRow], ended: [[UInt8]], pulled: Int64
     ) throws(StoreError) {
@@ -148,7 +149,9 @@ extension Store {
             for session in open {
                 try database.run(
                     """
-                    INSERT INTO web_sessions (\(Self.webSessionColumns), shared) VALUES (?, ?, ?, ?, ?, ?, 1)
+                    INSERT INTO web_sessions (\(Self.webSessionColumns), shared)
+                    SELECT ?1, ?2, ?3, ?4, ?5, ?6, 1
+                    WHERE NOT EXISTS (SELECT 1 FROM web_sessions_ended WHERE token_hash = ?1)
                     ON CONFLICT (token_hash) DO UPDATE SET last_used_at = max(last_used_at, excluded.last_used_at)
                     """, session.tokenHash, session.passwordTag, session.csrfToken, session.address, session.createdAt,
                     session.lastUsedAt)

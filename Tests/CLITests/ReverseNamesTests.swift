@@ -13,7 +13,7 @@ import Testing
 /// the question's name for both families, the server `local_forward` names for the reverse
 /// zone before the upstream, a name shown once found and never waited for, none for an
 /// address with no name or a dead server, and no server at all when every upstream is
-/// DNS-over-TLS.
+/// DNS-over-TLS or a public resolver.
 @Suite(.blocking) struct ReverseNamesTests {
     static func names(_ upstreams: [String], forwards: [String] = []) throws -> ReverseNames? {
         try ReverseNames(
@@ -51,6 +51,17 @@ import Testing
         let start = ContinuousClock.now
         #expect(names.lookUp(IPAddress("127.0.0.5")!) == nil)
         #expect(ContinuousClock.now - start < .seconds(3), "at most its timeout")
+    }
+
+    /// A public resolver knows no LAN names and is not told the LAN's addresses.
+    @Test func onlyAResolverOnTheLANOrThisHostIsAsked() throws {
+        #expect(try Self.names(["9.9.9.9"]) == nil)
+        #expect(try Self.names(["[2620:fe::fe]:53"]) == nil)
+        for local in ["192.168.1.1", "10.0.0.1", "172.20.0.1", "127.0.0.53", "[fd00::1]:53", "[fe80::1]:53"] {
+            #expect(try Self.names([local]) != nil, "\(local)")
+        }
+        // With a public upstream, the router named for its reverse zone is still asked.
+        #expect(try Self.names(["9.9.9.9"], forwards: ["168.192.in-addr.arpa=192.168.1.1"])?.servers.count == 1)
     }
 
     @Test func noServerWhenEveryUpstreamIsDNSOverTLS() throws {

@@ -45,6 +45,17 @@ import Testing
         #expect(try store.unsharedHistory(limit: 100).isEmpty)
     }
 
+    /// A row gone before it was ever written is written as gone too (it may be on its way
+    /// there); a row made again under a gone key is written whole, and not as gone.
+    @Test func aRowGoneAndBackIsWrittenAsItIsNow() throws {
+        let store = try StoreFixture().store
+        try store.recordHistory([hit("a.example", at: 1_000)])
+        try store.testExecute("DELETE FROM hit_history WHERE domain = 'a.example'")
+        #expect(try store.unsharedHistory(limit: 10).map { "\($0.domain) \($0.count)" } == ["a.example 0"])
+        try store.recordHistory([hit("a.example", count: 2, at: 1_000)])
+        #expect(try store.unsharedHistory(limit: 10).map { "\($0.domain) \($0.count)" } == ["a.example 2"])
+    }
+
     @Test func anHourWaitsWithAllItsCountsUntilWritten() throws {
         let store = try StoreFixture().store
         try store.addActivity(

@@ -52,6 +52,12 @@ import Testing
         #expect(try store.unsharedWebSessions().map(\.csrfToken) == ["csrf-1"], "one read here is not written back")
         #expect(try store.sharedPageState().pulled == 7)
 
+        // Logged out here while the shared store still has it open: it stays out.
+        try store.endWebSession(tokenHash: Self.session(1).tokenHash, at: 1_600)
+        try store.mergeSharedWebSessions(open: [Self.session(1, used: 1_550)], ended: [], pulled: 8)
+        #expect(try store.webSession(tokenHash: Self.session(1).tokenHash) == nil)
+        try store.markWebSessionsShared([], ended: [Self.session(1).tokenHash])
+        try store.addWebSession(Self.session(1, used: 1_500))
         try store.mergeSharedWebSessions(open: [], ended: [Self.session(3).tokenHash], pulled: 9)
         #expect(try store.webSession(tokenHash: Self.session(3).tokenHash) == nil)
         #expect(try store.endedWebSessions().isEmpty, "ended elsewhere: nothing to end again")

@@ -8,9 +8,11 @@ import Locks
 import SystemIO
 
 /// Names of the LAN's devices by reverse DNS (docs/parent-page.md#pages), for a device the
-/// lease file does not name: a PTR question for its address, asked of the server
+/// lease file does not name: a PTR question for its address, over UDP, asked of the server
 /// `local_forward` names for the reverse zone (a home router that names its DHCP clients),
-/// else of the first upstream over UDP — never of the gateway itself, which answers the
+/// else of the first upstream that is not DNS-over-TLS when it is on the LAN or this host
+/// (a private, loopback or link-local address: a public resolver knows no LAN names, and
+/// is not told the LAN's addresses) — never of the gateway itself, which answers the
 /// private reverse zones locally. Asked on a thread of its own, started by the first
 /// question, so the page never waits: a name found shows from the page's next view. A
 /// name is kept an hour, "none" ten minutes.
@@ -46,7 +48,7 @@ package final class ReverseNames: Sendable {
             guard zone.hasSuffix("in-addr.arpa") || zone.hasSuffix("ip6.arpa") else { continue }
             servers.append((forward.zone, Self.socketAddress(forward.server.server)))
         }
-        if let upstream = upstreams.first(where: { $0.transport != .tls }) {
+        if let upstream = upstreams.first(where: { $0.transport != .tls }), Self.isLocal(upstream.server.address) {
             servers.append((nil, Self.socketAddress(upstream.server)))
         }
         guard !servers.isEmpty else { return nil }
@@ -137,6 +139,20 @@ package final class ReverseNames: Sendable {
             let nibbles =
                 (0..<16).map { (low >> (4 * UInt64($0))) & 0xF } + (0..<16).map { (high >> (4 * UInt64($0))) & 0xF }
             return nibbles.map { String($0, radix: 16) }.joined(separator: ".") + ".ip6.arpa."
+        }
+    }
+
+    /// A private (RFC 1918, RFC 4193), loopback or link-local address: a resolver of the
+    /// LAN or of this host.
+    static func isLocal(_ address: IPAddress) -> Bool {
+        switch address {
+        case .v4(let bits):
+            let first = bits >> 24
+            let second = (bits >> 16) & 0xFF
+            return first == 10 || first == 127 || (first == 172 && (16...31).contains(second))
+                || (first == 192 && second == 168) || (first == 169 && second == 254)
+        case .v6(let high, let low):
+            return (high == 0 && low == 1) || high >> 57 == 0x7E || high >> 54 == 0x3FA
         }
     }
 

@@ -119,8 +119,6 @@ package final class SharedSync: Sendable {
                     // (or killed) counts what the others counted meanwhile.
                     merge(try opened.facts(sinceDay: today()))
                     shared = opened
-                    backoff = 1
-                    away = Away()
                     try? store.setSharedConnection(connected: true, since: clock.wall().unixSeconds, error: nil)
                     log.info("shared_store", [("state", "connected"), ("at", Self.place(url)), ("gateway", gateway)])
                 } catch {
@@ -140,10 +138,13 @@ package final class SharedSync: Sendable {
                 let pulled = try connection.pull(into: store)
                 merge(pulled.minutes)
                 if pulled.changed { changed() }
-                if let kept = try connection.pushPage(from: store, password: passwordSetHere()) {
-                    takePassword(kept)
+                // The file's hash as this round knows it: set here, or as last agreed.
+                let setHere = passwordSetHere()
+                let known = setHere?.hash ?? ((try? store.sharedPageState().password) ?? nil)
+                if let kept = try connection.pushPage(from: store, password: setHere) {
+                    takePassword(kept, over: known)
                 }
-                if let password = try connection.pullPage(into: store) { takePassword(password) }
+                if let password = try connection.pullPage(into: store) { takePassword(password, over: known) }
                 // The day's history after the parent's changes: a batch a round, the
                 // next round at once while more wait.
                 let written = try connection.pushHistory(from: store)
@@ -151,8 +152,12 @@ package final class SharedSync: Sendable {
                 let now = clock.wall().unixSeconds
                 if now >= nextPrune {
                     try connection.pruneHistory(before: now - retention)
+                    try connection.prunePage(now: now)
                     nextPrune = now + 600
                 }
+                // A whole round went through: the next failure starts from a short wait.
+                backoff = 1
+                away = Away()
                 guard !written.more, !read.more else { continue }
                 // A notification libpq read with the answers above came during this round,
                 // perhaps after the snapshot was taken: then read again at once rather
@@ -164,6 +169,10 @@ package final class SharedSync: Sendable {
                 connection.close()
                 shared = nil
                 wentAway("lost", error, &away)
+                // A round that fails for good (a row it cannot read, the local store) must
+                // not become a loop of connections: the same wait as for a server away.
+                wait(seconds: backoff, socket: nil)
+                backoff = min(backoff * 2, Self.backoffMax)
             }
         }
         shared?.close()
@@ -238,11 +247,20 @@ package final class SharedSync: Sendable {
     }
 
     /// Makes `password` this gateway's page password (set on another gateway, later than
-    /// here): the page reads the file again, and sessions of the old one end.
-    private func takePassword(_ password: SharedStore.PagePassword) {
+    /// here): the page reads the file again, and sessions of the old one end. `over` is
+    /// the file's hash as this round read it: a file the parent changed since (and later
+    /// than `password` was set) is kept, and written to the shared store next round.
+    private func takePassword(_ password: SharedStore.PagePassword, over read: String?) {
         let path = stateDirectory + "/" + WebPassword.fileName
-        let current = (try? Files.read(path, limit: 4096)).map { String(decoding: $0, as: UTF8.self) }
-        guard current?.split(whereSeparator: \.isNewline).first.map(String.init) != password.hash else { return }
+        let current = (try? Files.read(path, limit: 4096)).flatMap {
+            String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)
+        }
+        guard current != password.hash else { return }
+        if let current, current != read, let status = try? Files.status(path),
+            status.modifiedNanoseconds / 1_000_000_000 >= password.changedAt
+        {
+            return
+        }
         do {
             try WebPassword.write(hash: password.hash, stateDirectory: stateDirectory)
             log.info("web_password", [("state", "set_from_shared_store"), ("changed_at", "\(password.changedAt)")])
