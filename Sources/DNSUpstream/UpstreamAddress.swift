@@ -3,7 +3,7 @@ import EventLoop
 
 extension ListenAddress {
     /// The socket address of a configured server.
-    var socketAddress: SocketAddress {
+    public var socketAddress: SocketAddress {
         switch address {
         case .v4(let bits): SocketAddress(ipv4: bits, port: port)
         case .v6(let high, let low): SocketAddress(ipv6: high, low, port: port)

@@ -41,6 +41,18 @@ public final class WebPassword: @unchecked Sendable {
         return (stored, tag)
     }
 
+    /// The hash in `stateDirectory`'s file as written, unchecked, and when the file was
+    /// written (Unix seconds): what the shared store copies between gateways. Nil without
+    /// a file or with an empty one.
+    public static func storedHash(stateDirectory: String) -> (hash: String, writtenAt: Int64)? {
+        let path = stateDirectory + "/" + fileName
+        guard let status = try? Files.status(path), let bytes = try? Files.read(path, limit: 4096),
+            let line = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first,
+            !line.isEmpty
+        else { return nil }
+        return (String(line), status.modifiedNanoseconds / 1_000_000_000)
+    }
+
     /// Writes a new hash (the `web-password` command): the file is replaced whole, 0600,
     /// owned by the state directory's owner, so a daemon that runs as its own user (the
     /// package's `phosra-gate`) can read what `sudo phosra-gate web-password` wrote.

@@ -14,38 +14,40 @@ public enum OverrideReporter {
     ) -> Int {
         guard let rows = try? store.unreportedOverrides(profile: sync.profile, limit: 20) else { return 0 }
         var delivered = 0
-        for row in rows {
-            guard sync.spendForReport(now) else { break }
-            switch sync.deliver(ReportPayloads.parentOverride(row, at: now.wallSeconds), now: now) {
-            case .accepted:
-                try? store.markOverridesReported([row])
-                delivered += 1
-            case .rejected(let why):
-                // Resending it each round would only hold back the ones after it. The row
-                // keeps the trail locally.
-                try? store.markOverridesReported([row])
-                log("override_report_rejected", [("profile", sync.profile), ("id", "\(row.id)"), ("error", why)])
-            case .stop:
-                return delivered
-            }
-        }
-        guard let devices = try? store.unreportedDevices(profile: sync.profile) else { return delivered }
-        for report in devices {
-            guard sync.spendForReport(now) else { break }
-            switch sync.deliver(ReportPayloads.deviceAssignment(report, at: now.wallSeconds), now: now) {
-            case .accepted:
-                try? store.markDeviceReported(report)
-                delivered += 1
-            case .rejected(let why):
-                try? store.markDeviceReported(report)
-                log(
-                    "override_report_rejected",
-                    [("profile", sync.profile), ("device", report.device.mac), ("error", why)])
-            case .stop:
-                return delivered
-            }
-        }
+        let goOn = deliver(
+            rows, for: sync, now: now, log: log, delivered: &delivered,
+            payload: { ReportPayloads.parentOverride($0, at: now.wallSeconds) },
+            mark: { try? store.markOverridesReported([$0]) }, subject: { ("id", "\($0.id)") })
+        guard goOn, let devices = try? store.unreportedDevices(profile: sync.profile) else { return delivered }
+        _ = deliver(
+            devices, for: sync, now: now, log: log, delivered: &delivered,
+            payload: { ReportPayloads.deviceAssignment($0, at: now.wallSeconds) },
+            mark: { try? store.markDeviceReported($0) }, subject: { ("device", $0.device.mac) })
         return delivered
+    }
+
+    /// Each of `changes` as one report while the budget lasts, marked once the API took it
+    /// or refused it for good (resending it each round would only hold back the ones after
+    /// it; the store keeps the trail locally). False when the API said to stop.
+    private static func deliver<Change>(
+        _ changes: [Change], for sync: ProfileSync, now: SyncTime, log: (String, [(String, String)]) -> Void,
+        delivered: inout Int, payload: (Change) -> [UInt8], mark: (Change) -> Void,
+        subject: (Change) -> (String, String)
+    ) -> Bool {
+        for change in changes {
+            guard sync.spendForReport(now) else { break }
+            switch sync.deliver(payload(change), now: now) {
+            case .accepted:
+                mark(change)
+                delivered += 1
+            case .rejected(let why):
+                mark(change)
+                log("override_report_rejected", [("profile", sync.profile), subject(change), ("error", why)])
+            case .stop:
+                return false
+            }
+        }
+        return true
     }
 }
 

@@ -30,13 +30,6 @@ enum DoctorProbe {
         }
     }
 
-    static func socketAddress(_ listen: ListenAddress) -> SocketAddress {
-        switch listen.address {
-        case .v4(let bits): SocketAddress(ipv4: bits, port: listen.port)
-        case .v6(let high, let low): SocketAddress(ipv6: high, low, port: listen.port)
-        }
-    }
-
     /// The canary question, with EDNS so that a block answer carries its reason (EDE 15).
     static func canaryQuery(id: UInt16) -> [UInt8] {
         var header = DNSHeader(id: id, questionCount: 1)
@@ -55,7 +48,7 @@ enum DoctorProbe {
     > {
         let id = UInt16.random(in: 1...UInt16.max)
         let query = canaryQuery(id: id)
-        let peer = socketAddress(reachable(listen))
+        let peer = reachable(listen).socketAddress
         let deadline = clock.now() &+ timeout
         do {
             let socket: Socket
@@ -84,7 +77,7 @@ enum DoctorProbe {
     /// A TCP connect to `listen` (the HTTP proxy's and the transparent listener).
     static func connects(to listen: ListenAddress, clock: any Clock) -> DoctorVerdict.Probe {
         do {
-            let socket = try connect(socketAddress(reachable(listen)), deadline: clock.now() &+ timeout, clock: clock)
+            let socket = try connect(reachable(listen).socketAddress, deadline: clock.now() &+ timeout, clock: clock)
             socket.close()
             return .answered
         } catch let failure as Failure {

@@ -46,10 +46,10 @@ package final class ReverseNames: Sendable {
         for forward in localForwards where forward.server.transport != .tls {
             let zone = forward.zone.description
             guard zone.hasSuffix("in-addr.arpa") || zone.hasSuffix("ip6.arpa") else { continue }
-            servers.append((forward.zone, Self.socketAddress(forward.server.server)))
+            servers.append((forward.zone, forward.server.server.socketAddress))
         }
         if let upstream = upstreams.first(where: { $0.transport != .tls }), Self.isLocal(upstream.server.address) {
-            servers.append((nil, Self.socketAddress(upstream.server)))
+            servers.append((nil, upstream.server.socketAddress))
         }
         guard !servers.isEmpty else { return nil }
         self.servers = servers
@@ -142,26 +142,9 @@ package final class ReverseNames: Sendable {
         }
     }
 
-    /// A private (RFC 1918, RFC 4193), loopback or link-local address: a resolver of the
-    /// LAN or of this host.
-    static func isLocal(_ address: IPAddress) -> Bool {
-        switch address {
-        case .v4(let bits):
-            let first = bits >> 24
-            let second = (bits >> 16) & 0xFF
-            return first == 10 || first == 127 || (first == 172 && (16...31).contains(second))
-                || (first == 192 && second == 168) || (first == 169 && second == 254)
-        case .v6(let high, let low):
-            return (high == 0 && low == 1) || high >> 57 == 0x7E || high >> 54 == 0x3FA
-        }
-    }
-
-    private static func socketAddress(_ server: ListenAddress) -> SocketAddress {
-        switch server.address {
-        case .v4(let bits): SocketAddress(ipv4: bits, port: server.port)
-        case .v6(let high, let low): SocketAddress(ipv6: high, low, port: server.port)
-        }
-    }
+    /// A resolver of the LAN or of this host: a private-use, loopback or link-local
+    /// address, as the rebinding guard counts them.
+    static func isLocal(_ address: IPAddress) -> Bool { address.isHostOrLinkScoped || address.isPrivateUse }
 
     /// One question over UDP, the answer with its id within `timeout`.
     private static func exchange(

@@ -238,12 +238,10 @@ package final class SharedSync: Sendable {
     /// The page's password as its file here says, when it is not the one last agreed
     /// with the shared store: the parent ran `phosra-gate web-password` on this gateway.
     private func passwordSetHere() -> SharedStore.PagePassword? {
-        let path = stateDirectory + "/" + WebPassword.fileName
-        guard let status = try? Files.status(path), let bytes = try? Files.read(path, limit: 4096),
-            let hash = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init),
-            !hash.isEmpty, hash != (try? store.sharedPageState().password) ?? nil
+        guard let stored = WebPassword.storedHash(stateDirectory: stateDirectory),
+            stored.hash != (try? store.sharedPageState().password) ?? nil
         else { return nil }
-        return SharedStore.PagePassword(hash: hash, changedAt: status.modifiedNanoseconds / 1_000_000_000)
+        return SharedStore.PagePassword(hash: stored.hash, changedAt: stored.writtenAt)
     }
 
     /// Makes `password` this gateway's page password (set on another gateway, later than
@@ -251,21 +249,15 @@ package final class SharedSync: Sendable {
     /// the file's hash as this round read it: a file the parent changed since (and later
     /// than `password` was set) is kept, and written to the shared store next round.
     private func takePassword(_ password: SharedStore.PagePassword, over read: String?) {
-        let path = stateDirectory + "/" + WebPassword.fileName
-        let current = (try? Files.read(path, limit: 4096)).flatMap {
-            String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)
-        }
-        guard current != password.hash else { return }
-        if let current, current != read, let status = try? Files.status(path),
-            status.modifiedNanoseconds / 1_000_000_000 >= password.changedAt
-        {
-            return
-        }
+        let current = WebPassword.storedHash(stateDirectory: stateDirectory)
+        guard current?.hash != password.hash else { return }
+        if let current, current.hash != read, current.writtenAt >= password.changedAt { return }
         do {
             try WebPassword.write(hash: password.hash, stateDirectory: stateDirectory)
             log.info("web_password", [("state", "set_from_shared_store"), ("changed_at", "\(password.changedAt)")])
         } catch {
-            log.error("web_password", [("error", "\(error)"), ("path", path)])
+            log.error(
+                "web_password", [("error", "\(error)"), ("path", stateDirectory + "/" + WebPassword.fileName)])
         }
     }
 
