@@ -58,13 +58,10 @@ public struct LocalZones: Sendable {
     /// common name: only the canaries, `_esni.`, `.arpa`, `.lan` and `.local` are looked at
     /// further, unless `local_forward` names zones.
     public func answer(for name: DomainName) -> LocalAnswer? {
-        // Index loops: asked for every query, and a closure handed to a generic algorithm
-        // allocates per element in a debug build, where the allocation tests count.
         if name == Self.canary || Self.isESNI(name) { return .nxdomain }
         if name == Self.blockCanary { return .canary }
         if let home, name == home { return .home }
-        var special = false
-        for index in Self.specialTLDs.indices where name.endsWithLabel(Self.specialTLDs[index]) { special = true }
+        let special = Self.specialTLDs.contains { name.endsWithLabel($0) }
         if forwarded.isEmpty, !special { return nil }
         if name.isSubdomain(of: Self.resolverArpa) { return .nodata }
         // The most specific configured zone covering the name wins.
@@ -81,9 +78,7 @@ public struct LocalZones: Sendable {
     private static let esniPrefix = Array("_esni.".utf8)
 
     private static func isESNI(_ name: DomainName) -> Bool {
-        guard name.bytes.count >= esniPrefix.count else { return false }
-        for index in 0..<esniPrefix.count where name.bytes[index] != esniPrefix[index] { return false }
-        return true
+        name.bytes.starts(with: esniPrefix)
     }
     private static let specialTLDs = ["arpa", "lan", "local"].map { Array($0.utf8) }
 }

@@ -112,10 +112,9 @@ public struct DNSMessageWriter: Sendable {
             writer.writeOPT(edns)
             counts.additional += 1
         }
-        // Not a variadic `max`: its argument array is an allocation in a debug build.
         precondition(
-            counts.question <= 0xFFFF && counts.answer <= 0xFFFF && counts.authority <= 0xFFFF
-                && counts.additional <= 0xFFFF, "more than 65535 entries in a section")
+            max(counts.question, counts.answer, counts.authority, counts.additional) <= 0xFFFF,
+            "more than 65535 entries in a section")
         header.questionCount = UInt16(counts.question)
         header.answerCount = UInt16(counts.answer)
         header.authorityCount = UInt16(counts.authority)

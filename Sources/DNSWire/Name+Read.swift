@@ -101,8 +101,7 @@ extension DNSReader {
     }
 
     /// Reading on past `bound` at `at`: a cut message, or a pointer whose name runs on
-    /// past the pointer. (A method, not a closure over `pointer`: a captured variable is a
-    /// heap box in a debug build.)
+    /// past the pointer.
     private func overrun(_ at: Int, pointer: Int) -> DNSWireError {
         pointer < 0 ? truncated(at: at) : .pointerForward(offset: pointer)
     }

@@ -33,8 +33,7 @@ public struct DNSRecordCursor: Sendable {
         var reader = DNSReader(packet)
         let header = try reader.readHeader()
         try header.validateCounts(packetLength: packet.count)
-        // An Int range: a UInt16 one allocates per step in a debug build.
-        for _ in 0..<Int(header.questionCount) {
+        for _ in 0..<header.questionCount {
             try reader.skipName()
             try reader.skipBytes(4)
         }

@@ -14,9 +14,7 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
     init(validatedBytes: [UInt8]) {
         bytes = validatedBytes
         var dots = 0
-        // Indices: iterating an array allocates per element in a debug build, where the
-        // allocation tests count (docs/performance.md#allocations-per-query).
-        for index in 0..<validatedBytes.count where validatedBytes[index] == UInt8(ascii: ".") { dots += 1 }
+        for byte in validatedBytes where byte == UInt8(ascii: ".") { dots += 1 }
         labelCount = dots + 1
     }
 
@@ -165,8 +163,7 @@ extension DomainName {
         }
         guard index > 0, index == wire.count - 1 else { return nil }
         storage.removeAll(keepingCapacity: true)
-        // One append of a buffer: an append per byte allocates per byte in a debug build.
-        wire.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[1..<index])) }
+        storage.append(contentsOf: wire[1..<index])
         storage.withUnsafeMutableBufferPointer { dotted in
             var next = Int(wire[0])
             for position in 0..<dotted.count {

@@ -74,9 +74,7 @@ public final class ArrivalFilter {
             interfaces.countRefusal(listener)
             return false
         }
-        // Plain code: a closure over these locals, or `contains`, allocates per call in a
-        // debug build, where the allocation tests count (docs/performance.md#allocations-per-query).
-        let known = lists(index)
+        let known = indexes.contains(index)
         var stale = true
         if let readAt {
             let age = now >= readAt ? now - readAt : 0
@@ -84,20 +82,11 @@ public final class ArrivalFilter {
         }
         if stale {
             read(now)
-            if lists(index) { return true }
+            if indexes.contains(index) { return true }
         } else if known {
             return true
         }
         interfaces.countRefusal(listener)
-        return false
-    }
-
-    private func lists(_ index: UInt32) -> Bool {
-        var position = 0
-        while position < indexes.count {
-            if indexes[position] == index { return true }
-            position += 1
-        }
         return false
     }
 

@@ -50,12 +50,8 @@ public final class LabeledCounter: Sendable {
 
     public func add(_ labels: [String], _ value: Int = 1) {
         counts.withLock { counts in
-            // Not the `default:` subscript, whose accessor allocates in a debug build, where
-            // the allocation tests count (docs/performance.md#allocations-per-query).
-            if let index = counts.index(forKey: labels) {
-                counts.values[index] += value
-            } else if counts.count < limit {
-                counts[labels] = value
+            if counts.count < limit || counts[labels] != nil {
+                counts[labels, default: 0] += value
             } else {
                 counts[labelNames.map { _ in "other" }, default: 0] += value
             }

@@ -43,14 +43,7 @@ public final class ActivityCounters: Sendable {
     public func recordRewrite(target: DomainName) {
         // By target, folded into engines at the drain: a rewrite counted on a loop makes no
         // string (docs/performance.md#allocations-per-query).
-        rewrites.withLock { counts in
-            // Not `counts[target, default: 0] += 1`, whose accessor allocates in a debug build.
-            if let index = counts.index(forKey: target) {
-                counts.values[index] += 1
-            } else {
-                counts[target] = 1
-            }
-        }
+        rewrites.withLock { $0[target, default: 0] += 1 }
         rewritesSinceStart.add(1, ordering: .relaxed)
     }
 

@@ -78,10 +78,6 @@ public struct AccessList: Sendable {
     }
 
     public func contains(_ address: IPAddress) -> Bool {
-        // Indices, not `contains(where:)`: asked once per query, and a closure handed to a
-        // generic algorithm allocates per element in a debug build, where the allocation
-        // tests count (docs/performance.md#allocations-per-query).
-        for index in ranges.indices where ranges[index].contains(address) { return true }
-        return false
+        ranges.contains { $0.contains(address) }
     }
 }

@@ -63,8 +63,7 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         //    parent's must-have site, must never be cut off.
         let systemDepth = depth(name, own[SystemRules.systemList], ip, system.systemIPs)
         if systemDepth > 0 { return Decision(.allow, .system, suffixOf: name, labels: systemDepth) }
-        // The catalogue is asked at most once, and only when a step needs it (a value, not a
-        // closure over it: a captured variable is a heap box in a debug build).
+        // The catalogue is asked at most once, and only when a step needs it.
         var matched: (service: Int, depth: Int)??
         let timed = applyCutoff
         let downtimeAllowed =
@@ -138,10 +137,7 @@ public final class DecisionEngine<Categories: NameMatcher>: Sendable {
         }
         // 5. Categories, in docs/decisions.md#categories's order, unless the parent allowed the name.
         if allowDepth == 0, exception == nil {
-            // Indices: iterating an array allocates per element in a debug build, where the
-            // allocation tests count (docs/performance.md#allocations-per-query).
-            for index in rules.categories.indices where listed[rules.categories[index].rawValue] > 0 {
-                let category = rules.categories[index]
+            for category in rules.categories where listed[category.rawValue] > 0 {
                 return Decision(
                     .block, .category, suffixOf: name, labels: listed[category.rawValue], category: category)
             }

@@ -8,7 +8,7 @@ import Testing
 
 /// `/metrics`' block counter on a loop thread: counted, not timed.
 @Suite(.blocking) struct CountingHitRecorderTests {
-    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    @Test(.countsAllocationsAsShipped)
     func aBlockWhoseLabelsWereSeenAllocatesNothing() throws {
         let recorder = CountingHitRecorder(next: DiscardingHitRecorder())
         let hit = Hit(

@@ -27,7 +27,7 @@ import Testing
     /// The parse reads the text's bytes in place, with no array of them and no string per
     /// group: the proxy tries every CONNECT target as an address before it tries a name.
     /// Counted after a first call, which makes the runtime's type metadata once.
-    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    @Test(.countsAllocationsAsShipped)
     func parsesAndRefusesWithoutAllocating() {
         let texts = ["192.168.1.20", "2001:db8::1:0:0:1", "::ffff:192.0.2.1", "www.example.com", "example.com:443"]
         for text in texts {

@@ -113,7 +113,7 @@ import Testing
     /// The UDP server's added work per datagram (docs/performance.md#allocations-per-query):
     /// a batch received with its control messages, each datagram's interface read and
     /// checked, allocates nothing once the filter has read the interfaces.
-    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    @Test(.countsAllocationsAsShipped)
     func checkingEachDatagramsInterfaceAllocatesNothing() throws {
         let server = try Socket.udp(bindingTo: loopback())
         try server.reportArrivalInterface()

@@ -27,7 +27,7 @@ final class FakeNeighbourTable: NeighbourTableSource {
 
     /// Every UDP query asks the cache (docs/sync.md#hits: the MAC is what proves a source),
     /// so a known address and an unknown one between dumps allocate nothing.
-    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    @Test(.countsAllocationsAsShipped)
     func aLookupBetweenDumpsAllocatesNothing() {
         let table = FakeNeighbourTable()
         table.entries = ["198.51.100.7": "02:00:5e:10:00:01"]

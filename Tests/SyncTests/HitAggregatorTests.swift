@@ -96,7 +96,7 @@ import Testing
     /// What a window holds is in pages of its own, not on malloc's heap: recording a hit
     /// of a new event allocates nothing from malloc, and a burst of them leaves nothing
     /// there (docs/performance.md#the-heap-by-owner).
-    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    @Test(.countsAllocationsAsShipped)
     func newEventsTakeNothingFromMalloc() throws {
         let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
         let decision = Decision(.block, .category, rule: "adult.example", category: .adult)
@@ -222,7 +222,7 @@ import Testing
         return usage.ru_minflt
     }
 
-    @Test(.enabled(if: Allocations.counted, "a sanitizer's runtime owns malloc"))
+    @Test(.countsAllocationsAsShipped)
     func aHitOfAnEventAlreadyThereAllocatesNothing() throws {
         // As the DNS proxy records it: the name as decided, the rule a suffix of it.
         let aggregator = HitAggregator(eventsPerShard: Self.pastTheBound)
