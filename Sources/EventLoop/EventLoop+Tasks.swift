@@ -44,6 +44,28 @@ final class Waker: Selectable, Sendable {
     func hangup() {}
 }
 
+/// A loop on a clock moved by hand (`ManualClock`): readable when the clock moves, so the
+/// loop wakes and fires the timers now due, as it would when real time passed.
+final class StepWatcher: Selectable, Sendable {
+    let descriptor: Int32
+    private let clock: any Clock
+
+    init?(clock: any Clock) {
+        guard let descriptor = clock.watchSteps() else { return nil }
+        self.descriptor = descriptor
+        self.clock = clock
+    }
+
+    deinit { clock.stopWatchingSteps(descriptor) }
+
+    func readable() {
+        _ = try? nonBlockingCall("read(eventfd)") { cs_eventfd_drain(descriptor) }
+    }
+
+    func writable() {}
+    func hangup() {}
+}
+
 extension EventLoop {
     /// Runs `task` on the loop's thread, after the current iteration's events and timers,
     /// in the order tasks were queued. Any thread. The queue's mutex is held only to

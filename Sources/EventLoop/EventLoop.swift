@@ -73,6 +73,7 @@ public final class EventLoop: @unchecked Sendable {
         events = .allocate(capacity: Int(self.eventCapacity))
         readScratch = .allocate(byteCount: Self.readScratchBytes, alignment: 16)
         try register(waker.descriptor, interest: .read, handler: waker)
+        if let steps = StepWatcher(clock: clock) { try register(steps.descriptor, interest: .read, handler: steps) }
     }
 
     /// One read: a DNS message and its length prefix.

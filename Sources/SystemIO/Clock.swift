@@ -1,3 +1,4 @@
+import CSystem
 import Glibc
 import Locks
 
@@ -45,6 +46,18 @@ public protocol Clock: Sendable {
     func now() -> Nanoseconds
     /// Wall-clock time: the date and time of day; may step either way.
     func wall() -> WallTime
+    /// For a clock moved by hand: a new eventfd that becomes readable each time the clock
+    /// moves, so whoever waits for a time on it (a loop's timers, a `Doorbell`'s timeout)
+    /// wakes and looks again; given back with `stopWatchingSteps`. Nil for a clock that
+    /// moves by itself.
+    func watchSteps() -> Int32?
+    /// Closes a descriptor `watchSteps` made.
+    func stopWatchingSteps(_ descriptor: Int32)
+}
+
+extension Clock {
+    public func watchSteps() -> Int32? { nil }
+    public func stopWatchingSteps(_ descriptor: Int32) {}
 }
 
 extension Clock {
@@ -82,15 +95,19 @@ public struct SystemClock: Clock {
 
 /// Clocks that move only when told to. Thread-safe. `advance` and `set` move both clocks
 /// together, as time passing does; `stepWall` moves the wall clock alone, either way, as an
-/// NTP step or an administrator does, while the monotonic clock never goes back. A loop
-/// using it computes its epoll timeout from this time, so after `advance` nudge the loop
-/// (`execute {}`) to have it look at its timers again.
+/// NTP step or an administrator does, while the monotonic clock never goes back. Each move
+/// wakes whoever watches it (`watchSteps`): a loop fires the timers now due, a
+/// `Doorbell.wait` whose (monotonic) timeout has passed returns, so a test steps time
+/// instead of sleeping through it. Waits that do not watch (a socket read's deadline in
+/// `HTTPClient`) still take real time.
 public final class ManualClock: Clock {
     /// 2026-03-31T12:00:00Z, a Tuesday: the wall clock's start unless a test names one, so
     /// no test depends on today's date.
     public static let defaultWallStart = WallTime(unixSeconds: 1_774_958_400)
 
     private let state: Lock<(monotonic: Nanoseconds, wall: WallTime)>
+    /// The eventfds of `watchSteps`, written after each move.
+    private let watchers = Lock<Set<Int32>>([])
 
     public init(start: Nanoseconds = 0, wall: WallTime = ManualClock.defaultWallStart) {
         state = Lock((start, wall))
@@ -100,12 +117,50 @@ public final class ManualClock: Clock {
 
     public func wall() -> WallTime { state.withLock { $0.wall } }
 
+    /// Nil only when the process is out of descriptors; the waiter then waits real time.
+    public func watchSteps() -> Int32? {
+        let descriptor = cs_eventfd()
+        guard descriptor >= 0 else { return nil }
+        watchers.withLock { _ = $0.insert(descriptor) }
+        return descriptor
+    }
+
+    public func stopWatchingSteps(_ descriptor: Int32) {
+        // Under the lock: a move in progress never writes to a descriptor closed (and
+        // perhaps reused) meanwhile.
+        watchers.withLock { watchers in
+            if watchers.remove(descriptor) != nil { _ = Glibc.close(descriptor) }
+        }
+    }
+
+    /// How many waiters watch this clock's steps now: a test moves the clock once the
+    /// thread it steps for is waiting.
+    public var watcherCount: Int { watchers.withLock { $0.count } }
+
+    /// Whether a waiter has yet to look at the clock's last move: once false after a move,
+    /// every waiter still watching has woken and gone back to its wait.
+    public var stepsPending: Bool {
+        watchers.withLock { watchers in
+            watchers.contains { descriptor in
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                return poll(&entry, 1, 0) > 0
+            }
+        }
+    }
+
+    private func stepped() {
+        watchers.withLock { watchers in
+            for descriptor in watchers { _ = cs_eventfd_signal(descriptor) }
+        }
+    }
+
     /// Time passes: both clocks move by `delta`.
     public func advance(by delta: Nanoseconds) {
         state.withLock { state in
             state.monotonic += delta
             state.wall = state.wall.advanced(by: Int64(delta))
         }
+        stepped()
     }
 
     /// Moves the monotonic clock to `instant`, which must not be earlier than now, and the
@@ -116,11 +171,13 @@ public final class ManualClock: Clock {
             state.wall = state.wall.advanced(by: Int64(instant - state.monotonic))
             state.monotonic = instant
         }
+        stepped()
     }
 
     /// Steps the wall clock alone by `delta` nanoseconds (negative: back); the monotonic
     /// clock does not move.
     public func stepWall(by delta: Int64) {
         state.withLock { $0.wall = $0.wall.advanced(by: delta) }
+        stepped()
     }
 }

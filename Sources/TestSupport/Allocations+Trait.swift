@@ -22,3 +22,9 @@ extension Trait where Self == ConditionTrait {
         .enabled(if: Allocations.countedAsShipped, "counted in a release build: scripts/allocations")
     }
 }
+
+/// Keeps `value` alive as far as the optimizer knows: a call counted in a release build
+/// whose result is dropped (`_ = f()`) may be removed whole, allocations and all.
+@inline(never)
+@_optimize(none)
+public func blackHole<T>(_ value: T) {}

@@ -88,11 +88,11 @@ private final class LoopTally: @unchecked Sendable {
     @Test func runSyncTimesOutOnABusyLoop() throws {
         try withLoops { group in
             let loop = group.loops[0]
-            let release = Atomic<Bool>(false)
-            // A task that keeps the loop busy until the test releases it (the scenario).
-            loop.execute { while !release.load(ordering: .acquiring) { pause(1_000_000) } }
+            let release = try Doorbell()
+            // A task that holds the loop until the test releases it (the scenario).
+            loop.execute { _ = try? release.wait(timeout: nil, clock: SystemClock()) }
             #expect(throws: EventLoopError.timedOut) { try loop.runSync(timeout: 20_000_000) { 1 } }
-            release.store(true, ordering: .releasing)
+            release.ring()
         }
     }
 }

@@ -4,8 +4,8 @@ import Testing
 
 @testable import EventLoop
 
-/// Timers on a running loop. Most use a `ManualClock`: the test moves time and then nudges
-/// the loop with an empty task, so nothing depends on the machine's speed.
+/// Timers on a running loop. Most use a `ManualClock`: the test moves time, which wakes the
+/// loop, so nothing depends on the machine's speed.
 @Suite struct EventLoopTimerTests {
     @Test func firesInDeadlineOrderOnTheLoopThread() throws {
         let clock = ManualClock(start: 1_000)
@@ -20,12 +20,27 @@ import Testing
                 }
             }
             clock.set(3_500)
-            loop.execute {}
             #expect(waitUntil { fired.value.count == 3 })
             clock.set(10_000)
-            loop.execute {}
             #expect(waitUntil { fired.value.count == 5 })
             #expect(fired.value == ["b1", "b2", "c", "d", "e"])
+        }
+    }
+
+    /// A step of the clock wakes a loop asleep until a timer a minute away: it fires
+    /// without a minute of real time or a task to wake the loop.
+    @Test func aStepOfTheClockWakesTheLoopForATimerAMinuteAway() throws {
+        let clock = ManualClock()
+        try withLoops(clock: clock) { group in
+            let loop = group.loops[0]
+            let fired = Shared<[UInt64]>([])
+            try loop.sync {
+                loop.scheduleTimer(after: 60_000_000_000) { fired.update { $0.append(clock.now()) } }
+            }
+            clock.advance(by: 59_000_000_000)
+            clock.advance(by: 1_000_000_000)
+            #expect(waitUntil(timeout: 5_000_000_000) { !fired.value.isEmpty }, "woken by the step")
+            #expect(fired.value == [60_000_000_000])
         }
     }
 
@@ -42,7 +57,6 @@ import Testing
             }
             #expect(results == [true, false, false, true])
             clock.set(100)
-            loop.execute {}
             #expect(waitUntil { fired.value.count == 2 })
             #expect(fired.value == [1, 3])
             #expect(try loop.sync { loop.pendingTimerCount } == 0)
@@ -57,17 +71,15 @@ import Testing
             try loop.sync {
                 loop.scheduleTimer(at: 10) {
                     fired.update { $0.append("outer") }
-                    // Already due: runs on the next iteration, without another nudge.
+                    // Already due: runs on the next iteration, without another step.
                     loop.scheduleTimer(at: loop.clock.now()) { fired.update { $0.append("inner-now") } }
                     loop.scheduleTimer(at: 1_000) { fired.update { $0.append("inner-later") } }
                 }
             }
             clock.set(10)
-            loop.execute {}
             #expect(waitUntil { fired.value.count == 2 })
             #expect(fired.value == ["outer", "inner-now"])
             clock.set(1_000)
-            loop.execute {}
             #expect(waitUntil { fired.value.count == 3 })
             #expect(fired.value.last == "inner-later")
         }
@@ -86,10 +98,8 @@ import Testing
                 }
             }
             clock.set(500_000)
-            loop.execute {}
             #expect(waitUntil { fired.value.count > 4_000 && fired.value.last! <= 500_000 })
             clock.set(2_000_000)
-            loop.execute {}
             #expect(waitUntil { fired.value.count == 10_000 })
             let deadlines = fired.value
             #expect(zip(deadlines, deadlines.dropFirst()).allSatisfy { $0 <= $1 })
@@ -112,7 +122,6 @@ import Testing
                 loop.cancelTimer(cancelled)
             }
             clock.set(5)
-            loop.execute {}
             #expect(waitUntil { (try? loop.sync { target.tags.count }) == 2 })
             #expect(try loop.sync { target.tags } == [22, 33])
         }

@@ -32,6 +32,10 @@ package final class FlooredClock: Clock {
 
     package func now() -> Nanoseconds { base.now() }
 
+    package func watchSteps() -> Int32? { base.watchSteps() }
+
+    package func stopWatchingSteps(_ descriptor: Int32) { base.stopWatchingSteps(descriptor) }
+
     package func wall() -> WallTime {
         let real = base.wall()
         guard let floor else { return real }
