@@ -58,7 +58,9 @@ enum DoctorProbe {
                 reply = try exchangeTCP(socket, query, deadline: deadline, clock: clock)
             } else {
                 socket = try Socket.udp(connectedTo: peer)
-                reply = try exchangeUDP(socket, query, id: id, deadline: deadline, clock: clock)
+                guard let answer = try BlockingExchange.udp(query, id: id, on: socket, deadline: deadline, clock: clock)
+                else { throw Failure("timed out") }
+                reply = answer
             }
             guard reply.count >= 2, UInt16(reply[0]) << 8 | UInt16(reply[1]) == id else {
                 throw Failure("an answer to another question")
@@ -96,20 +98,6 @@ enum DoctorProbe {
         try wait(socket, for: Int16(POLLOUT), deadline: deadline, clock: clock)
         try socket.finishConnect()
         return socket
-    }
-
-    private static func exchangeUDP(
-        _ socket: Socket, _ query: [UInt8], id: UInt16, deadline: Nanoseconds, clock: any Clock
-    ) throws -> [UInt8] {
-        _ = try query.withUnsafeBytes { bytes throws(SystemError) in try socket.send(bytes) }
-        while true {
-            try wait(socket, for: Int16(POLLIN), deadline: deadline, clock: clock)
-            var buffer = ByteBuffer(capacity: 4096)
-            guard try socket.receive(into: &buffer) != nil else { continue }
-            let reply = buffer.readBytes(length: buffer.readableBytes) ?? []
-            // A stray datagram (a late answer to an earlier probe) is not ours: keep waiting.
-            if reply.count >= 2, UInt16(reply[0]) << 8 | UInt16(reply[1]) == id { return reply }
-        }
     }
 
     private static func exchangeTCP(

@@ -121,7 +121,11 @@ package final class ReverseNames: Sendable {
         var writer = DNSMessageWriter(header: header)
         writer.addQuestion(DNSQuestion(name: name, type: .ptr))
         let query = writer.finish()
-        guard let reply = try? Self.exchange(query, id: id, with: server.server, clock: clock),
+        guard let socket = try? Socket.udp(connectedTo: server.server) else { return nil }
+        defer { socket.close() }
+        guard
+            let reply = try? BlockingExchange.udp(
+                query, id: id, on: socket, deadline: clock.now() &+ Self.timeout, clock: clock),
             let message = try? DNSMessage.parse(reply), message.rcode == .noError
         else { return nil }
         for record in message.answers {
@@ -145,26 +149,4 @@ package final class ReverseNames: Sendable {
     /// A resolver of the LAN or of this host: a private-use, loopback or link-local
     /// address, as the rebinding guard counts them.
     static func isLocal(_ address: IPAddress) -> Bool { address.isHostOrLinkScoped || address.isPrivateUse }
-
-    /// One question over UDP, the answer with its id within `timeout`.
-    private static func exchange(
-        _ query: [UInt8], id: UInt16, with server: SocketAddress, clock: any Clock
-    ) throws -> [UInt8]? {
-        let socket = try Socket.udp(connectedTo: server)
-        defer { socket.close() }
-        _ = try query.withUnsafeBytes { bytes throws(SystemError) in try socket.send(bytes) }
-        let deadline = clock.now() &+ timeout
-        while true {
-            let left = deadline &- clock.now()
-            guard left > 0 else { return nil }
-            var entry = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, Int32(max(1, left / 1_000_000)))
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { return nil }
-            var buffer = ByteBuffer(capacity: 4096)
-            guard try socket.receive(into: &buffer) != nil else { continue }
-            let reply = buffer.readBytes(length: buffer.readableBytes) ?? []
-            if reply.count >= 2, UInt16(reply[0]) << 8 | UInt16(reply[1]) == id { return reply }
-        }
-    }
 }
