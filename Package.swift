@@ -172,6 +172,10 @@ let package = Package(
                 "Locks", "COpenSSL", "EventLoop", "HTTP1", "TestFixtures", "CSystem", "SystemIO", "CAllocationCount",
             ]),
 
+        // `phosra-gate run` in a test's process on a clock the test moves (tests only).
+        .target(
+            name: "GateHarness", dependencies: ["Commands", "Gateway", "SystemIO", "TestSupport"]),
+
         .testTarget(name: "DomainMatchTests", dependencies: ["DomainMatch", "TestSupport"]),
         .testTarget(name: "MatcherBenchTests", dependencies: ["MatcherBench", "DomainMatch", "TestSupport"]),
         .testTarget(name: "ZoneinfoTests", dependencies: ["Zoneinfo", "TestSupport"]),
@@ -232,14 +236,17 @@ let package = Package(
         .testTarget(
             name: "HTTPClientTests", dependencies: ["HTTPClient", "TLS", "EventLoop", "SystemIO", "TestSupport"]),
         .testTarget(name: "FakePhosraAPITests", dependencies: ["TestSupport", "HTTPClient", "TLS", "SystemIO"]),
-        .testTarget(name: "SyncIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
-        .testTarget(name: "DNSIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Firewall"]),
-        .testTarget(name: "HTTPProxyIntegrationTests", dependencies: ["phosra-gate", "TestSupport", "Store"]),
+        .testTarget(
+            name: "SyncIntegrationTests", dependencies: ["phosra-gate", "GateHarness", "TestSupport", "Store"]),
+        .testTarget(
+            name: "DNSIntegrationTests", dependencies: ["phosra-gate", "GateHarness", "TestSupport", "Firewall"]),
+        .testTarget(
+            name: "HTTPProxyIntegrationTests", dependencies: ["phosra-gate", "GateHarness", "TestSupport", "Store"]),
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "phosra-gate", "Commands", "Gateway", "Config", "Zoneinfo", "Passwords", "TestSupport", "Store", "Sync",
-                "DNSWire", "DNSProxy",
+                "phosra-gate", "Commands", "Gateway", "GateHarness", "Config", "Zoneinfo", "Passwords", "TestSupport",
+                "Store", "Sync", "DNSWire", "DNSProxy",
             ]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         // The whole daemon under mixed load for minutes (scripts/soak); skipped unless

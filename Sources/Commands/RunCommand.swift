@@ -3,7 +3,7 @@ import Gateway
 import SystemIO
 
 /// `phosra-gate run`: the daemon (docs/dns.md).
-enum RunCommand: Command {
+package enum RunCommand: Command {
     static let name = "run"
     static let summary = "the gateway: the DNS proxy, the HTTP proxy and the sync"
     static let usage = """
@@ -23,19 +23,26 @@ enum RunCommand: Command {
         }
         Signals.ignoreBrokenPipe()
         do {
-            let arguments = try Arguments(command: words, flags: [:])
-            guard arguments.operands.isEmpty else {
-                throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"")
-            }
-            try Serve.run(
-                configPath: arguments.flag("--config"), flags: arguments.settings, clock: systemClock,
-                selfCheck: { settings, options in
-                    DoctorCommand.daemonChecks(settings, options, clock: systemClock)
-                })
+            try serve(words, clock: systemClock)
             return 0
         } catch {
             console.err("phosra-gate run: \(error)")
             return 1
         }
+    }
+
+    /// The daemon from `run`'s words, until it stops; with `embedding`, inside a test's
+    /// process (`GateHarness`), without touching the process's signals.
+    package static func serve(
+        _ words: [String], clock: any Clock, embedding: Serve.Embedding? = nil
+    ) throws(GatewayError) {
+        let arguments = try Arguments(command: words, flags: [:])
+        guard arguments.operands.isEmpty else {
+            throw GatewayError.usage("unexpected \"\(arguments.operands[0])\"")
+        }
+        try Serve.run(
+            configPath: arguments.flag("--config"), flags: arguments.settings, clock: clock,
+            selfCheck: { settings, options in DoctorCommand.daemonChecks(settings, options, clock: clock) },
+            embedding: embedding)
     }
 }

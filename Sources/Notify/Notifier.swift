@@ -35,6 +35,7 @@ public final class Notifier: @unchecked Sendable {
     private let doorbell: Doorbell
     private let stopping = Atomic<Bool>(false)
     private let hurry = Atomic<Bool>(false)
+    private let roundStarted = Atomic<Int64>(0)
     /// Ids queued (or found queued) since the start: the watch finds the same trouble every
     /// 15 s, and the store's key would refuse it anyway, but not without a write.
     private let queued = Lock<Set<String>>([])
@@ -109,9 +110,15 @@ public final class Notifier: @unchecked Sendable {
         client.closeIdleConnections()
     }
 
+    /// The start (wall, unix seconds) of the last round that has finished: the watch, when
+    /// due, and every event then due were done by then. 0 before the first.
+    public var lastRound: Int64 { roundStarted.load(ordering: .acquiring) }
+
     private func loop() {
         while !stopping.load(ordering: .acquiring) {
+            let started = clock.wall().unixSeconds
             let wakeAt = runDue()
+            roundStarted.store(started, ordering: .releasing)
             let wait = max(0, wakeAt - clock.wall().unixSeconds)
             _ = try? doorbell.wait(timeout: Nanoseconds(min(wait, watchInterval)) * 1_000_000_000, clock: clock)
             doorbell.drain()

@@ -106,8 +106,8 @@ public final class ManualClock: Clock {
     public static let defaultWallStart = WallTime(unixSeconds: 1_774_958_400)
 
     private let state: Lock<(monotonic: Nanoseconds, wall: WallTime)>
-    /// The eventfds of `watchSteps`, written after each move.
-    private let watchers = Lock<Set<Int32>>([])
+    /// The eventfds of `watchSteps`, written after each move, and the thread of each.
+    private let watchers = Lock<[Int32: pthread_t]>([:])
 
     public init(start: Nanoseconds = 0, wall: WallTime = ManualClock.defaultWallStart) {
         state = Lock((start, wall))
@@ -121,7 +121,7 @@ public final class ManualClock: Clock {
     public func watchSteps() -> Int32? {
         let descriptor = cs_eventfd()
         guard descriptor >= 0 else { return nil }
-        watchers.withLock { _ = $0.insert(descriptor) }
+        watchers.withLock { $0[descriptor] = pthread_self() }
         return descriptor
     }
 
@@ -129,7 +129,7 @@ public final class ManualClock: Clock {
         // Under the lock: a move in progress never writes to a descriptor closed (and
         // perhaps reused) meanwhile.
         watchers.withLock { watchers in
-            if watchers.remove(descriptor) != nil { _ = Glibc.close(descriptor) }
+            if watchers.removeValue(forKey: descriptor) != nil { _ = Glibc.close(descriptor) }
         }
     }
 
@@ -140,18 +140,46 @@ public final class ManualClock: Clock {
     /// Whether a waiter has yet to look at the clock's last move: once false after a move,
     /// every waiter still watching has woken and gone back to its wait.
     public var stepsPending: Bool {
-        watchers.withLock { watchers in
-            watchers.contains { descriptor in
-                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                return poll(&entry, 1, 0) > 0
-            }
+        watchers.withLock { Self.anyPending($0.keys) }
+    }
+
+    private static func anyPending(_ descriptors: some Sequence<Int32>) -> Bool {
+        descriptors.contains { descriptor in
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            return poll(&entry, 1, 0) > 0
         }
     }
 
     private func stepped() {
         watchers.withLock { watchers in
-            for descriptor in watchers { _ = cs_eventfd_signal(descriptor) }
+            for descriptor in watchers.keys { _ = cs_eventfd_signal(descriptor) }
         }
+    }
+
+    /// Moves both clocks by `delta`, then waits (real time, up to `timeout`) until every
+    /// thread that was waiting on this clock has taken the move in: it has looked, and it
+    /// is waiting on the clock again, so what came due for it (a round of its own) is done.
+    /// False when one had not by then. What a test checks did *not* happen in that time
+    /// is then known not to. A loop takes a move in its next turn: ask the loop for a turn
+    /// after this (`runSync`). A thread whose round itself waits on the clock (a probe with
+    /// a deadline) counts as waiting again during that wait.
+    public func advanceSettled(by delta: Nanoseconds, timeout: Nanoseconds = 10_000_000_000) -> Bool {
+        let waiting = watchers.withLock { Self.counted($0.values) }
+        advance(by: delta)
+        let deadline = MonotonicTime.nanoseconds() + timeout
+        while true {
+            let settled = watchers.withLock { watchers in
+                let now = Self.counted(watchers.values)
+                return waiting.allSatisfy { now[$0.key, default: 0] >= $0.value } && !Self.anyPending(watchers.keys)
+            }
+            if settled { return true }
+            if MonotonicTime.nanoseconds() > deadline { return false }
+            _ = poll(nil, 0, 1)
+        }
+    }
+
+    private static func counted(_ threads: some Sequence<pthread_t>) -> [pthread_t: Int] {
+        threads.reduce(into: [:]) { $0[$1, default: 0] += 1 }
     }
 
     /// Time passes: both clocks move by `delta`.

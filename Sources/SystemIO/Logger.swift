@@ -1,14 +1,20 @@
 import Glibc
 
-/// One line per event on stderr (journald), as `key=value` pairs or one JSON object
-/// (`log_format`). A line is one `write`, so lines from several threads never mix.
+/// One line per event on stderr (journald; a file of the test's for a daemon run in its
+/// process), as `key=value` pairs or one JSON object (`log_format`). A line is one
+/// `write`, so lines from several threads never mix.
 /// Never give it a device key or a parent token.
 public struct Logger: Sendable {
     public enum Format: String, CaseIterable, Sendable { case keyvalue, json }
 
     public let format: Format
+    /// Where the lines go: stderr, or a file of a daemon run in a test's process.
+    public let descriptor: Int32
 
-    public init(format: Format = .keyvalue) { self.format = format }
+    public init(format: Format = .keyvalue, descriptor: Int32 = 2) {
+        self.format = format
+        self.descriptor = descriptor
+    }
 
     /// `level` (`info`, `warn`, `error`), an event name, and fields in order.
     public func log(_ level: String, _ event: String, _ fields: [(String, String)] = []) {
@@ -25,7 +31,7 @@ public struct Logger: Sendable {
         line += "\n"
         var bytes = Array(line.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return }
             bytes = bytes.dropFirst(written)

@@ -63,5 +63,6 @@ public final class GateRun: @unchecked Sendable {
 
 public struct GateRunError: Error, CustomStringConvertible {
     public let message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }

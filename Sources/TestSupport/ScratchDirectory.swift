@@ -51,6 +51,10 @@ public enum FreePort {
         return 0
     }
 
+    /// Whether a socket that shares its port with no one could bind 127.0.0.1:`port` over
+    /// UDP now: false while a daemon's (shared) socket still holds it.
+    public static func isFree(udp port: UInt16) -> Bool { bindable(port, type: Int32(SOCK_DGRAM.rawValue)) }
+
     private static func bindable(_ port: UInt16, type: Int32) -> Bool {
         let descriptor = socket(AF_INET, type, 0)
         defer { close(descriptor) }

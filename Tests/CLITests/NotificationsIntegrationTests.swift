@@ -151,6 +151,8 @@ import Testing
         #expect(ids.count == Set(ids).count, "no event twice: \(ids)")
         #expect(ids.filter { $0.hasPrefix("ask:") }.count == 2, "\(ids)")
         #expect(Set(ids).count == 7, "lists, two devices, attempts, TikTok, two questions: \(ids)")
+        // The receiver has the last before the gateway has marked it sent.
+        #expect(Self.settled(page.metricsPort) { _ in true }, "nothing left waiting")
         let doctor = try GateCommand.run(["doctor", "--config", page.config])
         #expect(doctor.stdout.contains("ok   notifications: 7 sent to 127.0.0.1"), "\(doctor.stdout)")
     }
@@ -197,7 +199,11 @@ import Testing
         // is set to the second, give or take one: the middle of the minute.
         clock.set(start + 90)
         #expect(try dig("www.tiktok.com").answerData == ["127.0.0.1"])
-        pause(6_000_000_000)
+        #expect(
+            Self.settled(page.metricsPort) {
+                $0["phosra_gate_hits_flushed_timestamp_seconds"] ?? 0 >= Double(start + 90)
+            },
+            "a flush at 19:59:30 or later looked at the day")
         #expect(receiver.events.isEmpty, "nothing before summary_time")
 
         // 20:00:30: the day's summary, once.
@@ -229,7 +235,9 @@ import Testing
         try browser.get(page.base + "/summaries")
         #expect(try browser.text("section.summary h2") == "default · 2026-12-07")
         try browser.screenshot("parent-page-summaries-phone.png", width: 360)
-        pause(6_000_000_000)
+        // Two flushes more than now: one at least after the flush that made the summary.
+        let flushes = try #require(MetricsScrape.value("phosra_gate_hits_flushes_total", port: page.metricsPort))
+        #expect(Self.settled(page.metricsPort) { $0["phosra_gate_hits_flushes_total"] ?? 0 >= flushes + 2 })
         #expect(receiver.ids.filter { $0.hasPrefix("summary:") }.count == 1, "once a day: \(receiver.ids)")
     }
 
@@ -245,12 +253,13 @@ import Testing
         let clock = try FakeWallClock(scratch, at: start)
         // Nothing listens on the discard port: every query to it is refused.
         let dead = "127.0.0.1:9"
+        let metricsPort = FreePort.tcpAndUDP()
         let gate = try GateRun(
             [
                 "--policy", policy, "--upstream", dead, "--state-dir", scratch.path("state"),
                 "--lists", GateRun.checkout.appendingPathComponent("blocklists").path,
                 "--notify-url", "\(receiver.server.origin)/hook", "--notify-format", "json",
-                "--notify-events", "trouble",
+                "--notify-events", "trouble", "--metrics-listen", "127.0.0.1:\(metricsPort)",
             ], scratch: scratch, port: FreePort.tcpAndUDP(), environment: clock.environment)
         defer { gate.daemon.stop() }
 
@@ -272,9 +281,23 @@ import Testing
         // Another round, still failing: the same outage, not a second event.
         clock.set(start + 4 * 301)
         gate.daemon.signal(SIGUSR1)
-        // Nothing is to happen here, so nothing to wait for: the round's time to send it.
-        pause(3_000_000_000)
+        #expect(
+            Self.settled(metricsPort) {
+                $0["phosra_gate_notify_round_timestamp_seconds"] ?? 0 >= Double(start + 4 * 301)
+            },
+            "the notifier's round at that time has run")
         #expect(receiver.ids.filter { $0.hasPrefix("trouble:upstream:") }.count == 1, "\(receiver.ids)")
+    }
+
+    /// For a check that nothing (more) was sent: waits until the daemon's `/metrics` on
+    /// `port` meet `condition` (a round of the flush or the notifier at or after an instant,
+    /// or a number of flushes) with no event waiting, so whatever those rounds made has
+    /// been delivered by then.
+    static func settled(_ port: UInt16, _ condition: (MetricsScrape) -> Bool) -> Bool {
+        waitUntil(timeout: .seconds(20), interval: 100_000_000) {
+            guard let scrape = try? MetricsScrape(port: port) else { return false }
+            return condition(scrape) && scrape["phosra_gate_notifications_waiting"] == 0
+        }
     }
 
     func waitForPrefix(_ receiver: Receiver, _ prefix: String, seconds: UInt64 = 20) -> TestJSON? {

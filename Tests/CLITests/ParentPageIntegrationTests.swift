@@ -16,6 +16,8 @@ import Testing
         let gate: GateRun
         let webPort: UInt16
         let redirectPort: UInt16
+        /// `/metrics`, on loopback.
+        let metricsPort = FreePort.tcpAndUDP()
         let config: String
         var base: String { "https://127.0.0.1:\(webPort)" }
 
@@ -47,6 +49,7 @@ import Testing
                 proxy_listen =
                 web_listen = 127.0.0.1:\(self.webPort)
                 web_http_listen = 127.0.0.1:\(self.redirectPort)
+                metrics_listen = 127.0.0.1:\(metricsPort)
                 \(leaseLine)
                 \(settings)
                 """)

@@ -188,8 +188,15 @@ import Testing
         #expect(
             waitUntil(timeout: .seconds(15)) { receiver.ids.contains("device:127.0.0.2") },
             "\(receiver.ids)\n\(first.gate.log)\n\(second.gate.log)")
-        // A negative check: both flushes have run after two more intervals.
-        pause(10_000_000_000)
+        // A negative check: each gateway has flushed twice more (once at least after the
+        // flush that found the device) with nothing waiting to be sent.
+        for page in [first, second] {
+            let flushes = try #require(MetricsScrape.value("phosra_gate_hits_flushes_total", port: page.metricsPort))
+            #expect(
+                NotificationsIntegrationTests.settled(page.metricsPort) {
+                    $0["phosra_gate_hits_flushes_total"] ?? 0 >= flushes + 2
+                }, "\(page.gate.log)")
+        }
         #expect(receiver.ids.filter { $0 == "device:127.0.0.2" }.count == 1, "\(receiver.ids)")
         #expect(try server.rows("SELECT count(*) FROM notices_sent WHERE id = 'device:127.0.0.2'") == [["1"]])
     }

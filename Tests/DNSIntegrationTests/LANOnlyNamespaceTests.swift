@@ -1,4 +1,5 @@
 import Foundation
+import GateHarness
 import Glibc
 import TestSupport
 import Testing
@@ -56,11 +57,11 @@ import Testing
             allow_clients = 0.0.0.0/0, ::/0
             policy = \(policy)
             """)
-        let run = try net.exec(in: gateway, [GateRun.binary, "run", "--config", config])
-        let gate = try SpawnedServer(
-            run.path, run.arguments, logFile: scratch.path("gate.log"),
-            readyWhenLogContains: "event=listening service=metrics")
-        defer { gate.kill() }
+        // The gateway in the test's process, in its namespace, on a clock the test moves.
+        let gate = try net.inside(gateway) {
+            try InProcessGate(["--config", config], scratch: scratch, port: Self.dnsPort, defaults: false)
+        }
+        defer { gate.stop() }
 
         func inside(_ namespace: String, _ words: [String]) throws -> String {
             let command = try net.exec(in: namespace, words)
@@ -99,7 +100,7 @@ import Testing
 
         // The WAN side, to the gateway's LAN and WAN addresses: no UDP answer, every TCP
         // connection reset before a byte.
-        let udpReplies = try net.inside(internet) { () throws -> [String] in
+        let probes = try net.inside(internet) { () throws -> [(String, Int32)] in
             var sockets: [(String, Int32)] = []
             for source in Self.wanSources {
                 for server in source.contains(":") ? [Self.lan6, Self.wan6] : [Self.lan4, Self.wan4] {
@@ -107,11 +108,15 @@ import Testing
                         ("\(source) → \(server)", try Probe.udp(from: source, to: server, port: Self.dnsPort)))
                 }
             }
-            defer { for (_, fd) in sockets { close(fd) } }
-            // Long enough for an answer that was going to come (the LAN's come in a few ms).
-            pause(1_000_000_000)
-            return sockets.filter { Probe.hasDatagram($0.1) }.map(\.0)
+            return sockets
         }
+        defer { for (_, fd) in probes { close(fd) } }
+        // Each datagram has reached the gateway and been dealt with: an answer that was
+        // going to come has come.
+        _ = waitUntil(timeout: .seconds(5), interval: 100_000_000) {
+            (try? refused())?["dns_udp"] == probes.count
+        }
+        let udpReplies = probes.filter { Probe.hasDatagram($0.1) }.map(\.0)
         #expect(udpReplies.isEmpty, "answered off the LAN: \(udpReplies)")
         let tcpReplies = try net.inside(internet) { () throws -> [String] in
             var answered: [String] = []
@@ -141,9 +146,10 @@ import Testing
         // names only the device (by its MAC, from the neighbour table) and loopback.
         try net.inside(device) { try Probe.spoofedQueries(from: Self.spoofed, to: Self.lan4) }
         // A query after a second: the gateway's neighbour cache reads the table again.
-        pause(1_100_000_000)
+        #expect(gate.advance(by: .seconds(1.1)))
         #expect(try dig(device, Self.lan4).extendedErrors == blocked)
         // Written by the flush every 5 s: the hits and the devices seen together.
+        #expect(gate.advance(by: .seconds(5)))
         let answered = waitFor(timeout: 15_000_000_000, interval: 500_000_000) { () -> [String]? in
             let hits = try? GateCommand.run(["hits", "--state-dir", scratch.path("state"), "--json"])
             let clients = Self.spoofed.filter { hits?.stdout.contains("\"\($0)\"") == true }

@@ -1,4 +1,5 @@
 import Foundation
+import GateHarness
 import Glibc
 import TestSupport
 import Testing
@@ -54,20 +55,16 @@ import Testing
         let echo = try net.inside(net.gateway) { try EchoServer(port: Self.echoPort) }
         defer { echo.stop() }
         let policy = try scratch.write("policy.json", PolicyDocuments.json(blocked: ["reddit.com"]))
-        let run = try net.exec(
-            in: net.gateway,
-            [
-                GateRun.binary, "run", "--policy", policy, "--dns-listen", "127.0.0.1:5300",
-                "--proxy-listen", "10.77.0.1:3128", "--upstream", "127.0.0.1:5399", "--state-dir",
-                scratch.path("state"), "--timezone", "UTC", "--lists",
-                GateRun.checkout.appendingPathComponent("blocklists").path, "--allow-clients", "10.77.0.0/24",
-                "--allow-local-destinations", "--allow-ip-connect", "--connect-ports", "\(Self.echoPort)",
-                "--proxy-max-conns", "\(Self.total)", "--proxy-max-conns-per-client", "\(shape.perDevice)",
-            ])
-        let gate = try SpawnedServer(
-            run.path, run.arguments, logFile: scratch.path("gate.log"),
-            readyWhenLogContains: "event=listening service=proxy tcp=10.77.0.1:3128")
-        defer { gate.kill() }
+        // The gateway in the test's process, in its namespace, on a clock the test moves.
+        let words = [
+            "--policy", policy, "--dns-listen", "127.0.0.1:5300", "--proxy-listen", "10.77.0.1:3128", "--upstream",
+            "127.0.0.1:5399", "--state-dir", scratch.path("state"), "--timezone", "UTC", "--lists",
+            GateRun.checkout.appendingPathComponent("blocklists").path, "--allow-clients", "10.77.0.0/24",
+            "--allow-local-destinations", "--allow-ip-connect", "--connect-ports", "\(Self.echoPort)",
+            "--proxy-max-conns", "\(Self.total)", "--proxy-max-conns-per-client", "\(shape.perDevice)",
+        ]
+        let gate = try net.inside(net.gateway) { try InProcessGate(words, scratch: scratch, port: 5300) }
+        defer { gate.stop() }
         // The gateway learns every identity's MAC address (a refused connection to a closed
         // port needs the neighbour entry both ways); a second later its cache may read the
         // table again at the first address it does not know.
@@ -76,7 +73,7 @@ import Testing
                 if let socket = try? Self.connection(from: address, through: interface, port: 9) { close(socket) }
             }
         }
-        pause(1_200_000_000)
+        #expect(gate.advance(by: .seconds(1.2)))
 
         // The hostile device: as many tunnels as the total allows, round the identities.
         let hostile = try net.inside(net.device) { () -> [(ProxyClient?, String)] in
@@ -118,7 +115,8 @@ import Testing
             closed = held.filter { $0.isClosed() }.count
             return closed >= shape.shed
         }
-        pause(300_000_000)
+        // Every connection the gateway took has been dealt with: no tunnel is shed later.
+        gate.waitForTurns()
         closed = held.filter { $0.isClosed() }.count
         #expect(closed == shape.shed, "\(shape.name): \(closed) of the hostile device's tunnels were shed")
         // What it still holds still works.

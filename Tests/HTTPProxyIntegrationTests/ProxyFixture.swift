@@ -1,5 +1,6 @@
 import EventLoop
 import Foundation
+import GateHarness
 import SystemIO
 import TestSupport
 
@@ -47,6 +48,27 @@ final class ProxyFixture: @unchecked Sendable {
         _ policy: String = ProxyFixture.policy(), _ extra: [String] = [], connectPorts: [UInt16] = [],
         wallClock: String? = nil, localOrigins: Bool = true, httpPorts: [UInt16] = []
     ) throws -> GateRun {
+        let words = try words(
+            policy, extra, connectPorts: connectPorts, localOrigins: localOrigins, httpPorts: httpPorts)
+        let gate = try GateRun(words, scratch: scratch, environment: wallClock.map(GateRun.wallClock) ?? [:])
+        guard gate.daemon.waitFor("event=listening service=proxy tcp=127.0.0.1:\(proxyPort)", timeout: 5) else {
+            throw ProxyClientError(message: "no proxy listener:\n\(gate.log)")
+        }
+        return gate
+    }
+
+    /// The same daemon in the test's process, on a clock the test moves (`InProcessGate`);
+    /// ready when it returns.
+    func startInProcess(
+        _ policy: String = ProxyFixture.policy(), _ extra: [String] = [], connectPorts: [UInt16] = []
+    ) throws -> InProcessGate {
+        try InProcessGate(words(policy, extra, connectPorts: connectPorts), scratch: scratch)
+    }
+
+    private func words(
+        _ policy: String, _ extra: [String], connectPorts: [UInt16], localOrigins: Bool = true,
+        httpPorts: [UInt16] = []
+    ) throws -> [String] {
         let path = try scratch.write("policy.json", policy)
         let ports = ([origin.port] + connectPorts).map(String.init).joined(separator: ",")
         var words = [
@@ -57,11 +79,7 @@ final class ProxyFixture: @unchecked Sendable {
             words += ["--http-ports", ([80, origin.port] + httpPorts).map(String.init).joined(separator: ",")]
         }
         if localOrigins { words.append("--allow-local-destinations") }
-        let gate = try GateRun(words + extra, scratch: scratch, environment: wallClock.map(GateRun.wallClock) ?? [:])
-        guard gate.daemon.waitFor("event=listening service=proxy tcp=127.0.0.1:\(proxyPort)", timeout: 5) else {
-            throw ProxyClientError(message: "no proxy listener:\n\(gate.log)")
-        }
-        return gate
+        return words + extra
     }
 
     /// Safe search on, `reddit.com` blocked, the adult category selected.
@@ -100,6 +118,10 @@ final class ProxyFixture: @unchecked Sendable {
 
     /// The hits in the store after the daemon stopped: (domain, reason, source, count).
     func storedHits(_ gate: GateRun) throws -> [HitSummary] {
+        try HitSummary.read(stateDirectory: gate.stateDirectory)
+    }
+
+    func storedHits(_ gate: InProcessGate) throws -> [HitSummary] {
         try HitSummary.read(stateDirectory: gate.stateDirectory)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GateHarness
 import TestSupport
 import Testing
 
@@ -75,8 +76,9 @@ import Testing
             fragmentSize: 100)
         let client = try fixture.tunnel(to: "origin.test", port: listener.port)
         client.send(Array(blocked[..<60]))
-        // A client pausing mid-hello, so the proxy reads it in two parts (the scenario).
-        pause(200_000_000)
+        // A client pausing mid-hello until the proxy has read the first part: it reads the
+        // hello in two parts (the scenario).
+        #expect(waitUntil { TCPQueues.peerHasRead(client.descriptor) }, "the proxy read the first part")
         client.send(Array(blocked[60...]))
         #expect(client.readToEnd() == [], "a ClientHello in two writes and several records is still judged")
         #expect(listener.received().isEmpty)
@@ -86,7 +88,7 @@ import Testing
             TLSClientHello.handshake(serverName: "origin.test", padding: 200), fragmentSize: 100)
         let second = try fixture.tunnel(to: "origin.test", port: listener.port)
         second.send(Array(allowed[..<60]))
-        pause(200_000_000)  // as above
+        #expect(waitUntil { TCPQueues.peerHasRead(second.descriptor) }, "as above")
         second.send(Array(allowed[60...]))
         #expect(listener.waitForBytes(allowed.count) == allowed)
         _ = gate
@@ -94,12 +96,14 @@ import Testing
 
     /// What a curious child tried on port 443, each closed for a filtered client with a
     /// `tls_unreadable` hit, not one byte reaching the origin: a hello after a 2.5 s pause,
-    /// a record header at once and the rest 3 s later, a hello padded past 16 KiB, a server
-    /// name with two trailing dots, and plain HTTP in the tunnel. (Port 443 is where the
-    /// check fails closed: the origin listens on 127.0.0.61:443.)
+    /// a record header at once and the rest 2.5 s later, a hello padded past 16 KiB, a
+    /// server name with two trailing dots, and plain HTTP in the tunnel. (Port 443 is where
+    /// the check fails closed: the origin listens on 127.0.0.61:443.) The daemon runs on a
+    /// clock the test moves: the pause is a step of it.
     @Test func everyWayAroundTheCheckOn443IsClosedWithAHit() throws {
         let listener = try RawOrigin(host: "127.0.0.61", port: 443)
-        let gate = try fixture.start(connectPorts: [443])
+        let gate = try fixture.startInProcess(connectPorts: [443])
+        defer { gate.stop() }
         let hello = TLSClientHello.record(serverName: "www.reddit.com")
         let padded = TLSClientHello.records(
             TLSClientHello.handshake(serverName: "www.reddit.com", padding: 17_000), fragmentSize: 16_384)
@@ -109,16 +113,21 @@ import Testing
         clients[2].send(padded)
         clients[3].send(TLSClientHello.record(serverName: "www.reddit.com.."))
         clients[4].send("GET / HTTP/1.1\r\nHost: www.reddit.com\r\n\r\n")
-        // The scenario's own pauses: past the check's 2 s.
-        pause(2_500_000_000)
+        // Closed for what they sent, the clock not moved.
+        for (what, client) in zip(tries, clients).dropFirst(2) {
+            #expect(client.readUntilClosedOrReset() == [], "\(what): closed without a byte")
+        }
+        // The scenario's pause, past the check's 2 s: the two tunnels still short of a hello
+        // are closed then as unreadable (were they judged by the hello sent after, the hit
+        // would be an `sni:` one).
+        #expect(gate.advance(by: .seconds(2.5)))
         clients[0].send(hello)
-        pause(500_000_000)
         clients[1].send(Array(hello.dropFirst(5)))
-        for (what, client) in zip(tries, clients) {
+        for (what, client) in zip(tries, clients).prefix(2) {
             #expect(client.readUntilClosedOrReset() == [], "\(what): closed without a byte")
         }
         #expect(listener.received().isEmpty, "the origin got not one byte")
-        gate.daemon.stop()
+        #expect(gate.stop(), "\(gate.log)")
         let hits = try fixture.storedHits(gate).filter { $0.reason == "tls_unreadable" }
         #expect(hits.map(\.domain) == ["edge.test"], "\(hits)")
         #expect(hits.map(\.count) == [5], "\(hits)")

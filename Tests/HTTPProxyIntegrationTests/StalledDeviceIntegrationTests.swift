@@ -44,9 +44,13 @@ import Testing
             let fixture = try ProxyFixture()
             let origin = try FloodOrigin(httpHead: kind == "plain HTTP")
             defer { origin.stop() }
+            let metricsPort = FreePort.tcpAndUDP()
             let gate = try fixture.start(
                 ProxyFixture.policy(),
-                ["--stall-timeout", "\(Self.stallSeconds)s", "--proxy-max-conns-per-client", "0"],
+                [
+                    "--stall-timeout", "\(Self.stallSeconds)s", "--proxy-max-conns-per-client", "0",
+                    "--metrics-listen", "127.0.0.1:\(metricsPort)",
+                ],
                 connectPorts: [origin.port], httpPorts: [origin.port])
             defer { gate.daemon.stop() }
             let start: (ProxyClient) -> Void =
@@ -64,7 +68,11 @@ import Testing
                 start(warm)
                 _ = warm.readSome()
             }
-            pause(1_500_000_000)
+            // Once the gateway has closed it too (its connection and the origin's).
+            #expect(
+                waitUntil(timeout: .seconds(5), interval: 20_000_000) {
+                    MetricsScrape.value("phosra_gate_proxy_connections_open", port: metricsPort) == 0
+                }, "\(gate.log)")
             let baseline = gate.daemon.residentBytes
 
             var clients: [ProxyClient] = []

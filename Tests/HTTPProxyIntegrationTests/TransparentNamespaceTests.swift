@@ -1,4 +1,5 @@
 import Foundation
+import GateHarness
 import Glibc
 import TestSupport
 import Testing
@@ -43,13 +44,17 @@ import Testing
         let certificates: TestCertificates
         var servers: [SpawnedServer] = []
         var gate: SpawnedServer!
+        /// The gateway in the test's process instead (`inProcess`), on a clock the test moves.
+        var inProcess: InProcessGate?
         /// What the origin serves as /file.bin.
         let body: [UInt8]
 
         /// `transparent_destination`, as the gateway is started with.
         let destination: String
 
-        init(destination: String = "connect") throws {
+        /// `inProcess`: the gateway runs in the test's process (in the gateway's namespace)
+        /// on a clock the test moves, not as the binary.
+        init(destination: String = "connect", inProcess: Bool = false) throws {
             self.destination = destination
             net = try NetworkNamespaces.make(devices: 1)
             scratch = try ScratchDirectory("pg-transparent")
@@ -57,13 +62,13 @@ import Testing
             var bytes = [UInt8](repeating: 0, count: 300_000)
             for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 131 ^ index >> 9) }
             body = bytes
-            do { try build() } catch {
+            do { try build(inProcess: inProcess) } catch {
                 stop()
                 throw error
             }
         }
 
-        private func build() throws {
+        private func build(inProcess: Bool) throws {
             let (gateway, device) = (net.gateway, net.device)
             try net.run(in: gateway, ["link", "set", "lo", "up"])
             try net.run(in: gateway, ["address", "add", "203.0.113.10/32", "dev", "lo"])
@@ -102,18 +107,23 @@ import Testing
 
             let policy = try scratch.write(
                 "policy.json", PolicyDocuments.json(blocked: ["reddit.com", "games.example"]))
-            let run = try net.exec(
-                in: gateway,
-                [
-                    GateRun.binary, "run", "--policy", policy, "--dns-listen", "127.0.0.1:5300", "--proxy-listen=",
-                    "--transparent-listen", "198.51.100.1:3129,[2001:db8:1::1]:3129", "--upstream", "127.0.0.1:5399",
-                    "--state-dir", scratch.path("state"), "--timezone", "UTC", "--gateway-name", "Test gateway",
-                    "--lists", GateRun.checkout.appendingPathComponent("blocklists").path,
-                    // Documentation ranges are not private: allowed by name.
-                    "--allow-clients", "198.51.100.0/24,2001:db8:1::/64",
-                    // The "internet" host is on the gateway's own loopback.
-                    "--allow-local-destinations", "--transparent-destination", destination,
-                ])
+            let words = [
+                "--policy", policy, "--dns-listen", "127.0.0.1:5300", "--proxy-listen=",
+                "--transparent-listen", "198.51.100.1:3129,[2001:db8:1::1]:3129", "--upstream", "127.0.0.1:5399",
+                "--state-dir", scratch.path("state"), "--timezone", "UTC", "--gateway-name", "Test gateway",
+                "--lists", GateRun.checkout.appendingPathComponent("blocklists").path,
+                // Documentation ranges are not private: allowed by name.
+                "--allow-clients", "198.51.100.0/24,2001:db8:1::/64",
+                // The "internet" host is on the gateway's own loopback.
+                "--allow-local-destinations", "--transparent-destination", destination,
+            ]
+            if inProcess {
+                // Its threads are made from one in the gateway's namespace, and stay there.
+                let scratch = self.scratch
+                self.inProcess = try net.inside(gateway) { try InProcessGate(words, scratch: scratch, port: 5300) }
+                return
+            }
+            let run = try net.exec(in: gateway, [GateRun.binary, "run"] + words)
             gate = try SpawnedServer(
                 run.path, run.arguments, logFile: scratch.path("gate.log"),
                 readyWhenLogContains: "event=listening service=transparent tcp=[2001:db8:1::1]:3129")
@@ -214,6 +224,7 @@ import Testing
         }
 
         func stop() {
+            inProcess?.stop()
             gate?.kill()
             for server in servers { server.kill() }
             net.remove()
@@ -313,13 +324,14 @@ import Testing
     }
 
     /// The ways around the SNI check a curious child tried, through transparent mode: a
-    /// hello after a 2.5 s pause, a record header alone with the rest 3 s later, a hello
+    /// hello after a 2.5 s pause, a record header alone with the rest 2.5 s later, a hello
     /// padded past 16 KiB, a server name with two trailing dots, and plain HTTP on port
     /// 443. Each is closed with a `tls_unreadable` hit (source `transparent`) before a byte
     /// reaches the origin.
     @Test func everyWayAroundTheNameCheckIsClosedWithAHit() throws {
-        let lan = try LAN()
+        let lan = try LAN(inProcess: true)
         defer { lan.stop() }
+        let gate = try #require(lan.inProcess)
         let origin = try lan.net.inside(lan.net.gateway) { try RawOrigin(host: "203.0.113.10", port: 443) }
         let hello = TLSClientHello.record(serverName: "www.reddit.com")
         let padded = TLSClientHello.records(
@@ -332,16 +344,21 @@ import Testing
         sockets[2].send(padded)
         sockets[3].send(TLSClientHello.record(serverName: "www.reddit.com.."))
         sockets[4].send("GET / HTTP/1.1\r\nHost: www.reddit.com\r\n\r\n")
-        pause(2_500_000_000)  // the scenario's own pause, past the check's 2 s
+        // Closed for what they sent, the clock not moved.
+        for (what, socket) in zip(tries, sockets).dropFirst(2) {
+            #expect(socket.readUntilClosedOrReset() == [], "\(what): closed without a byte")
+        }
+        // The scenario's pause, past the check's 2 s, on the gateway's clock, once the
+        // gateway has taken the connections (their check's time runs from there).
+        gate.waitForTurns()
+        #expect(gate.advance(by: .seconds(2.5)))
         sockets[0].send(hello)
-        pause(500_000_000)
         sockets[1].send(Array(hello.dropFirst(5)))
-        for (what, socket) in zip(tries, sockets) {
+        for (what, socket) in zip(tries, sockets).prefix(2) {
             #expect(socket.readUntilClosedOrReset() == [], "\(what): closed without a byte")
         }
         #expect(origin.received().isEmpty, "the origin got not one byte")
-        lan.gate.signal(SIGTERM)
-        _ = waitUntil(timeout: .seconds(5)) { !lan.gate.isRunning }
+        #expect(gate.stop(), "\(gate.log)")
         let hits = try HitSummary.read(stateDirectory: lan.scratch.path("state")).filter {
             $0.reason == "tls_unreadable"
         }

@@ -1,5 +1,6 @@
 import EventLoop
 import Foundation
+import GateHarness
 import SystemIO
 import TestSupport
 import Testing
@@ -137,20 +138,22 @@ extension SyncFaultSuite {
         }
 
         /// A 429 with `Retry-After: 60`: no further requests until it has passed, and the
-        /// log and `status` say why.
+        /// log and `status` say why. The daemon runs on a clock the test moves: the minute
+        /// is stepped through, each step taken in by the sync thread before the count.
         @Test func rateLimitedWaitsRetryAfter() throws {
             let h = try SyncHarness()
             try h.registered()
-            let gate = try h.run(["--poll-interval": "1s"])
-            defer { gate.daemon.stop() }
+            let gate = try h.runInProcess(["--poll-interval": "1s"])
+            defer { gate.stop() }
             #expect(h.waitApplied(gate), "\(gate.log)")
 
             h.api.rateLimitEveryRequest = true
+            // The next poll (every second, ±10 %).
+            #expect(gate.advance(by: .seconds(1.2)))
             #expect(h.eventually(6) { h.policyRequests.contains { $0.status == 429 } })
             let policyCount = h.policyRequests.count
-            // Nothing to wait for: the assertion is that nothing happens. 2.5 s is more than
-            // two poll intervals; the exact hold is SyncServiceClockTests' (manual clock).
-            pause(2_500_000_000)
+            // 58 s more (the 429 came at the step): a poll every second were it not held.
+            for _ in 0..<58 { #expect(gate.advance(by: .seconds(1))) }
             #expect(
                 h.policyRequests.count == policyCount, "polled during Retry-After: \(h.policyRequests.map(\.status))")
             #expect(
@@ -158,6 +161,13 @@ extension SyncFaultSuite {
                 "\(gate.log)")
             #expect(h.profileStatus()?["last_error"]?.string?.contains("429") == true, "\(h.statusText())")
             #expect(try gate.dig("www.reddit.com").isBlocked, "still enforcing")
+            // Past the minute, the polls go out again.
+            for _ in 0..<5 where h.policyRequests.count == policyCount { #expect(gate.advance(by: .seconds(1))) }
+            #expect(h.eventually(6) { h.policyRequests.count > policyCount }, "\(gate.log)")
+            // A daemon that syncs, stopped, lets go of its sockets (its hooks hold the sync,
+            // which holds the daemon).
+            #expect(gate.stop())
+            #expect(FreePort.isFree(udp: gate.port), "the stopped daemon's DNS socket was closed")
         }
 
         /// The limit is the whole home's (docs/sync.md): while a `Retry-After` runs,
@@ -166,18 +176,19 @@ extension SyncFaultSuite {
         func hitReportsWaitOutRetryAfter() throws {
             let h = try SyncHarness()
             try h.registered()
-            let gate = try h.run(["--poll-interval": "1s"])
-            defer { gate.daemon.stop() }
+            let gate = try h.runInProcess(["--poll-interval": "1s"])
+            defer { gate.stop() }
             #expect(h.waitApplied(gate), "\(gate.log)")
 
             h.api.rateLimitEveryRequest = true
+            #expect(gate.advance(by: .seconds(1.2)))
             #expect(h.eventually(6) { h.policyRequests.contains { $0.status == 429 } })
             let seen = h.api.requests.count
             #expect(try gate.dig("www.reddit.com").isBlocked)
-            // The hit is in the store within 5 s; reports would go every second.
+            // The hit is in the store at the next flush (5 s); reports would go every second.
+            #expect(gate.advance(by: .seconds(5)))
             #expect(h.eventually(8) { (h.profileStatus()?["hits_queued"]?.int ?? 0) > 0 })
-            // Nothing to wait for, as above: over two report intervals, no report goes out.
-            pause(2_000_000_000)
+            for _ in 0..<10 { #expect(gate.advance(by: .seconds(1))) }
             let during = h.api.requests.dropFirst(seen).map { "\($0.method) \($0.path) \($0.status)" }
             #expect(during.isEmpty, "requests during Retry-After: \(during)")
         }
@@ -245,7 +256,10 @@ extension SyncFaultSuite {
             #expect(
                 h.eventually { gate.log.contains("event=policy_applied profile=default version=43 ") }, "\(gate.log)")
             #expect(try gate.dig("retry.example").isBlocked)
-            #expect(h.api.pendingFaults(on: .report).isEmpty && h.api.pendingFaults(on: .ack).isEmpty)
+            // The report and the ack go after the log line: each meets its fault once.
+            #expect(
+                h.eventually { h.api.pendingFaults(on: .report).isEmpty && h.api.pendingFaults(on: .ack).isEmpty },
+                "the report and the ack were each tried and failed")
             #expect(h.eventually(8) { h.api.acks.contains { $0.version == 43 } }, "acks: \(h.api.acks.map(\.version))")
             #expect(h.enforcementReports.contains { $0["policy_version"]?.int == 43 })
             #expect(h.api.device(deviceID)?.lastPolicyVersion == 43)

@@ -1,5 +1,6 @@
 import EventLoop
 import Foundation
+import GateHarness
 import TestSupport
 import Testing
 
@@ -73,6 +74,17 @@ final class SyncHarness: @unchecked Sendable {
         _ flags: [String: String] = [:], removing: [String] = [], port: UInt16? = nil,
         waitReady: Bool = true, wallClock: String? = nil
     ) throws -> GateRun {
+        try GateRun(
+            words(flags, removing: removing), scratch: scratch, port: port, waitReady: waitReady,
+            environment: wallClock.map(GateRun.wallClock) ?? [:])
+    }
+
+    /// The same daemon in the test's process, on a clock the test moves (`InProcessGate`).
+    func runInProcess(_ flags: [String: String] = [:]) throws -> InProcessGate {
+        try InProcessGate(words(flags), scratch: scratch)
+    }
+
+    private func words(_ flags: [String: String], removing: [String] = []) -> [String] {
         var settings = [
             "--lists": lists, "--state-dir": state, "--upstream": upstream.spec, "--api": api.baseURL,
             "--poll-interval": "2s", "--report-interval": "1s", "--full-sync-interval": "1h",
@@ -81,10 +93,7 @@ final class SyncHarness: @unchecked Sendable {
         if let certificates { settings["--ca-file"] = certificates.caFile }
         settings.merge(flags) { $1 }
         for flag in removing { settings[flag] = nil }
-        let words = settings.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
-        return try GateRun(
-            words, scratch: scratch, port: port, waitReady: waitReady,
-            environment: wallClock.map(GateRun.wallClock) ?? [:])
+        return settings.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
     }
 
     /// Any other command on this state directory (its wall clock at `wallClock` when given).
@@ -166,8 +175,16 @@ final class SyncHarness: @unchecked Sendable {
 
     /// Waits until `gate` has applied (and acknowledged) `version`.
     func waitApplied(_ gate: GateRun, version: Int = 42, timeout: TimeInterval = 10) -> Bool {
+        waitApplied(log: { gate.log }, version: version, timeout: timeout)
+    }
+
+    func waitApplied(_ gate: InProcessGate, version: Int = 42, timeout: TimeInterval = 10) -> Bool {
+        waitApplied(log: { gate.log }, version: version, timeout: timeout)
+    }
+
+    private func waitApplied(log: () -> String, version: Int, timeout: TimeInterval) -> Bool {
         eventually(timeout) {
-            gate.log.contains("event=policy_applied profile=default version=\(version) ")
+            log().contains("event=policy_applied profile=default version=\(version) ")
                 && api.acks.contains { $0.version == version }
         }
     }

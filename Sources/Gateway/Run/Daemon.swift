@@ -64,6 +64,9 @@ package final class Daemon: @unchecked Sendable {
     /// Test-only (`PHOSRA_GATE_TEST_WEDGE`): SIGUSR2 wedges loop 0 for good, so a test can
     /// see the watchdog stop. Set before `start`.
     var wedgeOnSIGUSR2 = false
+    /// False for a daemon run in a test's process (`Serve.Embedding`): the process's
+    /// signals stay the test's, and the test delivers them with `deliver`. Set before `start`.
+    var watchesSignals = true
 
     /// Makes a loop's upstream client, on that loop's thread.
     package typealias UpstreamFactory = (EventLoop) throws(GatewayError) -> any UpstreamResolving
@@ -155,6 +158,7 @@ package final class Daemon: @unchecked Sendable {
         // decoded: those pages go back to the system here, not left in the heap between
         // what the rules keep (docs/performance.md#memory-after-load).
         _ = malloc_trim(0)
+        guard watchesSignals else { return }
         let first = group.loops[0]
         do {
             try first.runSync { () throws -> Void in
@@ -167,6 +171,18 @@ package final class Daemon: @unchecked Sendable {
         } catch {
             throw .usage("cannot watch signals: \(error)")
         }
+    }
+
+    /// What `signal` would do, on loop 0 as a signal is handled there: for a daemon that
+    /// does not watch the process's signals (a test's). SIGTERM drains and stops it.
+    package func deliver(_ signal: Int32) {
+        _ = group.loops[0].execute { [self] in self.signal(signal) }
+    }
+
+    /// Returns once every loop has finished the turn it is in (a task queued behind it has
+    /// run): after a test moves the clock, the loops' timers then due have fired.
+    package func waitForTurns() {
+        for loop in group.loops { try? loop.runSync {} }
     }
 
     /// WATCHDOG=1 when every loop ran the heartbeat task sent at the last tick; then a new
@@ -308,6 +324,14 @@ package final class Daemon: @unchecked Sendable {
     /// A start that failed half way: the loops stop, nothing is drained (control thread).
     func abandon() {
         group.shutdownGracefully()
+        releaseHooks()
+    }
+
+    /// Once the loops have stopped. The hooks hold what holds the daemon (the sync, the
+    /// page): let go, the daemon and its sockets are freed when `run` returns, not only
+    /// when the process exits (a daemon run in a test's process).
+    private func releaseHooks() {
+        (reloadRequested, syncRequested, listsUpdated, beforeStop, watchTick) = (nil, nil, nil, nil, nil)
     }
 
     /// Proxy and transparent connections open now, across the loops (any thread).
@@ -377,6 +401,7 @@ package final class Daemon: @unchecked Sendable {
                 case .stop:
                     beforeStop?()
                     group.shutdownGracefully()
+                    releaseHooks()
                     log.info("stopped", [])
                     return
                 }

@@ -6,9 +6,11 @@ import Glibc
 import HTTPProxy
 import Locks
 import Metrics
+import Notify
 import Policy
 import Store
 import Sync
+import Synchronization
 import SystemIO
 
 /// Counts blocks for `/metrics` on their way to the hit aggregator: by reason kind (not
@@ -72,6 +74,8 @@ package struct MetricsPage {
     let windows: HitAggregator
     /// `lan_interfaces` and what was refused from elsewhere; nil when not set.
     let lan: LANInterfaces?
+    /// When the flush of hits and the notifier last finished a round.
+    let rounds: Rounds
 
     func render(now: Int64) -> String {
         var page = Exposition()
@@ -195,6 +199,21 @@ package struct MetricsPage {
             "hits the in-memory window's bound folded into their rule or dropped, since the start")
         page.sample("phosra_gate_hits_window_bound_total", [("outcome", "folded")], window.folded)
         page.sample("phosra_gate_hits_window_bound_total", [("outcome", "dropped")], window.dropped)
+        page.family(
+            "phosra_gate_hits_flushed_timestamp_seconds", .gauge,
+            "the last flush of hits to the store whose notifications and summaries were looked at, unix seconds")
+        page.sample("phosra_gate_hits_flushed_timestamp_seconds", Int(rounds.flushed.load(ordering: .acquiring)))
+        page.family("phosra_gate_hits_flushes_total", .counter, "flushes of hits to the store, each looked at as above")
+        page.sample("phosra_gate_hits_flushes_total", rounds.flushes.load(ordering: .acquiring))
+        if let notifier = rounds.notifier {
+            let queue = try? store.noticeQueueState()
+            page.family(
+                "phosra_gate_notify_round_timestamp_seconds", .gauge,
+                "the start of the notifier's last finished round, unix seconds")
+            page.sample("phosra_gate_notify_round_timestamp_seconds", Int(notifier.lastRound))
+            page.family("phosra_gate_notifications_waiting", .gauge, "events not yet delivered: new or to be retried")
+            if let queue { page.sample("phosra_gate_notifications_waiting", queue.waiting) }
+        }
         page.family(
             "phosra_gate_store_write_failures_total", .counter, "writes to the store that failed (a full disk)")
         page.sample("phosra_gate_store_write_failures_total", storeHealth.failedWrites)

@@ -14,23 +14,39 @@ import Zoneinfo
 
 /// The daemon of `phosra-gate run` (docs/dns.md): the store, the lists, the loops, the sync
 /// and `/metrics` wired together, and what a reload or a list update rebuilds. Returns when
-/// the daemon has stopped (SIGTERM).
+/// the daemon has stopped (SIGTERM, or its stand-in `Daemon.deliver`).
 package enum Serve {
+    /// The daemon run inside a test's process on a clock the test moves: the process's
+    /// signals are left alone (`Daemon.deliver` stands in for them), the log goes to
+    /// `logDescriptor`, the clock's wall time is not doubted for the kernel's sync state
+    /// (a floor the state directory kept still applies), and `ready` is given the daemon
+    /// once it would tell systemd READY=1.
+    package struct Embedding: Sendable {
+        let logDescriptor: Int32
+        let ready: @Sendable (Daemon) -> Void
+
+        package init(logDescriptor: Int32, ready: @escaping @Sendable (Daemon) -> Void) {
+            self.logDescriptor = logDescriptor
+            self.ready = ready
+        }
+    }
+
     /// `configPath` is `--config`'s file (nil: the default's, when there is one); `flags`
     /// the configuration keys given as flags, over the file. The clock is the process's.
     /// `selfCheck` is the round of `doctor`'s checks the daemon runs on itself, whose
     /// failures are `trouble` for the parent's notifications.
     package static func run(
         configPath: String?, flags: Settings, clock systemClock: any Clock,
-        selfCheck: @escaping @Sendable (Settings, RunOptions) -> [FailingCheck] = { _, _ in [] }
+        selfCheck: @escaping @Sendable (Settings, RunOptions) -> [FailingCheck] = { _, _ in [] },
+        embedding: Embedding? = nil
     ) throws(GatewayError) {
         let fromCheckout = configPath == nil && !Files.exists(ConfigFile.defaultPath)
         let settings = try EngineOptions.settings(configFlag: configPath, flags: flags)
         let options = try RunOptions(settings, fromCheckout: fromCheckout)
-        let log = Logger(format: options.logFormat)
+        let log = Logger(format: options.logFormat, descriptor: embedding?.logDescriptor ?? 2)
         let floored = FlooredClock(
             base: systemClock, stateDirectory: options.stateDirectory,
-            kernelKnows: getenv(Gateway.testClockVariable) == nil)
+            kernelKnows: getenv(Gateway.testClockVariable) == nil && embedding == nil)
         let clock: any Clock = floored
         if let floor = floored.floor {
             log.warn(
@@ -106,6 +122,7 @@ package enum Serve {
                 log: log, clock: clock,
                 checks: { selfCheck(settings, options) + (egress?.trouble().map { [$0] } ?? []) },
                 claimedElsewhere: claimedElsewhere)
+            let rounds = Rounds(notifier: notify?.notifier)
             let summaries = SummaryJob(
                 minuteOfDay: settings[Key.summaryTime], store: store,
                 profiles: plan.flushedProfiles.filter { $0 != Profile.noneName },
@@ -115,7 +132,8 @@ package enum Serve {
             let sync = try setup.service(
                 daemon: daemon, settings: settings, options: options, store: store,
                 aggregator: aggregator, activity: activity,
-                flushObserver: flushObserver(notify: notify?.observer, summaries: summaries, stored: activity.stored),
+                flushObserver: flushObserver(
+                    notify: notify?.observer, summaries: summaries, stored: activity.stored, rounds: rounds),
                 log: log, clock: clock)
             daemon.syncRequested = {
                 sync.wake()
@@ -123,7 +141,7 @@ package enum Serve {
             }
             let metricsServer = try metricsServer(
                 settings, daemon: daemon, counting: counting, windows: aggregator, activity: activity, store: store,
-                storeHealth: sync.storeHealth, profiles: plan.flushedProfiles, clock: clock)
+                storeHealth: sync.storeHealth, profiles: plan.flushedProfiles, rounds: rounds, clock: clock)
             let reverseNames = try? ReverseNames(
                 upstreams: options.upstreams, localForwards: settings[Key.localForward], clock: clock, log: log)
             let page = PageSetup(
@@ -164,9 +182,10 @@ package enum Serve {
                 // After the last flush, whose events are queued for the next start.
                 notify?.stop()
             }
-            let notifier = ServiceNotifier.fromEnvironment()
+            let notifier = embedding == nil ? ServiceNotifier.fromEnvironment() : nil
             daemon.notifier = notifier
-            daemon.wedgeOnSIGUSR2 = getenv(Gateway.testWedgeVariable) != nil
+            daemon.wedgeOnSIGUSR2 = getenv(Gateway.testWedgeVariable) != nil && embedding == nil
+            daemon.watchesSignals = embedding == nil
             try daemon.start(
                 options: options,
                 upstream: try Upstreams.factory(
@@ -191,7 +210,10 @@ package enum Serve {
             page.startIfReady()
             // Listeners bound and every profile's policy in force: ready.
             notifier?.send(["READY=1", "STATUS=" + statusLine(options, profiles: plan.sources.count)])
+            embedding?.ready(daemon)
         } catch {
+            // What did start (the sync, `/metrics`, the notifier…) stops with the loops.
+            daemon.beforeStop?()
             daemon.abandon()
             throw error
         }
@@ -201,9 +223,10 @@ package enum Serve {
     }
 
     /// What each hit flush feeds: the notifications' watch (when on) and the summaries.
-    /// `stored`: told when a flush stored hits or counts (the shared store writes them).
+    /// `stored`: told when a flush stored hits or counts (the shared store writes them);
+    /// `rounds` when it and what it fed are done.
     static func flushObserver(
-        notify: HitFlusher.Observer?, summaries: SummaryJob, stored: ActivityBook.Hook
+        notify: HitFlusher.Observer?, summaries: SummaryJob, stored: ActivityBook.Hook, rounds: Rounds
     ) -> HitFlusher.Observer {
         var attempts: @Sendable (String) -> Bool = { _ in false }
         if let notify { attempts = notify.attempts }
@@ -213,6 +236,8 @@ package enum Serve {
                 notify?.observe(facts)
                 summaries.run(now: facts.now)
                 if facts.stored { stored() }
+                rounds.flushed.store(facts.now, ordering: .releasing)
+                rounds.flushes.add(1, ordering: .releasing)
             })
     }
 
@@ -393,7 +418,8 @@ package enum Serve {
     /// profiles and upstreams: not for the LAN); nil when the key is not set.
     static func metricsServer(
         _ settings: Settings, daemon: Daemon, counting: CountingHitRecorder, windows: HitAggregator,
-        activity: ActivityBook, store: Store, storeHealth: StoreHealth, profiles: [String], clock: any Clock
+        activity: ActivityBook, store: Store, storeHealth: StoreHealth, profiles: [String], rounds: Rounds,
+        clock: any Clock
     ) throws(GatewayError) -> MetricsServer? {
         guard let listen = settings[Key.metricsListen] else { return nil }
         guard listen.address.isLoopback else {
@@ -406,7 +432,7 @@ package enum Serve {
             lists: { [weak daemon] in daemon.map { ($0.builder.listInputs, $0.builder.lists.trie.nameCount) } },
             startedAt: clock.wall().unixSeconds,
             openConnections: { [weak daemon] in daemon?.openProxyConnections() ?? 0 }, tcp: daemon.tcpCaps,
-            loops: daemon.group.loops, storeHealth: storeHealth, windows: windows, lan: daemon.lan)
+            loops: daemon.group.loops, storeHealth: storeHealth, windows: windows, lan: daemon.lan, rounds: rounds)
         do {
             return try MetricsServer(address: SocketAddress(listen: listen)) {
                 page.render(now: clock.wall().unixSeconds)
