@@ -146,6 +146,12 @@ package final class InProcessGate: @unchecked Sendable {
         return stopped
     }
 
+    /// Proxy and transparent connections the daemon holds open now.
+    package var openProxyConnections: Int { daemon?.openProxyConnections() ?? 0 }
+
+    /// Proxy login checks (scrypt, real time) waiting or running now.
+    package var loginChecksWaiting: Int { daemon?.loginChecksWaiting ?? 0 }
+
     /// Whether the daemon is running: started, and not stopped.
     package var isRunning: Bool { daemon != nil }
 

@@ -25,6 +25,9 @@ public final class LoginWorker: Sendable {
         self.limit = max(1, limit)
     }
 
+    /// Checks waiting or running now (a test that moves the clock waits for none).
+    public var checksWaiting: Int { waiting.load(ordering: .relaxed) }
+
     /// Checks `login` off the calling thread and hands the outcome to `done` on `loop`'s
     /// thread. Any thread.
     func check(_ login: LoginCheck, answerOn loop: EventLoop, _ done: @escaping @Sendable (LoginOutcome) -> Void) {

@@ -334,8 +334,11 @@ package final class Daemon: @unchecked Sendable {
         (reloadRequested, syncRequested, listsUpdated, beforeStop, watchTick) = (nil, nil, nil, nil, nil)
     }
 
+    /// Proxy login checks waiting or running now (any thread).
+    package var loginChecksWaiting: Int { proxyLoginWorker.checksWaiting }
+
     /// Proxy and transparent connections open now, across the loops (any thread).
-    func openProxyConnections() -> Int {
+    package func openProxyConnections() -> Int {
         perLoop.reduce(0) { $0 + ($1.proxy?.openConnections.load(ordering: .relaxed) ?? 0) }
     }
 
