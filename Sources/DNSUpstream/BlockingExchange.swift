@@ -13,7 +13,7 @@ public enum BlockingExchange {
     ) throws -> [UInt8]? {
         _ = try query.withUnsafeBytes { bytes throws(SystemError) in try socket.send(bytes) }
         // A clock moved by hand (a test's) ends the wait by its steps, as a doorbell's.
-        while try waitReadable([socket.descriptor], deadline: deadline, clock: clock) {
+        while try waitReady([socket.descriptor], deadline: deadline, clock: clock) {
             var buffer = ByteBuffer(capacity: 4096)
             guard try socket.receive(into: &buffer) != nil else { continue }
             let reply = buffer.readBytes(length: buffer.readableBytes) ?? []

@@ -48,15 +48,8 @@ package final class InProcessGate: @unchecked Sendable {
         logPath = scratch.path("gate-\(self.port).log")
         logDescriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard logDescriptor >= 0 else { throw GateRunError(message: "cannot open \(logPath): errno \(errno)") }
-        var words = arguments
-        if defaults {
-            if !words.contains("--dns-listen") { words += ["--dns-listen", "127.0.0.1:\(self.port)"] }
-            if !words.contains("--state-dir") { words += ["--state-dir", stateDirectory] }
-            if !words.contains("--timezone") { words += ["--timezone", "UTC"] }
-            if !words.contains("--proxy-listen") && !words.contains(where: { $0.hasPrefix("--proxy-listen=") }) {
-                words += ["--proxy-listen="]
-            }
-        }
+        let words =
+            defaults ? GateRun.withDefaults(arguments, port: self.port, stateDirectory: stateDirectory) : arguments
         // As the binary does: a write to a socket its peer closed is an error, not the end
         // of the (test) process.
         Signals.ignoreBrokenPipe()

@@ -30,6 +30,6 @@ public final class Doorbell: Sendable {
     public func wait(timeout: Nanoseconds?, clock: any Clock, alongside: Int32? = nil) throws(SystemError) -> Bool {
         var descriptors = [descriptor]
         if let alongside, alongside >= 0 { descriptors.append(alongside) }
-        return try waitReadable(descriptors, deadline: timeout.map { clock.now() &+ $0 }, clock: clock)
+        return try waitReady(descriptors, deadline: timeout.map { clock.now() &+ $0 }, clock: clock)
     }
 }

@@ -32,15 +32,7 @@ public final class GateRun: @unchecked Sendable {
     ) throws {
         self.port = port ?? FreePort.tcpAndUDP()
         stateDirectory = scratch.path("state-\(self.port)")
-        var words = arguments
-        if !words.contains("--dns-listen") { words += ["--dns-listen", "127.0.0.1:\(self.port)"] }
-        if !words.contains("--state-dir") { words += ["--state-dir", stateDirectory] }
-        if !words.contains("--timezone") { words += ["--timezone", "UTC"] }
-        // No HTTP proxy unless the test asks for one: a checkout's default (127.0.0.1:3128)
-        // would make every test daemon bind the same port.
-        if !words.contains("--proxy-listen") && !words.contains(where: { $0.hasPrefix("--proxy-listen=") }) {
-            words += ["--proxy-listen="]
-        }
+        let words = Self.withDefaults(arguments, port: self.port, stateDirectory: stateDirectory)
         // A Swift binary exec'd with libfaketime preloaded straight from a parent without
         // it loses its arguments (libfaketime 0.9.10); through env(1), one exec later, it does not.
         daemon =
@@ -52,6 +44,20 @@ public final class GateRun: @unchecked Sendable {
             daemon.stop()
             throw GateRunError(message: "phosra-gate run did not become ready:\n\(log)")
         }
+    }
+
+    /// `arguments` plus `--dns-listen 127.0.0.1:PORT`, `--state-dir` and `--timezone UTC`
+    /// unless they are given, and no HTTP proxy unless the test asks for one: a checkout's
+    /// default (127.0.0.1:3128) would make every test daemon bind the same port.
+    public static func withDefaults(_ arguments: [String], port: UInt16, stateDirectory: String) -> [String] {
+        var words = arguments
+        if !words.contains("--dns-listen") { words += ["--dns-listen", "127.0.0.1:\(port)"] }
+        if !words.contains("--state-dir") { words += ["--state-dir", stateDirectory] }
+        if !words.contains("--timezone") { words += ["--timezone", "UTC"] }
+        if !words.contains("--proxy-listen") && !words.contains(where: { $0.hasPrefix("--proxy-listen=") }) {
+            words += ["--proxy-listen="]
+        }
+        return words
     }
 
     public func dig(_ name: String, _ type: String = "A", _ options: [String] = []) throws -> DigAnswer {

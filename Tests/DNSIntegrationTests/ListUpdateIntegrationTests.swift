@@ -97,13 +97,11 @@ import Testing
         #expect(!gate.log.contains("event=listening service=dns", occurrences: 2), "no restart")
         #expect(!gate.log.contains("event=lists warning"), "the daemon mapped the file the update compiled")
         // The metrics count the lists in force, and the new file's age.
-        let page = try Curl.run(["http://127.0.0.1:\(metricsPort)/metrics"]).output
+        let scrape = try MetricsScrape(port: metricsPort)
+        let page = scrape.page
         #expect(page.contains("\nphosra_gate_list_names 50002\n"), "\(page)")
         func age(_ category: String) -> Int? {
-            let prefix = #"phosra_gate_list_age_seconds{category="\#(category)"} "#
-            return page.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap {
-                Int($0.split(separator: " ").last!)
-            }
+            scrape[#"phosra_gate_list_age_seconds{category="\#(category)"}"#].map { Int($0) }
         }
         #expect(age("adult").map { $0 < 60 } == true, "\(page)")
         #expect(age("gaming").map { (172_800..<173_400).contains($0) } == true, "\(page)")

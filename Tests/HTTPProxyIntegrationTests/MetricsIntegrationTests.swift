@@ -10,20 +10,6 @@ import Testing
 
     init() throws { fixture = try ProxyFixture() }
 
-    func scrape(_ port: UInt16) throws -> String {
-        let result = try Curl.run(["http://127.0.0.1:\(port)/metrics"])
-        // The head (curl -i) first, then the page.
-        guard let end = result.output.range(of: "\r\n\r\n") else { return result.output }
-        return String(result.output[end.upperBound...])
-    }
-
-    /// The value of the sample whose line starts with `prefix` (name and labels), or nil.
-    func value(_ page: String, _ prefix: String) -> Double? {
-        page.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }.flatMap {
-            Double($0.split(separator: " ").last!)
-        }
-    }
-
     @Test func theScrapeCountsWhatWasSentAndPassesPromtool() throws {
         let metricsPort = FreePort.tcpAndUDP()
         let gate = try fixture.start(ProxyFixture.policy(), ["--metrics-listen", "127.0.0.1:\(metricsPort)"])
@@ -37,31 +23,31 @@ import Testing
         let allowed = try fixture.curl(["-sS", "http://origin.test:\(fixture.origin.port)/page"])
         #expect(allowed.status == 200)
 
-        let page = try scrape(metricsPort)
+        let scrape = try MetricsScrape(port: metricsPort)
+        let page = scrape.page
         let check = try Program.run("/usr/bin/promtool", ["check", "metrics"], stdin: page)
         #expect(check.status == 0, "promtool: \(check.stdout)\(check.stderr)\n\(page)")
 
-        #expect(value(page, #"phosra_gate_dns_queries_total{type="A",outcome="noerror"}"#) == 3, "\(page)")
-        #expect(value(page, #"phosra_gate_dns_queries_total{type="A",outcome="nxdomain"}"#) == 2)
-        #expect(value(page, #"phosra_gate_dns_queries_total{type="AAAA",outcome="nxdomain"}"#) == 1)
+        #expect(scrape[#"phosra_gate_dns_queries_total{type="A",outcome="noerror"}"#] == 3, "\(page)")
+        #expect(scrape[#"phosra_gate_dns_queries_total{type="A",outcome="nxdomain"}"#] == 2)
+        #expect(scrape[#"phosra_gate_dns_queries_total{type="AAAA",outcome="nxdomain"}"#] == 1)
         #expect(
-            value(
-                page, #"phosra_gate_blocks_total{reason="blocked_domain",category="",profile="default",source="dns"}"#)
+            scrape[#"phosra_gate_blocks_total{reason="blocked_domain",category="",profile="default",source="dns"}"#]
                 == 2)
         #expect(
-            value(page, #"phosra_gate_blocks_total{reason="category",category="adult",profile="default",source="dns"}"#)
+            scrape[#"phosra_gate_blocks_total{reason="category",category="adult",profile="default",source="dns"}"#]
                 == 1)
         #expect(
-            value(page, #"phosra_gate_blocks_total{reason="port",category="",profile="default",source="proxy"}"#)
+            scrape[#"phosra_gate_blocks_total{reason="port",category="",profile="default",source="proxy"}"#]
                 == 1)
         // Six DNS queries and two proxy requests; the proxy's own lookup does not count.
-        #expect(value(page, #"phosra_gate_queries_total{profile="default"}"#) == 8)
-        #expect(value(page, "phosra_gate_proxy_connections_total") == 2)
-        #expect(value(page, "phosra_gate_cache_misses_total").map { $0 >= 1 } == true)
-        #expect(value(page, #"phosra_gate_upstream_latency_seconds_count{upstream="\#(fixture.dns.spec)"}"#) != nil)
-        #expect(value(page, "phosra_gate_list_names").map { $0 >= 1 } == true)
-        #expect(value(page, "phosra_gate_resident_memory_bytes").map { $0 > 1_000_000 } == true)
-        #expect(value(page, "phosra_gate_open_files").map { $0 > 3 } == true)
+        #expect(scrape[#"phosra_gate_queries_total{profile="default"}"#] == 8)
+        #expect(scrape["phosra_gate_proxy_connections_total"] == 2)
+        #expect(scrape["phosra_gate_cache_misses_total"].map { $0 >= 1 } == true)
+        #expect(scrape[#"phosra_gate_upstream_latency_seconds_count{upstream="\#(fixture.dns.spec)"}"#] != nil)
+        #expect(scrape["phosra_gate_list_names"].map { $0 >= 1 } == true)
+        #expect(scrape["phosra_gate_resident_memory_bytes"].map { $0 > 1_000_000 } == true)
+        #expect(scrape["phosra_gate_open_files"].map { $0 > 3 } == true)
         #expect(!page.contains("127.0.0.1\""), "no client address is a label")
         #expect(!page.contains("reddit"), "no queried name is a label")
 

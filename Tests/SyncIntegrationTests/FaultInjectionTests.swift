@@ -32,9 +32,7 @@ extension SyncFaultSuite {
             defer { gate.daemon.stop() }
             /// Store writes that failed so far, as `/metrics` counts them.
             func failedWrites() -> Int? {
-                let page = (try? Curl.run(["http://127.0.0.1:\(metricsPort)/metrics"]).output) ?? ""
-                let line = page.split(separator: "\n").first { $0.hasPrefix("phosra_gate_store_write_failures_total ") }
-                return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+                MetricsScrape.value("phosra_gate_store_write_failures_total", port: metricsPort).map { Int($0) }
             }
             #expect(h.waitApplied(gate), "\(gate.log)")
             #expect(failedWrites() == 0)

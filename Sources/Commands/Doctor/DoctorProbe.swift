@@ -122,16 +122,11 @@ enum DoctorProbe {
 
     /// Waits until `socket` is ready for `events`, or throws "timed out" at `deadline`.
     private static func wait(_ socket: Socket, for events: Int16, deadline: Nanoseconds, clock: any Clock) throws {
-        while true {
-            let now = clock.now()
-            guard now < deadline else { throw Failure("timed out") }
-            var entry = pollfd(fd: socket.descriptor, events: events, revents: 0)
-            let milliseconds = Int32(min((deadline - now) / 1_000_000 + 1, 10_000))
-            let ready = poll(&entry, 1, milliseconds)
-            if ready < 0, errno == EINTR { continue }
-            if ready < 0 { throw Failure(SystemError("poll", errno: errno)) }
-            if ready > 0 { return }
+        let ready: Bool
+        do { ready = try waitReady([socket.descriptor], for: events, deadline: deadline, clock: clock) } catch {
+            throw Failure(error)
         }
+        guard ready else { throw Failure("timed out") }
     }
 
     // MARK: The kernel's clock

@@ -1,14 +1,17 @@
 import CSystem
 import Glibc
 
-/// Waits until one of `descriptors` is readable (true) or `deadline` on `clock` has passed
-/// (false); without a deadline, until one is readable. On a clock moved by hand the
-/// deadline is its time: each move wakes the wait to look again. For threads that may
-/// block (a doorbell, one question over UDP), never a loop's.
-public func waitReadable(_ descriptors: [Int32], deadline: Nanoseconds?, clock: any Clock) throws(SystemError) -> Bool {
+/// Waits until one of `descriptors` is ready for `events` (readable unless told; true) or
+/// `deadline` on `clock` has passed (false); without a deadline, until one is ready. On a
+/// clock moved by hand the deadline is its time: each move wakes the wait to look again.
+/// For threads that may block (a doorbell, `doctor`'s probes, one question over UDP),
+/// never a loop's.
+public func waitReady(
+    _ descriptors: [Int32], for events: Int16 = Int16(POLLIN), deadline: Nanoseconds?, clock: any Clock
+) throws(SystemError) -> Bool {
     let steps = deadline == nil ? nil : clock.watchSteps()
     defer { if let steps { clock.stopWatchingSteps(steps) } }
-    var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    var entries = descriptors.map { pollfd(fd: $0, events: events, revents: 0) }
     let watched = entries.count
     if let steps { entries.append(pollfd(fd: steps, events: Int16(POLLIN), revents: 0)) }
     while true {
