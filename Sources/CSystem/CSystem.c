@@ -146,6 +146,10 @@ int cs_set_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), truncated);
 }
 
+int cs_thread_name(char *name, size_t size) {
+    return pthread_getname_np(pthread_self(), name, size);
+}
+
 int cs_set_thread_idle(void) {
     struct sched_param param;
     memset(&param, 0, sizeof param);

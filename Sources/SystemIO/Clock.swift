@@ -108,6 +108,8 @@ public final class ManualClock: Clock {
     private let state: Lock<(monotonic: Nanoseconds, wall: WallTime)>
     /// The eventfds of `watchSteps`, written after each move, and the thread of each.
     private let watchers = Lock<[Int32: pthread_t]>([:])
+    /// How many waits each thread (by name) has begun on this clock.
+    private let waitsBegun = Lock<[String: Int]>([:])
 
     public init(start: Nanoseconds = 0, wall: WallTime = ManualClock.defaultWallStart) {
         state = Lock((start, wall))
@@ -122,7 +124,21 @@ public final class ManualClock: Clock {
         let descriptor = cs_eventfd()
         guard descriptor >= 0 else { return nil }
         watchers.withLock { $0[descriptor] = pthread_self() }
+        let name = Self.threadName()
+        waitsBegun.withLock { $0[name, default: 0] += 1 }
         return descriptor
+    }
+
+    /// How many waits the threads named `name` have begun on this clock (a wait that a
+    /// move wakes short of its deadline goes on: it is not a new one). A thread that is
+    /// waiting for a time begins none until that time comes or it is woken; one that
+    /// spins on a deadline already past begins one each time round.
+    public func waitsBegun(onThreadsNamed name: String) -> Int { waitsBegun.withLock { $0[name, default: 0] } }
+
+    private static func threadName() -> String {
+        var bytes = [CChar](repeating: 0, count: 16)
+        guard cs_thread_name(&bytes, bytes.count) == 0 else { return "" }
+        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public func stopWatchingSteps(_ descriptor: Int32) {

@@ -24,6 +24,13 @@ public final class DNSPerfLoad: @unchecked Sendable {
         try process.run()
     }
 
+    /// Ends the run now, as Ctrl-C does (dnsperf stops sending and reports what it sent:
+    /// answers still due are counted lost unless they come), and reads its totals.
+    public func stop() -> DNSPerfReport {
+        process.interrupt()
+        return finish()
+    }
+
     /// Waits for the run to end (it ends by itself after its seconds) and reads its totals.
     public func finish() -> DNSPerfReport {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

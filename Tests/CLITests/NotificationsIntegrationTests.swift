@@ -1,13 +1,17 @@
 import Foundation
+import GateHarness
 import Locks
+import SystemIO
 import TestSupport
 import Testing
 
-/// Notifications from the real binary to a real HTTP receiver on loopback
+/// Notifications from the daemon to a real HTTP receiver on loopback
 /// (docs/requests-and-notifications.md#notifications): every event kind arrives as the
 /// documented JSON object, each once; with the receiver down the events wait in the store,
 /// `status` and `doctor` say so, and after a restart in between every one arrives and none
-/// twice.
+/// twice. The daemon runs in the test's process on a clock the test steps (a flush every
+/// 5 s, the summary at its time) but for the upstream check, which runs the binary under
+/// libfaketime.
 @Suite(.serialized, .blocking) struct NotificationsIntegrationTests {
     /// The receiver: every request it took, and whether it takes them.
     final class Receiver: @unchecked Sendable {
@@ -47,7 +51,7 @@ import Testing
         let scratch = try ScratchDirectory("pg-notify-lists")
         let lists = try Self.oldLists(scratch)
         let tokenFile = try scratch.write("token", "tk_0123456789\n")
-        let page = try ParentPageIntegrationTests.Page(
+        let site = try ParentPageIntegrationTests.PageSite(
             policy: PolicyDocuments.json(
                 blocked: ["reddit.com"],
                 screenTime: #""per_app_limits": [{"bundle_id": "com.zhiliaoapp.musically", "daily_minutes": 1}]"#),
@@ -60,15 +64,21 @@ import Testing
                 notify_format = json
                 notify_token_file = \(tokenFile)
                 notify_circumvention = 2
-                """, arguments: ["--allow-local-destinations"])
-        var gate = page.gate
-        defer { gate.daemon.stop() }
-        func dig(_ name: String, from source: String = Self.child) throws -> DigAnswer {
-            try gate.dig(name, "A", ["-b", source])
+                """)
+        // In the test's process: each flush (every 5 s) is a step of its clock.
+        func started() throws -> ParentPageIntegrationTests.InProcessPage {
+            try ParentPageIntegrationTests.InProcessPage(
+                site, arguments: ["--allow-local-destinations"], clock: ManualClock(wall: SystemClock().wall()))
         }
+        var page = try started()
+        defer { page.gate.stop() }
+        func dig(_ name: String, from source: String = Self.child) throws -> DigAnswer {
+            try page.gate.dig(name, "A", ["-b", source])
+        }
+        func flush() { #expect(page.gate.advance(by: .seconds(5))) }
 
         // Trouble: the lists are 8 days old (the notifier looks at once, then every 15 s).
-        let trouble = try #require(waitForPrefix(receiver, "trouble:lists:"), "\(gate.log)")
+        let trouble = try #require(waitForPrefix(receiver, "trouble:lists:"), "\(page.gate.log)")
         #expect(trouble["event"]?.string == "trouble")
         #expect(trouble["title"]?.string == "Gateway: the category lists are 8 days old")
         #expect(trouble["data"]?["check"]?.string == "lists")
@@ -79,6 +89,7 @@ import Testing
 
         // A new device: the child's address asks its first name.
         #expect(try dig("www.example.test").answerData == ["127.0.0.1"])
+        flush()
         let device = try #require(waitForPrefix(receiver, "device:\(Self.child)"), "\(receiver.ids)")
         #expect(device["event"]?.string == "new_device")
         #expect(device["click"]?.string == "https://gate.lan:\(page.webPort)/devices")
@@ -86,6 +97,7 @@ import Testing
 
         // Three encrypted-DNS names in a minute, past the threshold of 2: one event.
         for name in ["dns.google", "cloudflare-dns.com", "dns.quad9.net"] { _ = try dig(name) }
+        flush()
         let attempts = try #require(
             waitForPrefix(receiver, "circumvention:\(Self.child):"), "\(receiver.ids)")
         #expect(attempts["event"]?.string == "circumvention")
@@ -94,6 +106,7 @@ import Testing
 
         // TikTok's one minute a day is spent by one query.
         _ = try dig("www.tiktok.com")
+        flush()
         let spent = try #require(waitForPrefix(receiver, "budget:default:tiktok:"), "\(receiver.ids)")
         #expect(spent["title"]?.string == "default: today's TikTok time is used up")
         #expect(spent["data"]?["limit_minutes"]?.string == "1")
@@ -123,7 +136,8 @@ import Testing
         receiver.server.stop()
         #expect(try ask(["kind=time", "note=second"], from: "127.0.0.3").status == 303)
         _ = try dig("www.example.test", from: "127.0.0.3")
-        // The question at once, the device at the next flush (5 s).
+        // The question at once, the device at the next flush.
+        flush()
         var queue: TestJSON?
         let waiting = try waitUntil(timeout: 15_000_000_000, interval: 200_000_000) {
             let status = try GateCommand.run(["status", "--json", "--config", page.config])
@@ -137,14 +151,12 @@ import Testing
         #expect(text.contains("; 2 waiting since"), "\(text)")
 
         // A restart in between; then the receiver is back.
-        gate.daemon.stop()
+        #expect(page.gate.stop())
         let before = receiver.ids
         try receiver.server.start()
-        gate = try GateRun(
-            ["--config", page.config, "--state-dir", page.scratch.path("state")], scratch: page.scratch,
-            port: gate.port)
+        page = try started()
         let back = try #require(
-            waitForPrefix(receiver, "device:127.0.0.3"), "\(receiver.ids) \(gate.log)")
+            waitForPrefix(receiver, "device:127.0.0.3"), "\(receiver.ids) \(page.gate.log)")
         #expect(back["event"]?.string == "new_device")
         _ = waitUntil(timeout: 10_000_000_000, interval: 100_000_000) { receiver.ids.count >= before.count + 2 }
         let ids = receiver.ids
@@ -157,19 +169,17 @@ import Testing
         #expect(doctor.stdout.contains("ok   notifications: 7 sent to 127.0.0.1"), "\(doctor.stdout)")
     }
 
-    /// The daily summary at `summary_time` (the daemon's clock set by the test): its
-    /// figures are the test's own queries, blocks, app minutes, question and device, on the
-    /// page's API and in the notification.
+    /// The daily summary at `summary_time` (the daemon in the test's process, on a clock
+    /// the test sets): its figures are the test's own queries, blocks, app minutes,
+    /// question and device, on the page's API and in the notification.
     @Test func theDailySummaryHasTheFiguresOfTheDay() throws {
-        try #require(FakeWallClock.isInstalled, "libfaketime (Debian faketime)")
         let receiver = try Receiver()
         let scratch = try ScratchDirectory("pg-summary-day")
         // 2026-12-07T19:58:00Z.
         let start: Int64 = 1_796_673_480
-        let clock = try FakeWallClock(scratch, at: start)
         let dns = try DnsmasqUpstream(["--address=/tiktok.com/127.0.0.1", "--address=/example.test/127.0.0.1"])
         let childPort = FreePort.tcpAndUDP()
-        let page = try ParentPageIntegrationTests.Page(
+        let site = try ParentPageIntegrationTests.PageSite(
             policy: PolicyDocuments.json(
                 blocked: ["reddit.com"], categories: ["adult"],
                 screenTime: #""per_app_limits": [{"bundle_id": "com.zhiliaoapp.musically", "daily_minutes": 60}]"#),
@@ -181,8 +191,10 @@ import Testing
                 notify_format = json
                 notify_events = summary
                 summary_time = 20:00
-                """, arguments: ["--allow-local-destinations"], environment: clock.environment)
-        defer { page.gate.daemon.stop() }
+                """)
+        let page = try ParentPageIntegrationTests.InProcessPage(
+            site, arguments: ["--allow-local-destinations"], clock: ManualClock(wall: WallTime(unixSeconds: start)))
+        defer { page.gate.stop() }
         func dig(_ name: String) throws -> DigAnswer { try page.gate.dig(name, "A", ["-b", Self.child]) }
 
         // 19:58: three blocked names, two of the adult category, TikTok; a question.
@@ -195,19 +207,20 @@ import Testing
             "http://gate.home.arpa:\(childPort)/ask",
         ])
         #expect(asked.status == 303, "\(asked)")
-        // 19:59:30: TikTok again (a second minute, and a second minute online). The clock
-        // is set to the second, give or take one: the middle of the minute.
-        clock.set(start + 90)
+        // 19:59:30: TikTok again (a second minute, and a second minute online).
+        #expect(page.gate.advance(by: .seconds(90)))
         #expect(try dig("www.tiktok.com").answerData == ["127.0.0.1"])
+        // The flush that looks at the day: the next, 5 s on.
+        #expect(page.gate.advance(by: .seconds(5)))
         #expect(
             Self.settled(page.metricsPort) {
-                $0["phosra_gate_hits_flushed_timestamp_seconds"] ?? 0 >= Double(start + 90)
+                $0["phosra_gate_hits_flushed_timestamp_seconds"] ?? 0 >= Double(start + 95)
             },
-            "a flush at 19:59:30 or later looked at the day")
+            "a flush at 19:59:35 looked at the day")
         #expect(receiver.events.isEmpty, "nothing before summary_time")
 
         // 20:00:30: the day's summary, once.
-        clock.set(start + 150)
+        #expect(page.gate.advance(by: .seconds(55)))
         let sent = try #require(waitForPrefix(receiver, "summary:default:"), "\(page.gate.log)")
         #expect(sent["event"]?.string == "summary")
         #expect(sent["title"]?.string == "default on 2026-12-07: 2 min online, 5 blocks", "\(sent)")
@@ -237,6 +250,8 @@ import Testing
         try browser.screenshot("parent-page-summaries-phone.png", width: 360)
         // Two flushes more than now: one at least after the flush that made the summary.
         let flushes = try #require(MetricsScrape.value("phosra_gate_hits_flushes_total", port: page.metricsPort))
+        #expect(page.gate.advance(by: .seconds(5)))
+        #expect(page.gate.advance(by: .seconds(5)))
         #expect(Self.settled(page.metricsPort) { $0["phosra_gate_hits_flushes_total"] ?? 0 >= flushes + 2 })
         #expect(receiver.ids.filter { $0.hasPrefix("summary:") }.count == 1, "once a day: \(receiver.ids)")
     }

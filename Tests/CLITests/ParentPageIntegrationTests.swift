@@ -1,5 +1,7 @@
 import DNSWire
 import Foundation
+import GateHarness
+import SystemIO
 import TestSupport
 import Testing
 
@@ -10,10 +12,12 @@ import Testing
 @Suite(.blocking) struct ParentPageIntegrationTests {
     static let password = "correct horse battery"
 
-    /// A gateway with a page on loopback and a password set.
-    struct Page {
+    /// A gateway's configuration with a page on loopback (and its password, when set), and
+    /// what a parent's client does with the page: the gateway itself is a `Page`'s binary
+    /// or an `InProcessPage`'s daemon in the test's process.
+    struct PageSite {
         let scratch: ScratchDirectory
-        let gate: GateRun
+        let dnsPort: UInt16
         let webPort: UInt16
         let redirectPort: UInt16
         /// `/metrics`, on loopback.
@@ -21,18 +25,16 @@ import Testing
         let config: String
         var base: String { "https://127.0.0.1:\(webPort)" }
 
-        /// `upstream`, `settings` (more lines of the configuration), `arguments` (more words
-        /// for `run`) and `environment` are for the tests that need an upstream, a proxy or a
-        /// clock of their own; `leases`: a lease file's text, given to the gateway as
-        /// `dhcp_leases`; `proxyPort`: the proxy on loopback (off when nil).
+        /// `upstream` and `settings` (more lines of the configuration) are for the tests that
+        /// need an upstream or a proxy of their own; `leases`: a lease file's text, given to
+        /// the gateway as `dhcp_leases`.
         init(
             policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), setPassword: Bool = true,
-            upstream: String = "127.0.0.1:9", settings: String = "", arguments: [String] = [],
-            environment: [String: String] = [:], leases: String? = nil, proxyPort: UInt16? = nil,
+            upstream: String = "127.0.0.1:9", settings: String = "", leases: String? = nil,
             webPort: UInt16? = nil, redirectPort: UInt16? = nil
         ) throws {
             scratch = try ScratchDirectory("phosra-gate-page")
-            let dnsPort = FreePort.tcpAndUDP()
+            dnsPort = FreePort.tcpAndUDP()
             self.webPort = webPort ?? FreePort.tcpAndUDP()
             self.redirectPort = redirectPort ?? FreePort.tcpAndUDP()
             let policyPath = try scratch.write("policy.json", policy)
@@ -57,14 +59,12 @@ import Testing
                 let set = try GateCommand.run(["web-password", "--config", config], stdin: password + "\n")
                 #expect(set.status == 0, "\(set.stderr)")
             }
-            // GateRun turns the proxy off unless a flag names it.
+        }
+
+        /// `run`'s words for this configuration (the proxy on loopback at `proxyPort`, off when nil).
+        func runWords(proxyPort: UInt16?, _ arguments: [String]) -> [String] {
             let proxy = proxyPort.map { ["--proxy-listen", "127.0.0.1:\($0)"] } ?? []
-            gate = try GateRun(
-                ["--config", config, "--state-dir", scratch.path("state")] + proxy + arguments, scratch: scratch,
-                port: dnsPort, environment: environment)
-            if setPassword {
-                #expect(gate.daemon.waitFor("service=web", timeout: 10), "\(gate.log)")
-            }
+            return ["--config", config, "--state-dir", scratch.path("state")] + proxy + arguments
         }
 
         func curl(_ path: String, _ options: [String] = [], from source: String = "127.0.0.1") throws -> CurlResult {
@@ -92,6 +92,58 @@ import Testing
                     "-b", session.jar, "-H", "Content-Type: application/json", "-H", "X-CSRF-Token: \(session.csrf)",
                     "-d", body,
                 ] + extra)
+        }
+    }
+
+    /// A gateway whose page a test uses: its configuration's ports and paths read as its
+    /// own (`page.config`, `page.webPort`), and the parent's client's calls.
+    @dynamicMemberLookup
+    protocol PageGateway {
+        var site: PageSite { get }
+    }
+
+    /// A gateway (the binary) with a page on loopback and a password set.
+    struct Page: PageGateway {
+        let site: PageSite
+        let gate: GateRun
+
+        /// `upstream`, `settings` (more lines of the configuration), `arguments` (more words
+        /// for `run`) and `environment` are for the tests that need an upstream, a proxy or a
+        /// clock of their own; `leases`: a lease file's text, given to the gateway as
+        /// `dhcp_leases`; `proxyPort`: the proxy on loopback (off when nil).
+        init(
+            policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), setPassword: Bool = true,
+            upstream: String = "127.0.0.1:9", settings: String = "", arguments: [String] = [],
+            environment: [String: String] = [:], leases: String? = nil, proxyPort: UInt16? = nil,
+            webPort: UInt16? = nil, redirectPort: UInt16? = nil
+        ) throws {
+            site = try PageSite(
+                policy: policy, setPassword: setPassword, upstream: upstream, settings: settings, leases: leases,
+                webPort: webPort, redirectPort: redirectPort)
+            // GateRun turns the proxy off unless a flag names it.
+            gate = try GateRun(
+                site.runWords(proxyPort: proxyPort, arguments), scratch: site.scratch, port: site.dnsPort,
+                environment: environment)
+            if setPassword {
+                #expect(gate.daemon.waitFor("service=web", timeout: 10), "\(gate.log)")
+            }
+        }
+
+        func dig(_ name: String) throws -> DigAnswer { try gate.dig(name) }
+    }
+
+    /// The gateway of a `Page` run in the test's process on `clock` (`InProcessGate`), so a
+    /// test steps its time. Its page serves from the start when the site's password is set,
+    /// else from the first second of the clock after it is.
+    struct InProcessPage: PageGateway {
+        let site: PageSite
+        let gate: InProcessGate
+
+        init(_ site: PageSite, arguments: [String] = [], clock: ManualClock) throws {
+            self.site = site
+            gate = try InProcessGate(
+                site.runWords(proxyPort: nil, arguments), scratch: site.scratch, port: site.dnsPort,
+                defaults: false, clock: clock)
         }
 
         func dig(_ name: String) throws -> DigAnswer { try gate.dig(name) }
@@ -491,5 +543,23 @@ import Testing
             received += buffer[0..<count]
         }
         return String(decoding: received, as: UTF8.self)
+    }
+}
+
+extension ParentPageIntegrationTests.PageGateway {
+    subscript<T>(dynamicMember path: KeyPath<ParentPageIntegrationTests.PageSite, T>) -> T { site[keyPath: path] }
+
+    func curl(_ path: String, _ options: [String] = [], from source: String = "127.0.0.1") throws -> CurlResult {
+        try site.curl(path, options, from: source)
+    }
+
+    func login(from source: String = "127.0.0.1") throws -> (jar: String, csrf: String) {
+        try site.login(from: source)
+    }
+
+    func post(
+        _ path: String, _ body: String = "{}", session: (jar: String, csrf: String), extra: [String] = []
+    ) throws -> CurlResult {
+        try site.post(path, body, session: session, extra: extra)
     }
 }

@@ -1,15 +1,21 @@
 import Foundation
+import GateHarness
 import Locks
+import SystemIO
 import TestSupport
 import Testing
 
-/// Two real daemons on loopback sharing one real PostgreSQL server (docs/two-gateways.md):
+/// Two daemons on loopback sharing one real PostgreSQL server (docs/two-gateways.md):
 /// `status`, `doctor` and the page on where the shared store stands, and the faults — the
 /// database away for a while and for a minute under load, a gateway killed, two
-/// gateways migrating an empty database at once, a notification both find. What a family
-/// sees on one LAN is `TwoGatewaysLANTests`, in network namespaces.
+/// gateways migrating an empty database at once, a notification both find. Where time is
+/// the subject (a backoff, a minute away, the flushes), both run in the test's process on
+/// one clock the test steps (`SteppedPair`); else they are the binary. What a family sees
+/// on one LAN is `TwoGatewaysLANTests`, in network namespaces.
 @Suite(.serialized, .blocking) struct TwoGatewaysIntegrationTests {
     typealias Page = ParentPageIntegrationTests.Page
+    typealias PageSite = ParentPageIntegrationTests.PageSite
+    typealias InProcessPage = ParentPageIntegrationTests.InProcessPage
 
     static func sharedSettings(_ server: PostgresServer) throws -> String {
         """
@@ -48,8 +54,59 @@ import Testing
         return (first, second)
     }
 
+    /// Two gateways as `gateways` makes them, run in the test's process on one clock (as two
+    /// boxes on NTP share the time): `step` moves it for both. The caller stops them.
+    struct SteppedPair {
+        let first: InProcessPage
+        let second: InProcessPage
+
+        init(
+            policy: String = PolicyDocuments.json(blocked: ["reddit.com"]), upstream: String = "127.0.0.1:9",
+            settings: String, firstSettings: String = "", arguments: [String] = []
+        ) throws {
+            let clock = ManualClock(wall: SystemClock().wall())
+            first = try InProcessPage(
+                PageSite(policy: policy, upstream: upstream, settings: settings + "\n" + firstSettings),
+                arguments: arguments, clock: clock)
+            do {
+                second = try InProcessPage(
+                    PageSite(policy: policy, setPassword: false, upstream: upstream, settings: settings),
+                    arguments: arguments, clock: clock)
+            } catch {
+                first.gate.stop()
+                throw error
+            }
+            let (first, second) = (first, second)
+            #expect(
+                waitUntil { Self.logged(first, Self.connected) == 1 && Self.logged(second, Self.connected) == 1 },
+                "\(first.gate.log)\n\(second.gate.log)")
+            // The second takes the page's password from the shared store and opens its page
+            // within a second of its clock.
+            for _ in 0..<5 where Self.logged(second, "service=web") == 0 { step() }
+            #expect(Self.logged(second, "service=web") == 1, "\(second.gate.log)")
+        }
+
+        static let connected = "event=shared_store state=connected"
+
+        /// How many times `page`'s log has `line`.
+        static func logged(_ page: InProcessPage, _ line: String) -> Int {
+            page.gate.log.components(separatedBy: line).count - 1
+        }
+
+        /// `seconds` pass on both gateways; true once each thread of both has taken them in.
+        @discardableResult func step(_ seconds: Double = 1) -> Bool {
+            defer { second.gate.waitForTurns() }
+            return first.gate.advance(by: .seconds(seconds))
+        }
+
+        func stop() {
+            first.gate.stop()
+            second.gate.stop()
+        }
+    }
+
     /// The TikTok minutes `page`'s API says the default profile used today.
-    static func tiktokMinutes(_ page: Page, jar: String) -> Int? {
+    static func tiktokMinutes(_ page: some ParentPageIntegrationTests.PageGateway, jar: String) -> Int? {
         guard let body = try? page.curl("/api/profiles", ["-b", jar]).body,
             let card = try? TestJSON.parse(body)["profiles"]?.array?.first
         else { return nil }
@@ -124,11 +181,9 @@ import Testing
     @Test func aPauseMadeWhileTheDatabaseIsAwayWaitsAndArrivesOnce() throws {
         let server = try Self.server()
         let settings = try Self.sharedSettings(server)
-        let (first, second) = try Self.gateways(settings: settings)
-        defer {
-            first.gate.daemon.stop()
-            second.gate.daemon.stop()
-        }
+        let pair = try SteppedPair(settings: settings)
+        defer { pair.stop() }
+        let (first, second) = (pair.first, pair.second)
         let session = try first.login()
 
         server.stop()
@@ -136,13 +191,17 @@ import Testing
         #expect(paused.status == 200, "\(paused)")
         #expect(try Self.blocked(first.dig("example.com")))
         #expect(try !Self.blocked(second.dig("example.com")))
-        #expect(first.gate.daemon.waitFor("event=shared_store state=lost", timeout: 10), "\(first.gate.log)")
+        #expect(
+            waitUntil(timeout: .seconds(10)) { first.gate.log.contains("event=shared_store state=lost") },
+            "\(first.gate.log)")
+        // The first try again comes a second later.
         var status = ""
-        let waiting = waitUntil(timeout: .seconds(10)) {
+        func waiting() -> Bool {
             status = (try? GateCommand.run(["status", "--config", first.config]).stdout) ?? ""
             return status.contains("unreachable since") && status.contains("; 1 change waiting")
         }
-        #expect(waiting, "\(status)")
+        for _ in 0..<3 where !waiting() { pair.step() }
+        #expect(waiting(), "\(status)")
         #expect(status.contains("(enforcing the last shared state)"), "\(status)")
         let home = try first.curl("/", ["-b", session.jar])
         #expect(home.body.contains("id=\"shared-store\""), "\(home.body)")
@@ -153,8 +212,13 @@ import Testing
         #expect(check?["status"]?.string == "fail", "\(doctor.stdout)")
         #expect(check?["what"]?.string?.contains("1 changes waiting here") == true, "\(doctor.stdout)")
 
+        // Twenty seconds away: the next try is up to 16 s after the server is back.
+        for _ in 0..<20 { pair.step() }
         try server.start()
-        let arrived = waitUntil(timeout: .seconds(40)) { (try? Self.blocked(second.dig("example.com"))) ?? false }
+        let reconnected = { [first, second].allSatisfy { SteppedPair.logged($0, SteppedPair.connected) == 2 } }
+        for _ in 0..<40 where !reconnected() { pair.step() }
+        #expect(reconnected(), "\(first.gate.log)\n\(second.gate.log)")
+        let arrived = waitUntil(timeout: .seconds(5)) { (try? Self.blocked(second.dig("example.com"))) ?? false }
         #expect(arrived, "\(second.gate.log)")
         let written = try server.rows("SELECT count(*) FROM overrides WHERE kind = 'pause'")
         #expect(written == [["1"]])
@@ -175,26 +239,28 @@ import Testing
                 notify_format = json
                 notify_events = new_device
                 """
-        let (first, second) = try Self.gateways(settings: settings)
-        defer {
-            first.gate.daemon.stop()
-            second.gate.daemon.stop()
-        }
-        for page in [first, second] { _ = try page.gate.dig("www.example.test", "A", ["-b", "127.0.0.2"]) }
+        let pair = try SteppedPair(settings: settings)
+        defer { pair.stop() }
+        for page in [pair.first, pair.second] { _ = try page.gate.dig("www.example.test", "A", ["-b", "127.0.0.2"]) }
         // Each gateway's flush (every 5 s) records the device. The first to find it new
         // claims the event and sends it; the other either finds it new too and declines
         // (`notify_sent_elsewhere`), or has read the first's sighting by then and finds
         // nothing new.
+        let flushes = try [pair.first, pair.second].map {
+            try #require(MetricsScrape.value("phosra_gate_hits_flushes_total", port: $0.metricsPort))
+        }
+        #expect(pair.step(5))
         #expect(
             waitUntil(timeout: .seconds(15)) { receiver.ids.contains("device:127.0.0.2") },
-            "\(receiver.ids)\n\(first.gate.log)\n\(second.gate.log)")
+            "\(receiver.ids)\n\(pair.first.gate.log)\n\(pair.second.gate.log)")
         // A negative check: each gateway has flushed twice more (once at least after the
         // flush that found the device) with nothing waiting to be sent.
-        for page in [first, second] {
-            let flushes = try #require(MetricsScrape.value("phosra_gate_hits_flushes_total", port: page.metricsPort))
+        #expect(pair.step(5))
+        #expect(pair.step(5))
+        for (page, before) in zip([pair.first, pair.second], flushes) {
             #expect(
                 NotificationsIntegrationTests.settled(page.metricsPort) {
-                    $0["phosra_gate_hits_flushes_total"] ?? 0 >= flushes + 2
+                    $0["phosra_gate_hits_flushes_total"] ?? 0 >= before + 3
                 }, "\(page.gate.log)")
         }
         #expect(receiver.ids.filter { $0 == "device:127.0.0.2" }.count == 1, "\(receiver.ids)")
@@ -273,11 +339,13 @@ import Testing
         #expect(try server.rows("SELECT count(*) FROM gateways") == [["2"]])
     }
 
-    /// PostgreSQL stopped for a minute while a phone keeps asking both gateways and dnsperf
-    /// keeps a steady load on both: no query fails or goes unanswered, each gateway goes on
-    /// with what it has, and once the server is back every override, device name, request
-    /// and app minute made meanwhile is in the database once, and both gateways count the
-    /// same minutes.
+    /// PostgreSQL stopped for a minute while a phone keeps asking both gateways through
+    /// every second of it and dnsperf keeps a steady load on both: no query fails or goes
+    /// unanswered, each gateway goes on with what it has, and once the server is back
+    /// every override, device name, request and app minute made meanwhile is in the
+    /// database once, and both gateways count the same minutes. Both gateways run in the
+    /// test's process on one clock (as two boxes on NTP share the time), stepped a second
+    /// at a time: the minute and the reconnection's backoff pass in a few seconds.
     @Test func aMinuteWithoutTheDatabaseUnderLoadLosesNothing() throws {
         let server = try Self.server()
         let dns = try DnsmasqUpstream(["--address=/tiktok.com/127.0.0.1", "--address=/example.test/127.0.0.1"])
@@ -286,24 +354,20 @@ import Testing
             screenTime: #""per_app_limits": [{"bundle_id": "com.zhiliaoapp.musically", "daily_minutes": 600}]"#)
         let settings =
             try Self.sharedSettings(server) + "\nlists = " + GateRun.checkout.appendingPathComponent("blocklists").path
-        let local = ["--allow-local-destinations"]
-        let (first, second) = try Self.gateways(
+        let pair = try SteppedPair(
             policy: policy, upstream: dns.spec, settings: settings,
-            firstSettings: "child_listen = 127.0.0.1:\(childPort)",
-            arguments: local)
-        defer {
-            first.gate.daemon.stop()
-            second.gate.daemon.stop()
-        }
+            firstSettings: "child_listen = 127.0.0.1:\(childPort)", arguments: ["--allow-local-destinations"])
+        defer { pair.stop() }
+        let (first, second) = (pair.first, pair.second)
         let sessions = [try first.login(), try second.login()]
 
         // A steady load on both from one client, across the whole outage and the catch-up
-        // after it (dnsperf ends by itself after 75 s). Started before the phone: a
-        // process started while a dig runs can hold that dig's output pipe open (Foundation
-        // passes it on), and dnsperf would hold it for its whole run.
+        // after it. Started before the phone: a process started while a dig runs can hold
+        // that dig's output pipe open (Foundation passes it on), and dnsperf would hold it
+        // for its whole run.
         let queries = try first.scratch.write("queries", "www.example.test A\nwww.tiktok.com A\n")
         let loads = try [first, second].map {
-            try DNSPerfLoad(port: $0.gate.port, queries: queries, seconds: 75, qps: 150)
+            try DNSPerfLoad(port: $0.gate.port, queries: queries, seconds: 300, qps: 150)
         }
         // The phone: a name and TikTok through both gateways, over and over, until told.
         let stop = Lock(false)
@@ -325,10 +389,15 @@ import Testing
         }
         load.start()
         defer { stop.withLock { $0 = true } }
-        #expect(waitUntil { asked.withLock { $0 } >= 10 }, "the phone is asking")
+        /// A second of the gateways' clock once the phone has asked in it.
+        func stepWithThePhone() {
+            let before = asked.withLock { $0 }
+            #expect(waitUntil(timeout: .seconds(20)) { asked.withLock { $0 } >= before + 2 }, "the phone is asking")
+            #expect(pair.step())
+        }
+        stepWithThePhone()
 
         server.stop()
-        let stoppedAt = ContinuousClock.now
         // Made while the database is away: +15 min on the first, a device named on the
         // second, a question on the first's child page.
         #expect(
@@ -342,14 +411,17 @@ import Testing
                 "kind=time", "--data-urlencode", "note=offline", "http://gate.home.arpa:\(childPort)/ask",
             ])
         #expect(question.status == 303, "\(question)")
-        // The minute the scenario is about, not a wait for something.
-        pause(UInt64(max(0, 60 - (ContinuousClock.now - stoppedAt) / .seconds(1)) * 1e9))
+        // The minute the scenario is about, each second of it with the phone asking.
+        for _ in 0..<60 { stepWithThePhone() }
         let statusDuring = try GateCommand.run(["status", "--config", first.config]).stdout
         #expect(statusDuring.contains("unreachable since"), "\(statusDuring)")
         try server.start()
 
-        // Both write what waited.
-        let settled = waitUntil(timeout: .seconds(45)) {
+        // Each tries again within its backoff (30 s at most) and writes what waited.
+        let reconnected = { [first, second].allSatisfy { SteppedPair.logged($0, SteppedPair.connected) == 2 } }
+        for _ in 0..<40 where !reconnected() { stepWithThePhone() }
+        #expect(reconnected(), "\(first.gate.log)\n\(second.gate.log)")
+        let settled = waitUntil(timeout: .seconds(20)) {
             [first, second].allSatisfy { page in
                 let status = (try? GateCommand.run(["status", "--config", page.config]).stdout) ?? ""
                 return status.contains("connected since") && status.contains("; 0 changes waiting")
@@ -362,10 +434,10 @@ import Testing
         #expect(
             waitUntil(timeout: .seconds(30), interval: 50_000_000) { !load.isExecuting }, "the phone stopped asking")
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(5))")
-        #expect(asked.withLock { $0 } > 100, "the phone asked \(asked.withLock { $0 }) times")
         for load in loads {
-            let report = load.finish()
-            #expect(report.completed > 5_000 && report.lost == 0, "\(report)")
+            let report = load.stop()
+            // 150 a second for the few seconds the scenario takes.
+            #expect(report.completed >= 150 && report.lost == 0, "\(report)")
             #expect(report.codes.keys.sorted() == ["NOERROR"], "\(report)")
         }
 
@@ -376,12 +448,19 @@ import Testing
         // phone began is written the moment it is counted: wait for the three to agree.
         func used(_ index: Int) -> Int? { Self.tiktokMinutes(index == 0 ? first : second, jar: sessions[index].jar) }
         var minutes: [[String]] = []
-        let agreed = waitUntil(timeout: .seconds(5)) {
+        // A minute counted since a gateway's last round is written at its next (a read
+        // every 10 s of its clock).
+        func agree() -> Bool {
             minutes =
                 (try? server.rows(
                     "SELECT count(*), count(DISTINCT minute) FROM usage_minutes WHERE service = 'tiktok'")) ?? []
             guard let count = minutes.first?.first.flatMap({ Int($0) }) else { return false }
             return used(0) == count && used(1) == count
+        }
+        var agreed = agree()
+        for _ in 0..<25 where !agreed {
+            pair.step()
+            agreed = waitUntil(timeout: .seconds(1), interval: 20_000_000) { agree() }
         }
         let count = try #require(minutes.first?.first.flatMap { Int($0) })
         #expect(minutes == [["\(count)", "\(count)"]] && count >= 1)

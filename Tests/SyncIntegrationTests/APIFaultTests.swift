@@ -267,28 +267,44 @@ extension SyncFaultSuite {
 
         /// Once a profile's request budget (20 a minute, docs/sync.md#when-the-api-misbehaves) is spent, a due poll
         /// waits for the budget without burning a CPU (a Pi has four, shared with the DNS
-        /// loops). Twenty-odd SIGUSR1s spend the budget in a second or two.
+        /// loops). Twenty-odd SIGUSR1s spend the budget at one instant of the daemon's
+        /// clock; then a poll is due every second of it. A sync thread that waits begins
+        /// a new wait only when something came due (the flush and heartbeat every 5 s);
+        /// one that spins on a deadline already past begins one each time round, so
+        /// thousands while the test looks.
         @Test
         func spentRequestBudgetDoesNotSpin() throws {
             let h = try SyncHarness()
             try h.registered()
-            let gate = try h.run(["--poll-interval": "1s"])
-            defer { gate.daemon.stop() }
+            let gate = try h.runInProcess(["--poll-interval": "1s"])
+            defer { gate.stop() }
             #expect(h.waitApplied(gate), "\(gate.log)")
-            for _ in 0..<24 {
-                gate.daemon.signal(SIGUSR1)
-                // Apart, so the signals are not merged into one (the scenario).
-                pause(50_000_000)
+            let syncWaits = { gate.clock.waitsBegun(onThreadsNamed: "pg-sync") }
+            // Each signal's round is over (the thread waits again) before the next is sent,
+            // so no two are merged into one.
+            func syncNow() -> Bool {
+                let before = syncWaits()
+                gate.signal(SIGUSR1)
+                return waitUntil(timeout: .seconds(10)) { syncWaits() > before }
             }
-            #expect(h.eventually(5) { h.api.requests.count >= 20 })
-            // CPU used over a stretch of real time is what is measured: a spinning thread
-            // would take most of these 2 s. (That a round sleeps is SyncServiceClockTests'.)
-            let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-            let before = CPUTime.ticks(gate.daemon.pid)
-            pause(2_000_000_000)
-            let used = Double(CPUTime.ticks(gate.daemon.pid) - before) / ticksPerSecond
-            #expect(used < 0.5, "\(used) s of CPU in 2 s with nothing to do but wait for the budget")
+            for _ in 0..<24 { #expect(syncNow()) }
+            let spent = h.api.requests.count
+            let polls = h.policyRequests.count
+            #expect(spent >= 20, "\(h.api.requests.map { "\($0.method) \($0.path) \($0.status)" })")
+            #expect(syncNow())
+            #expect(h.api.requests.count == spent, "a request past the budget")
+
+            // Every request so far was made at the clock's start: the budget frees 60 s on.
+            for second in 1..<60 {
+                let before = syncWaits()
+                #expect(gate.advance(by: .seconds(1)))
+                let begun = syncWaits() - before
+                #expect(begun <= 1, "\(begun) waits begun in second \(second) with the budget spent")
+            }
+            #expect(h.api.requests.count == spent, "polled before the budget freed")
             #expect(try gate.dig("www.reddit.com").isBlocked)
+            #expect(gate.advance(by: .seconds(1)))
+            #expect(h.eventually(6) { h.policyRequests.count > polls }, "no poll once the budget freed: \(gate.log)")
         }
 
         /// A parent pauses the policy and a lower-numbered one takes over: `since_version`

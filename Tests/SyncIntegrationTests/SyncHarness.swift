@@ -210,16 +210,3 @@ extension GateRun {
         _ = daemon.waitForExit(timeout: 5)
     }
 }
-
-/// CPU time of a process from /proc (user + system, in clock ticks).
-enum CPUTime {
-    static func ticks(_ pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let afterName = text.split(separator: ")").last
-        else { return 0 }
-        // Fields after "pid (comm)": state is [0], utime [11], stime [12].
-        let fields = afterName.split(separator: " ")
-        guard fields.count > 12 else { return 0 }
-        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-    }
-}

@@ -152,6 +152,8 @@ int cs_signalfd_read(int fd, int *signals, int max);
 /// Names the calling thread (at most 15 bytes are kept), for ps, top and gdb. Returns 0
 /// or an error number (pthread style: errno is not set).
 int cs_set_thread_name(const char *name);
+/// The calling thread's name into `name` (16 bytes hold any). Returns 0 or an error number.
+int cs_thread_name(char *name, size_t size);
 
 /// Puts the calling thread in SCHED_IDLE: it runs when no ordinary thread wants the CPU,
 /// and a waking ordinary thread takes the CPU from it at once. Needs no privilege, and
