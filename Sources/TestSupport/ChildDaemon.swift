@@ -3,11 +3,23 @@ import Foundation
 /// A process started by a test (phosra-gate run, dnsmasq, unbound): stderr collected,
 /// terminated when the object goes away, so no test leaves a process behind.
 public final class ChildDaemon: @unchecked Sendable {
-    // Sendable: `process` is started once, in init; `collected` is touched only under `lock`.
+    // Sendable: `process` is started once, in init; `stderrText` is behind its lock.
     public let process = Process()
-    private let errors = Pipe()
-    private let lock = NSLock()
-    private var collected = Data()
+    private let stderrText = StderrText()
+
+    /// What the process wrote to stderr, read by a thread of its own to the end.
+    private final class StderrText: @unchecked Sendable {
+        // Sendable: `bytes` and `ended` are touched only under `lock`.
+        private let lock = NSLock()
+        private var bytes = Data()
+        private var ended = false
+
+        func append(_ data: Data) { lock.withLock { bytes.append(data) } }
+        func end() { lock.withLock { ended = true } }
+        var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
+        /// The pipe's end was read: every byte written is in `text`.
+        var isComplete: Bool { lock.withLock { ended } }
+    }
 
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], cwd: URL? = nil
@@ -18,16 +30,24 @@ public final class ChildDaemon: @unchecked Sendable {
         for (key, value) in environment { env[key] = value }
         process.environment = env
         if let cwd { process.currentDirectoryURL = cwd }
+        let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.lock()
-            self.collected.append(data)
-            self.lock.unlock()
-        }
         try process.run()
+        // The child has its copy: with ours closed, the pipe ends when the child's does.
+        try? errors.fileHandleForWriting.close()
+        let reading = errors.fileHandleForReading
+        let text = stderrText
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reading.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                text.append(Data(buffer[..<count]))
+            }
+            text.end()
+        }.start()
     }
 
     deinit { stop() }
@@ -36,11 +56,7 @@ public final class ChildDaemon: @unchecked Sendable {
     public var isRunning: Bool { process.isRunning }
 
     /// Everything written to stderr so far.
-    public var stderr: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: collected, as: UTF8.self)
-    }
+    public var stderr: String { stderrText.text }
 
     /// Waits until stderr contains `text`, the process exits, or `timeout` passes.
     @discardableResult
@@ -50,9 +66,13 @@ public final class ChildDaemon: @unchecked Sendable {
     }
 
     /// Waits for the process to exit (at most `timeout`); its status, or nil if still running.
+    /// Once it has exited, `stderr` has all it wrote (read to its end, for at most 2 s more:
+    /// a process it started may still hold the pipe).
     public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
         _ = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) { !process.isRunning }
-        return process.isRunning ? nil : process.terminationStatus
+        guard !process.isRunning else { return nil }
+        _ = waitUntil(timeout: .seconds(2), interval: 1_000_000) { stderrText.isComplete }
+        return process.terminationStatus
     }
 
     public func signal(_ number: Int32) { if process.isRunning { kill(pid, number) } }
@@ -65,7 +85,6 @@ public final class ChildDaemon: @unchecked Sendable {
             kill(pid, SIGKILL)
             _ = waitForExit(timeout: 2)
         }
-        errors.fileHandleForReading.readabilityHandler = nil
     }
 
     /// Resident memory in bytes, from /proc.

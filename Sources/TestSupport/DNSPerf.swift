@@ -24,8 +24,7 @@ public final class DNSPerfLoad: @unchecked Sendable {
         try process.run()
     }
 
-    /// Ends the run now, as Ctrl-C does (dnsperf stops sending and reports what it sent:
-    /// answers still due are counted lost unless they come), and reads its totals.
+    /// Ends the run now, as Ctrl-C does, and reads its totals (of what it sent until then).
     public func stop() -> DNSPerfReport {
         process.interrupt()
         return finish()

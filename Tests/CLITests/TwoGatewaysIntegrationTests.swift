@@ -194,7 +194,7 @@ import Testing
         #expect(
             waitUntil(timeout: .seconds(10)) { first.gate.log.contains("event=shared_store state=lost") },
             "\(first.gate.log)")
-        // The first try again comes a second later.
+        // Its first try to connect again is a second later.
         var status = ""
         func waiting() -> Bool {
             status = (try? GateCommand.run(["status", "--config", first.config]).stdout) ?? ""
@@ -463,7 +463,8 @@ import Testing
             agreed = waitUntil(timeout: .seconds(1), interval: 20_000_000) { agree() }
         }
         let count = try #require(minutes.first?.first.flatMap { Int($0) })
-        #expect(minutes == [["\(count)", "\(count)"]] && count >= 1)
+        // The phone asked for TikTok every other second of more than a minute: two minutes at least.
+        #expect(minutes == [["\(count)", "\(count)"]] && count >= 2)
         #expect(agreed, "\(count) \(String(describing: used(0))) \(String(describing: used(1)))")
         // The extension and the device reached the other gateway.
         let devices = try second.curl("/api/devices", ["-b", sessions[1].jar]).body

@@ -270,8 +270,8 @@ extension SyncFaultSuite {
         /// loops). Twenty-odd SIGUSR1s spend the budget at one instant of the daemon's
         /// clock; then a poll is due every second of it. A sync thread that waits begins
         /// a new wait only when something came due (the flush and heartbeat every 5 s);
-        /// one that spins on a deadline already past begins one each time round, so
-        /// thousands while the test looks.
+        /// one that spins on a deadline already past begins one each time round: hundreds
+        /// in each step while the test waits for the step to settle.
         @Test
         func spentRequestBudgetDoesNotSpin() throws {
             let h = try SyncHarness()
