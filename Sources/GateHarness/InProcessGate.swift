@@ -38,18 +38,20 @@ package final class InProcessGate: @unchecked Sendable {
     /// once it is ready (every listener bound, every profile's policy in force). The clock
     /// starts at the real wall time unless told (what `status` and `hits` run beside it
     /// read as recent is then recent) and moves only when the test moves it.
+    /// `stateDirectory`: the one the arguments name, when they name one (without
+    /// `defaults`); else the default's, in `scratch`.
     package init(
         _ arguments: [String], scratch: ScratchDirectory, port: UInt16? = nil, defaults: Bool = true,
-        clock: ManualClock = ManualClock(wall: SystemClock().wall())
+        stateDirectory: String? = nil, clock: ManualClock = ManualClock(wall: SystemClock().wall())
     ) throws {
         self.clock = clock
         self.port = port ?? FreePort.tcpAndUDP()
-        stateDirectory = scratch.path("state-\(self.port)")
+        self.stateDirectory = stateDirectory ?? scratch.path("state-\(self.port)")
         logPath = scratch.path("gate-\(self.port).log")
         logDescriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard logDescriptor >= 0 else { throw GateRunError(message: "cannot open \(logPath): errno \(errno)") }
         let words =
-            defaults ? GateRun.withDefaults(arguments, port: self.port, stateDirectory: stateDirectory) : arguments
+            defaults ? GateRun.withDefaults(arguments, port: self.port, stateDirectory: self.stateDirectory) : arguments
         // As the binary does: a write to a socket its peer closed is an error, not the end
         // of the (test) process.
         Signals.ignoreBrokenPipe()

@@ -98,7 +98,10 @@ public final class Notifier: @unchecked Sendable {
     }
 
     public func start() throws(SystemError) {
-        thread = try SystemThread.spawn(name: "pg-notify", priority: .background) { [self] in loop() }
+        // Not SCHED_IDLE like the sync: its deadlines (the receiver's, the shared store's
+        // claim) are real time, and a thread starved behind busy loops would miss them; a
+        // claim missed so is an event two gateways send. Its rounds are brief and rare.
+        thread = try SystemThread.spawn(name: "pg-notify", priority: .normal) { [self] in loop() }
     }
 
     /// Stops the thread once the delivery in progress, if any, has returned.

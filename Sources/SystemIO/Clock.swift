@@ -107,7 +107,12 @@ public final class ManualClock: Clock {
 
     private let state: Lock<(monotonic: Nanoseconds, wall: WallTime)>
     /// The eventfds of `watchSteps`, written after each move, and the thread of each.
-    private let watchers = Lock<[Int32: pthread_t]>([:])
+    private let watchers = Lock<[Int32: Watcher]>([:])
+
+    private struct Watcher {
+        var thread: pthread_t
+        var name: String
+    }
     /// How many waits each thread (by name) has begun on this clock.
     private let waitsBegun = Lock<[String: Int]>([:])
 
@@ -123,17 +128,24 @@ public final class ManualClock: Clock {
     public func watchSteps() -> Int32? {
         let descriptor = cs_eventfd()
         guard descriptor >= 0 else { return nil }
-        watchers.withLock { $0[descriptor] = pthread_self() }
+        // Counted before the thread is seen as waiting (`advanceSettled`), so a step that
+        // has settled finds every wait begun before it counted.
         let name = Self.threadName()
         waitsBegun.withLock { $0[name, default: 0] += 1 }
+        watchers.withLock { $0[descriptor] = Watcher(thread: pthread_self(), name: name) }
         return descriptor
     }
 
-    /// How many waits the threads named `name` have begun on this clock (a wait that a
-    /// move wakes short of its deadline goes on: it is not a new one). A thread that is
-    /// waiting for a time begins none until that time comes or it is woken; one that
-    /// spins on a deadline already past begins one each time round.
+    /// How many waits for a time (`watchSteps`) the threads named `name` have begun on
+    /// this clock (a wait that a move wakes short of its deadline goes on: it is not a new
+    /// one). A thread that is waiting for a time begins none until that time comes or it
+    /// is woken; one that spins on a deadline already past begins one each time round.
     public func waitsBegun(onThreadsNamed name: String) -> Int { waitsBegun.withLock { $0[name, default: 0] } }
+
+    /// How many of the threads named `name` wait for a time on this clock now.
+    public func waiting(onThreadsNamed name: String) -> Int {
+        watchers.withLock { $0.values.filter { $0.name == name }.count }
+    }
 
     private static func threadName() -> String {
         var bytes = [CChar](repeating: 0, count: 16)
@@ -180,12 +192,12 @@ public final class ManualClock: Clock {
     /// after this (`runSync`). A thread whose round itself waits on the clock (a probe with
     /// a deadline) counts as waiting again during that wait.
     public func advanceSettled(by delta: Nanoseconds, timeout: Nanoseconds = 10_000_000_000) -> Bool {
-        let waiting = watchers.withLock { Self.counted($0.values) }
+        let waiting = watchers.withLock { Self.counted($0.values.map(\.thread)) }
         advance(by: delta)
         let deadline = MonotonicTime.nanoseconds() + timeout
         while true {
             let settled = watchers.withLock { watchers in
-                let now = Self.counted(watchers.values)
+                let now = Self.counted(watchers.values.map(\.thread))
                 return waiting.allSatisfy { now[$0.key, default: 0] >= $0.value } && !Self.anyPending(watchers.keys)
             }
             if settled { return true }

@@ -33,9 +33,8 @@ public final class ChildDaemon: @unchecked Sendable {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
+        // `run` closes this process's copy of the write end: the pipe ends with the child's.
         try process.run()
-        // The child has its copy: with ours closed, the pipe ends when the child's does.
-        try? errors.fileHandleForWriting.close()
         let reading = errors.fileHandleForReading
         let text = stderrText
         Thread {
@@ -58,10 +57,12 @@ public final class ChildDaemon: @unchecked Sendable {
     /// Everything written to stderr so far.
     public var stderr: String { stderrText.text }
 
-    /// Waits until stderr contains `text`, the process exits, or `timeout` passes.
+    /// Waits until stderr contains `text`, the process exits (and its stderr is read to
+    /// the end), or `timeout` passes.
     @discardableResult
     public func waitFor(_ text: String, timeout: TimeInterval = 10) -> Bool {
         _ = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) { stderr.contains(text) || !process.isRunning }
+        if !process.isRunning { readToTheEnd() }
         return stderr.contains(text)
     }
 
@@ -71,8 +72,14 @@ public final class ChildDaemon: @unchecked Sendable {
     public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
         _ = waitUntil(timeout: .seconds(timeout), interval: 5_000_000) { !process.isRunning }
         guard !process.isRunning else { return nil }
-        _ = waitUntil(timeout: .seconds(2), interval: 1_000_000) { stderrText.isComplete }
+        readToTheEnd()
         return process.terminationStatus
+    }
+
+    /// Once the process has exited: until its stderr is read to the end (2 s at most, for a
+    /// process it started that still holds the pipe).
+    private func readToTheEnd() {
+        _ = waitUntil(timeout: .seconds(2), interval: 1_000_000) { stderrText.isComplete }
     }
 
     public func signal(_ number: Int32) { if process.isRunning { kill(pid, number) } }

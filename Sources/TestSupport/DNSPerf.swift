@@ -24,9 +24,12 @@ public final class DNSPerfLoad: @unchecked Sendable {
         try process.run()
     }
 
+    /// A run not finished (a test that failed before it could) is stopped with its test.
+    deinit { if process.isRunning { process.terminate() } }
+
     /// Ends the run now, as Ctrl-C does, and reads its totals (of what it sent until then).
     public func stop() -> DNSPerfReport {
-        process.interrupt()
+        if process.isRunning { process.interrupt() }
         return finish()
     }
 

@@ -143,7 +143,7 @@ import Testing
             self.site = site
             gate = try InProcessGate(
                 site.runWords(proxyPort: nil, arguments), scratch: site.scratch, port: site.dnsPort,
-                defaults: false, clock: clock)
+                defaults: false, stateDirectory: site.scratch.path("state"), clock: clock)
         }
 
         func dig(_ name: String) throws -> DigAnswer { try gate.dig(name) }

@@ -59,7 +59,9 @@ import Testing
             """)
         // The gateway in the test's process, in its namespace, on a clock the test moves.
         let gate = try net.inside(gateway) {
-            try InProcessGate(["--config", config], scratch: scratch, port: Self.dnsPort, defaults: false)
+            try InProcessGate(
+                ["--config", config], scratch: scratch, port: Self.dnsPort, defaults: false,
+                stateDirectory: scratch.path("state"))
         }
         defer { gate.stop() }
 

@@ -65,21 +65,25 @@ import Testing
     }
 
     /// Storing hits, syncing and serving /metrics take a core only when no loop wants it:
-    /// the structural fix for the DNS tail (docs/performance.md#background-threads).
+    /// the structural fix for the DNS tail (docs/performance.md#background-threads). The
+    /// notifier does not: its deadlines are real time.
     @Test func backgroundThreadsRunInSchedIdleAndTheLoopsDoNot() throws {
         let metricsPort = FreePort.tcpAndUDP()
-        let gate = try fixture.start(ProxyFixture.policy(), ["--metrics-listen", "127.0.0.1:\(metricsPort)"])
+        let gate = try fixture.start(
+            ProxyFixture.policy(),
+            ["--metrics-listen", "127.0.0.1:\(metricsPort)", "--notify-url", "http://127.0.0.1:9/hook"])
         #expect(gate.daemon.waitFor("event=listening service=metrics", timeout: 5), "\(gate.log)")
         // A new thread takes its class and then its name first thing, a moment after the
         // log line: wait for the names.
         let pid = gate.daemon.process.processIdentifier
         _ = waitUntil {
             let named = threadPolicies(pid)
-            return named["pg-sync"] != nil && named["pg-metrics"] != nil
+            return named["pg-sync"] != nil && named["pg-metrics"] != nil && named["pg-notify"] != nil
         }
         let policies = threadPolicies(pid)
         #expect(policies["pg-sync"] == 5, "\(policies)")
         #expect(policies["pg-metrics"] == 5, "\(policies)")
+        #expect(policies["pg-notify"] == 0, "\(policies)")
         let loops = policies.filter { $0.key.hasPrefix("pg-dns-") }
         #expect(!loops.isEmpty && loops.values.allSatisfy { $0 == 0 }, "\(policies)")
         gate.daemon.stop()

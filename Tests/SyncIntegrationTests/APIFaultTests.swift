@@ -269,9 +269,10 @@ extension SyncFaultSuite {
         /// waits for the budget without burning a CPU (a Pi has four, shared with the DNS
         /// loops). Twenty-odd SIGUSR1s spend the budget at one instant of the daemon's
         /// clock; then a poll is due every second of it. A sync thread that waits begins
-        /// a new wait only when something came due (the flush and heartbeat every 5 s);
-        /// one that spins on a deadline already past begins one each time round: hundreds
-        /// in each step while the test waits for the step to settle.
+        /// a new wait only when something came due (here the report, every second, and
+        /// the flush and heartbeat every 5 s): one in each stepped second. One that spins
+        /// on a deadline already past begins one each time round: hundreds in each step
+        /// while the test waits for the step to settle.
         @Test
         func spentRequestBudgetDoesNotSpin() throws {
             let h = try SyncHarness()
@@ -280,9 +281,11 @@ extension SyncFaultSuite {
             defer { gate.stop() }
             #expect(h.waitApplied(gate), "\(gate.log)")
             let syncWaits = { gate.clock.waitsBegun(onThreadsNamed: "pg-sync") }
-            // Each signal's round is over (the thread waits again) before the next is sent,
-            // so no two are merged into one.
+            // Each signal is sent while the sync thread waits, and its round is over (the
+            // thread waits again) before the next is sent, so no two are merged into one.
             func syncNow() -> Bool {
+                guard waitUntil(timeout: .seconds(10), { gate.clock.waiting(onThreadsNamed: "pg-sync") == 1 })
+                else { return false }
                 let before = syncWaits()
                 gate.signal(SIGUSR1)
                 return waitUntil(timeout: .seconds(10)) { syncWaits() > before }

@@ -113,8 +113,16 @@ package enum Serve {
                     url: sharedStore.url, passwordFile: sharedStore.passwordFile, gateway: sharedStore.gateway,
                     clock: clock)
                 claimedElsewhere = { id, now in
-                    guard case .taken(let holder) = claims.claim(id, now: now) else { return nil }
-                    return holder
+                    switch claims.claim(id, now: now) {
+                    case .mine: return nil
+                    case .taken(let holder): return holder
+                    case .unknown(let why):
+                        // A parent told twice is better than not told; said, so a double is explained.
+                        log.warn(
+                            "notify_claim_unknown",
+                            [("id", id), ("error", why), ("note", "sent from here; another gateway may send it too")])
+                        return nil
+                    }
                 }
             }
             let notify = try NotifySetup.make(
