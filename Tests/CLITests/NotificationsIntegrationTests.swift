@@ -320,9 +320,16 @@ import Testing
     /// step returns, and a second step before it would make the two one.
     static func flushed(_ count: Int, _ ports: [UInt16], step: () -> Bool) -> Bool {
         func flushes() -> [Double] {
-            ports.map { (try? MetricsScrape.value("phosra_gate_hits_flushes_total", port: $0)) ?? -1 }
+            ports.map { MetricsScrape.value("phosra_gate_hits_flushes_total", port: $0) ?? -1 }
         }
-        let targets = flushes().map { $0 + Double(count) }
+        // From a reading of each (a scrape can fail while the machine is loaded).
+        var now: [Double] = []
+        let read = waitUntil(timeout: .seconds(10)) {
+            now = flushes()
+            return !now.contains(-1)
+        }
+        guard read else { return false }
+        let targets = now.map { $0 + Double(count) }
         for _ in 0..<(count + 4) {
             let before = flushes()
             if zip(before, targets).allSatisfy({ $0 >= $1 }) { break }
