@@ -64,9 +64,12 @@ import Testing
                 notify_format = json
                 notify_token_file = \(tokenFile)
                 notify_circumvention = 2
+                notify_events = ask, new_device, budget_spent, circumvention, trouble
                 """)
-        // In the test's process: each flush (every 5 s) is a step of its clock, which goes
-        // on across the restart.
+        // Every kind but the daily summary, which has its test at its time: a gateway that
+        // starts after `summary_time` (20:00) would send today's at once. In the test's
+        // process: each flush (every 5 s) is a step of its clock, which goes on across the
+        // restart.
         let clock = ManualClock(wall: SystemClock().wall())
         func started() throws -> ParentPageIntegrationTests.InProcessPage {
             try ParentPageIntegrationTests.InProcessPage(site, arguments: ["--allow-local-destinations"], clock: clock)
