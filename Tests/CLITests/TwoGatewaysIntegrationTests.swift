@@ -78,7 +78,7 @@ import Testing
             }
             let (first, second) = (first, second)
             #expect(
-                waitUntil { Self.logged(first, Self.connected) == 1 && Self.logged(second, Self.connected) == 1 },
+                waitUntil { connected(times: 1) },
                 "\(first.gate.log)\n\(second.gate.log)")
             // The second takes the page's password from the shared store, and opens its page
             // within a second of its clock after.
@@ -93,12 +93,14 @@ import Testing
             #expect(Self.logged(second, "service=web") == 1, "\(second.gate.log)")
         }
 
-        static let connected = "event=shared_store state=connected"
+        /// Whether each gateway has logged that it is connected to the shared store `times`
+        /// times (at start, then once after each time the server was away).
+        func connected(times: Int) -> Bool {
+            [first, second].allSatisfy { Self.logged($0, "event=shared_store state=connected") == times }
+        }
 
         /// How many times `page`'s log has `line`.
-        static func logged(_ page: InProcessPage, _ line: String) -> Int {
-            page.gate.log.components(separatedBy: line).count - 1
-        }
+        static func logged(_ page: InProcessPage, _ line: String) -> Int { page.gate.log.occurrences(of: line) }
 
         /// `seconds` pass on both gateways; true once each thread of both has taken them in.
         @discardableResult func step(_ seconds: Double = 1) -> Bool {
@@ -222,9 +224,8 @@ import Testing
         // Twenty seconds away: the next try is up to 16 s after the server is back.
         for _ in 0..<20 { pair.step() }
         try server.start()
-        let reconnected = { [first, second].allSatisfy { SteppedPair.logged($0, SteppedPair.connected) == 2 } }
-        for _ in 0..<40 where !reconnected() { pair.step() }
-        #expect(reconnected(), "\(first.gate.log)\n\(second.gate.log)")
+        for _ in 0..<40 where !pair.connected(times: 2) { pair.step() }
+        #expect(pair.connected(times: 2), "\(first.gate.log)\n\(second.gate.log)")
         let arrived = waitUntil(timeout: .seconds(5)) { (try? Self.blocked(second.dig("example.com"))) ?? false }
         #expect(arrived, "\(second.gate.log)")
         let written = try server.rows("SELECT count(*) FROM overrides WHERE kind = 'pause'")
@@ -419,9 +420,8 @@ import Testing
         try server.start()
 
         // Each tries again within its backoff (30 s at most) and writes what waited.
-        let reconnected = { [first, second].allSatisfy { SteppedPair.logged($0, SteppedPair.connected) == 2 } }
-        for _ in 0..<40 where !reconnected() { stepWithThePhone() }
-        #expect(reconnected(), "\(first.gate.log)\n\(second.gate.log)")
+        for _ in 0..<40 where !pair.connected(times: 2) { stepWithThePhone() }
+        #expect(pair.connected(times: 2), "\(first.gate.log)\n\(second.gate.log)")
         let settled = waitUntil(timeout: .seconds(20)) {
             [first, second].allSatisfy { page in
                 let status = (try? GateCommand.run(["status", "--config", page.config]).stdout) ?? ""

@@ -123,7 +123,7 @@ import Testing
         func queries(_ count: Int) -> [[UInt8]] {
             (0..<count).map { RawSockets.query("blocked.example", id: UInt16($0 + 1)) }
         }
-        func occurrences(_ text: String) -> Int { gate.log.components(separatedBy: text).count - 1 }
+        func occurrences(_ text: String) -> Int { gate.log.occurrences(of: text) }
         /// The answers of three queries sent right after `change`, once the budget is spent:
         /// nil when the change took a second or more (then the bucket refills honestly).
         func answeredRightAfter(_ change: () throws -> Void) rethrows -> Int? {
